@@ -1,0 +1,100 @@
+import { CreateTableStatement, parse, Statement } from 'pgsql-ast-parser';
+
+import { BundleFiles } from '../bundle/bundle-files';
+import { IngestionError, IngestionProblem } from '../ingestion.error';
+import { EntityModel, FieldModel, RelationModel } from '../model/stack-model';
+import { SchemaEntities } from './json-schema-entities';
+
+const lineAt = (text: string, offset: number | undefined): number | undefined =>
+  offset === undefined ? undefined : text.slice(0, offset).split('\n').length;
+
+/**
+ * SQL DDL (PostgreSQL dialect) becomes entities: one per `CREATE TABLE`, with primary keys and foreign keys (column
+ * or table constraints) as declared relations. Other statements (indexes, grants, comments) are skipped.
+ */
+export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SchemaEntities => {
+  const entities: EntityModel[] = [];
+  const relations: (RelationModel & { file: string; line?: number })[] = [];
+  for (const file of sqlFiles) {
+    const text = files.read(file).toString('utf8');
+    let statements: Statement[];
+    try {
+      statements = parse(text, { locationTracking: true });
+    } catch (error) {
+      const message = (error as Error).message;
+      const position = /line (\d+) col (\d+)/.exec(message);
+      const reason = message.split('\n').find((line) => line.startsWith('Unexpected')) ?? message.split('\n')[0];
+      throw IngestionError.single('DATA_SCHEMA_INVALID', {
+        file,
+        ...(position ? { line: Number(position[1]) } : {}),
+        pointer: '',
+        message: `invalid SQL: ${reason.replace(/\. Instead.*$/, '')}`,
+      });
+    }
+    for (const statement of statements) {
+      if (statement.type !== 'create table') {
+        continue;
+      }
+      const table = statement as CreateTableStatement;
+      const name = table.name.name;
+      const primaryKey: string[] = [];
+      const fields: FieldModel[] = [];
+      for (const column of table.columns) {
+        if (column.kind !== 'column') {
+          continue;
+        }
+        const constraints = column.constraints ?? [];
+        const isPrimary = constraints.some((c) => c.type === 'primary key');
+        if (isPrimary) {
+          primaryKey.push(column.name.name);
+        }
+        const notNull = constraints.some((c) => c.type === 'not null');
+        const dataType = column.dataType as { name?: string; kind?: string };
+        fields.push({
+          name: column.name.name,
+          type: dataType.name ?? dataType.kind ?? 'unknown',
+          required: notNull || isPrimary,
+          nullable: !notNull && !isPrimary,
+        });
+        for (const constraint of constraints) {
+          if (constraint.type === 'reference') {
+            relations.push({
+              from: { entity: name, fields: [column.name.name] },
+              to: { entity: constraint.foreignTable.name, fields: constraint.foreignColumns.map((c) => c.name) },
+              origin: 'declared',
+              file,
+              line: lineAt(text, constraint._location?.start),
+            });
+          }
+        }
+      }
+      for (const constraint of table.constraints ?? []) {
+        if (constraint.type === 'primary key') {
+          primaryKey.push(...constraint.columns.map((c) => c.name));
+        } else if (constraint.type === 'foreign key') {
+          relations.push({
+            from: { entity: name, fields: constraint.localColumns.map((c) => c.name) },
+            to: { entity: constraint.foreignTable.name, fields: constraint.foreignColumns.map((c) => c.name) },
+            origin: 'declared',
+            file,
+            line: lineAt(text, constraint._location?.start),
+          });
+        }
+      }
+      entities.push({ name, source: { file, kind: 'sql' }, primaryKey, fields, resources: [] });
+    }
+  }
+  const tables = new Set(entities.map((e) => e.name));
+  const dangling: IngestionProblem[] = relations
+    .filter((r) => !tables.has(r.to.entity))
+    .map((r) => ({
+      file: r.file,
+      ...(r.line !== undefined ? { line: r.line } : {}),
+      pointer: '',
+      message: `foreign key from ${r.from.entity}(${r.from.fields.join(', ')}) references unknown table "${r.to.entity}"`,
+    }));
+  if (dangling.length > 0) {
+    throw new IngestionError('DATA_SCHEMA_INVALID', dangling);
+  }
+  return { entities, relations: relations.map(({ from, to, origin }) => ({ from, to, origin })) };
+};

@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { detectArchiveKind, extractArchive } from './bundle/archive-extractor';
+import { BundleFiles, DirectoryBundle, formatBytes, MemoryBundle } from './bundle/bundle-files';
+import { bundleLimits } from './bundle/bundle-limits';
+import { linkEntities } from './data-schemas/entity-linking';
+import { readJsonSchemaEntities } from './data-schemas/json-schema-entities';
+import { readSqlEntities } from './data-schemas/sql-ddl-entities';
+import { SourceLocator } from './documents/source-locator';
+import { IngestionError, IngestionProblem } from './ingestion.error';
+import { discoverManifest, manifestFile, readManifest, serviceNameFromFile, StackManifest } from './manifest/stack-manifest';
+import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './model/stack-model';
+import { loadService } from './openapi/service-loader';
+
+/** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
+export type StackInput =
+  | { kind: 'path'; path: string }
+  | { kind: 'upload'; name: string; content: Buffer };
+
+export interface IngestionStats {
+  files: number;
+  references: number;
+  milliseconds: number;
+}
+
+export interface IngestedStack {
+  model: StackModel;
+  /** sha256 of the model: equal bundles give equal versions, so re-ingesting is idempotent. */
+  version: string;
+  stats: IngestionStats;
+}
+
+interface OpenedBundle {
+  files: BundleFiles;
+  manifest: StackManifest;
+  /** False for a lone spec file on disk, which may follow relative references like vendor tools do. */
+  confined: boolean;
+}
+
+const singleSpecManifest = (file: string): StackManifest => ({
+  name: serviceNameFromFile(file),
+  services: [{ name: serviceNameFromFile(file), spec: file }],
+});
+
+const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
+  if (input.kind === 'upload') {
+    if (input.content.length > bundleLimits.maxTotalBytes) {
+      throw IngestionError.single('BUNDLE_TOO_LARGE', {
+        file: input.name,
+        pointer: '',
+        message: `upload is ${formatBytes(input.content.length)}; the limit is ${formatBytes(bundleLimits.maxTotalBytes)}`,
+      });
+    }
+    if (detectArchiveKind(input.content)) {
+      return withManifest(await extractArchive(input.name, input.content), path.parse(input.name).name, true);
+    }
+    if (input.content.length > bundleLimits.maxFileBytes) {
+      throw IngestionError.single('BUNDLE_TOO_LARGE', {
+        file: input.name,
+        pointer: '',
+        message: `file is ${formatBytes(input.content.length)}; the limit is ${formatBytes(bundleLimits.maxFileBytes)}`,
+      });
+    }
+    const files = new MemoryBundle(input.name, new Map([[input.name, input.content]]));
+    return { files, manifest: singleSpecManifest(input.name), confined: true };
+  }
+  const absolute = path.resolve(input.path);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(absolute);
+  } catch {
+    throw IngestionError.single('BUNDLE_NOT_FOUND', { file: input.path, pointer: '', message: 'no such file or folder' });
+  }
+  if (stat.isDirectory()) {
+    return withManifest(new DirectoryBundle(absolute, true), path.basename(absolute), true);
+  }
+  if (stat.size > bundleLimits.maxTotalBytes) {
+    throw IngestionError.single('BUNDLE_TOO_LARGE', {
+      file: input.path,
+      pointer: '',
+      message: `file is ${formatBytes(stat.size)}; the limit is ${formatBytes(bundleLimits.maxFileBytes)}`,
+    });
+  }
+  const head = Buffer.alloc(512);
+  const fd = fs.openSync(absolute, 'r');
+  fs.readSync(fd, head, 0, 512, 0);
+  fs.closeSync(fd);
+  if (detectArchiveKind(head)) {
+    const name = path.basename(absolute);
+    return withManifest(await extractArchive(name, fs.readFileSync(absolute)), name.replace(/\.(zip|tar|tgz|tar\.gz)$/i, ''), true);
+  }
+  const files = new DirectoryBundle(path.dirname(absolute), false);
+  return { files, manifest: singleSpecManifest(path.basename(absolute)), confined: false };
+};
+
+const withManifest = (files: BundleFiles, fallbackName: string, confined: boolean): OpenedBundle => {
+  const manifest = files.has(manifestFile)
+    ? readManifest(files, new SourceLocator(files))
+    : discoverManifest(files, serviceNameFromFile(fallbackName));
+  return { files, manifest, confined };
+};
+
+const contentVersion = (model: StackModel): string => createHash('sha256').update(JSON.stringify(model)).digest('hex');
+
+/**
+ * Ingests a stack bundle into a StackModel. All-or-nothing: any problem throws an IngestionError listing every
+ * located problem found, and nothing is returned to be stored.
+ */
+export const ingestStack = async (input: StackInput): Promise<IngestedStack> => {
+  const started = performance.now();
+  const { files, manifest, confined } = await openBundle(input);
+  const locator = new SourceLocator(files);
+  const services: ServiceModel[] = [];
+  const warnings: StackWarning[] = [];
+  const problems: IngestionProblem[] = [];
+  let code: IngestionError['code'] | undefined;
+  let fileCount = 0;
+  let references = 0;
+  for (const source of manifest.services) {
+    try {
+      const loaded = await loadService(files, locator, { name: source.name, entry: source.spec }, confined);
+      if (source.baseUrl) {
+        loaded.service.servers = [source.baseUrl, ...loaded.service.servers.filter((s) => s !== source.baseUrl)];
+      }
+      services.push(loaded.service);
+      warnings.push(...loaded.warnings);
+      fileCount += loaded.files.length;
+      references += loaded.referenceCount;
+    } catch (error) {
+      if (!(error instanceof IngestionError)) {
+        throw error;
+      }
+      code ??= error.code;
+      problems.push(...error.problems);
+    }
+  }
+  if (code) {
+    throw new IngestionError(code, problems);
+  }
+
+  const schemaFiles = manifest.schemas ?? [];
+  const json = readJsonSchemaEntities(files, locator, schemaFiles.filter((f) => !/\.sql$/i.test(f)));
+  const sql = readSqlEntities(files, schemaFiles.filter((f) => /\.sql$/i.test(f)));
+  const entities = [...json.entities, ...sql.entities];
+  const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
+
+  const model: StackModel = { format: stackModelFormat, name: manifest.name, services, entities, relations, warnings };
+  return {
+    model,
+    version: contentVersion(model),
+    stats: { files: fileCount + schemaFiles.length, references, milliseconds: performance.now() - started },
+  };
+};

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+
+import { BundleFiles } from '../bundle/bundle-files';
+import { parseDocument } from '../documents/document-parser';
+import { SourceLocator } from '../documents/source-locator';
+import { IngestionError, IngestionProblem } from '../ingestion.error';
+
+export const manifestFile = 'mirror.yaml';
+
+const serviceName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes, starting with a letter');
+
+/** `mirror.yaml`: names the services of a stack and where its specs, data schemas and mappings are. */
+export const stackManifestSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    services: z
+      .array(
+        z
+          .object({
+            name: serviceName,
+            spec: z.string().min(1),
+            baseUrl: z.string().url().optional(),
+          })
+          .strict(),
+      )
+      .min(1, 'a stack needs at least one service'),
+    schemas: z.array(z.string().min(1)).optional(),
+    /** Entity name → `service.resource` it backs, when names alone do not link them. */
+    mappings: z.record(z.string(), z.string().regex(/^[a-z][a-z0-9-]*\.[^.].*$/, 'must be "service.resource"')).optional(),
+    samples: z.array(z.string()).optional(),
+    policies: z.array(z.string()).optional(),
+    scenarios: z.array(z.string()).optional(),
+  })
+  .strict();
+
+export type StackManifest = z.infer<typeof stackManifestSchema>;
+
+const pointerOf = (path: readonly PropertyKey[]): string =>
+  path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/** Reads and validates `mirror.yaml`; every problem is reported with its line, all at once. */
+export const readManifest = (files: BundleFiles, locator: SourceLocator): StackManifest => {
+  const raw = parseDocument(manifestFile, files.read(manifestFile));
+  const parsed = stackManifestSchema.safeParse(raw);
+  const problems: IngestionProblem[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+      for (const key of keys) {
+        const path = key === undefined ? issue.path : [...issue.path, key];
+        const message = key === undefined ? issue.message : `unknown field "${key}"`;
+        problems.push(locator.problem(manifestFile, pointerOf(path), message));
+      }
+    }
+    throw new IngestionError('MANIFEST_INVALID', problems);
+  }
+  const manifest = parsed.data;
+  const seen = new Set<string>();
+  manifest.services.forEach((service, index) => {
+    if (seen.has(service.name)) {
+      problems.push(locator.problem(manifestFile, `/services/${index}/name`, `duplicate service name "${service.name}"`));
+    }
+    seen.add(service.name);
+    if (!files.has(service.spec)) {
+      problems.push(locator.problem(manifestFile, `/services/${index}/spec`, `spec file "${service.spec}" is not in the bundle`));
+    }
+  });
+  (manifest.schemas ?? []).forEach((schema, index) => {
+    if (!files.has(schema)) {
+      problems.push(locator.problem(manifestFile, `/schemas/${index}`, `schema file "${schema}" is not in the bundle`));
+    }
+  });
+  if (problems.length > 0) {
+    throw new IngestionError('MANIFEST_INVALID', problems);
+  }
+  return manifest;
+};
+
+const specSniff = /^\s*["']?(openapi|swagger)["']?\s*:/m;
+
+/**
+ * A folder without `mirror.yaml` is still a bundle: its specs are the files that declare `openapi` or `swagger` at
+ * the top level, and its data schemas are the `.sql` files and JSON Schemas under `schemas/`.
+ */
+export const discoverManifest = (files: BundleFiles, name: string): StackManifest => {
+  const all = files.list();
+  const specs = all.filter((file) => {
+    if (!/\.(ya?ml|json)$/i.test(file) || file.startsWith('schemas/')) {
+      return false;
+    }
+    const head = files.read(file).subarray(0, 4096).toString('utf8');
+    return /^\s*\{/.test(head) ? /"(openapi|swagger)"\s*:/.test(head) : specSniff.test(head);
+  });
+  if (specs.length === 0) {
+    throw IngestionError.single('MANIFEST_INVALID', {
+      file: manifestFile,
+      pointer: '',
+      message: `no ${manifestFile} and no OpenAPI or Swagger file found in ${files.description}`,
+    });
+  }
+  const used = new Set<string>();
+  const services = specs.map((spec) => {
+    const base = serviceNameFromFile(spec);
+    let candidate = base;
+    for (let n = 2; used.has(candidate); n++) {
+      candidate = `${base}-${n}`;
+    }
+    used.add(candidate);
+    return { name: candidate, spec };
+  });
+  const schemas = all.filter((file) => /^schemas\/.*\.(json|sql)$/i.test(file) || /\.sql$/i.test(file));
+  return { name, services, ...(schemas.length > 0 ? { schemas } : {}) };
+};
+
+export const serviceNameFromFile = (file: string): string =>
+  (file.split('/').pop() ?? file)
+    .replace(/\.[^.]+$/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^[^a-z]+|-+$/g, '') || 'service';

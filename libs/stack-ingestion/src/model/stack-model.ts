@@ -1,0 +1,149 @@
+/**
+ * The normalized description of a client's stack: what every later stage (world synthesis, twins, scenarios,
+ * graders) reads. Plain JSON so it can be hashed, stored as jsonb and diffed.
+ */
+export const stackModelFormat = 1;
+
+export type SourceDialect = 'openapi-3.0' | 'openapi-3.1' | 'swagger-2.0';
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+export const httpMethods: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+export interface StackWarning {
+  /** `file:line#pointer`, the same place an editor jumps to. */
+  location: string;
+  file: string;
+  line?: number;
+  pointer: string;
+  message: string;
+}
+
+export interface ParameterModel {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  /** JSON pointer into the service document. */
+  schemaPointer?: string;
+}
+
+export interface BodyModel {
+  required: boolean;
+  /** Media type → JSON pointer of its schema in the service document. */
+  content: Record<string, string | null>;
+}
+
+export interface ResponseModel {
+  status: string;
+  content: Record<string, string | null>;
+}
+
+export interface OperationModel {
+  id: string;
+  /** True when the spec named no operationId and one was derived from method and path. */
+  derivedId: boolean;
+  method: HttpMethod;
+  path: string;
+  summary?: string;
+  tags: string[];
+  parameters: ParameterModel[];
+  requestBody?: BodyModel;
+  responses: ResponseModel[];
+  /** Alternatives of required security scheme names; [] means anonymous. */
+  security: string[][];
+  callbacks: string[];
+  deprecated: boolean;
+  pointer: string;
+}
+
+export type ResourceRole = 'list' | 'create' | 'get' | 'replace' | 'update' | 'delete';
+
+export type PaginationStyle = 'offset' | 'page' | 'cursor' | 'link-header' | 'none';
+
+export interface PaginationModel {
+  style: PaginationStyle;
+  /** The query parameters that drive it, by role (e.g. `{ limit: 'per_page', page: 'page' }`). */
+  parameters: Record<string, string>;
+}
+
+export interface ResourceModel {
+  name: string;
+  collectionPath: string;
+  itemPath?: string;
+  /** The path parameter that names one record. */
+  idParameter?: string;
+  parent?: string;
+  operations: Partial<Record<ResourceRole, string>>;
+  pagination: PaginationModel;
+  /** Schema pointer of one record, from the item or create response. */
+  schemaPointer?: string;
+  entity?: string;
+}
+
+export interface SecuritySchemeModel {
+  name: string;
+  type: string;
+  scheme?: string;
+  in?: string;
+  parameterName?: string;
+}
+
+export interface ErrorShapeModel {
+  status: string;
+  contentType: string;
+  schemaPointer: string | null;
+  operations: number;
+}
+
+export interface WebhookModel {
+  name: string;
+  method: HttpMethod;
+  pointer: string;
+}
+
+export interface ServiceModel {
+  name: string;
+  title: string;
+  apiVersion: string;
+  dialect: SourceDialect;
+  sourceFile: string;
+  servers: string[];
+  operations: OperationModel[];
+  resources: ResourceModel[];
+  webhooks: WebhookModel[];
+  securitySchemes: SecuritySchemeModel[];
+  errorShapes: ErrorShapeModel[];
+  /** The whole spec as one self-contained OpenAPI 3.x document (Swagger 2.0 is converted). */
+  document: Record<string, unknown>;
+}
+
+export interface FieldModel {
+  name: string;
+  type: string;
+  format?: string;
+  required: boolean;
+  nullable: boolean;
+}
+
+export interface EntityModel {
+  name: string;
+  source: { file: string; kind: 'json-schema' | 'sql' };
+  primaryKey: string[];
+  fields: FieldModel[];
+  /** `service.resource` names this entity backs. */
+  resources: string[];
+}
+
+export interface RelationModel {
+  from: { entity: string; fields: string[] };
+  to: { entity: string; fields: string[] };
+  /** Declared (foreign key, $ref) or inferred from a field name such as `supplier_id`. */
+  origin: 'declared' | 'inferred';
+}
+
+export interface StackModel {
+  format: typeof stackModelFormat;
+  name: string;
+  services: ServiceModel[];
+  entities: EntityModel[];
+  relations: RelationModel[];
+  warnings: StackWarning[];
+}

@@ -1,0 +1,271 @@
+import * as path from 'node:path';
+
+import { BundleFiles, resolveBundlePath } from '../bundle/bundle-files';
+import { bundleLimits } from '../bundle/bundle-limits';
+import { parseDocument } from '../documents/document-parser';
+import { appendPointer, getAtPointer, parsePointer } from '../documents/json-pointer';
+import { SourceLocator } from '../documents/source-locator';
+import { IngestionError, IngestionProblem } from '../ingestion.error';
+import { childContext, ValueContext } from '../openapi/schema-contexts';
+
+/** Where a node of the bundled document came from, so problems found later still point at the user's file. */
+export interface NodeOrigin {
+  file: string;
+  pointer: string;
+}
+
+export interface BundledDocument {
+  document: Record<string, unknown>;
+  origins: WeakMap<object, NodeOrigin>;
+  /** Every file the entry reached through references, entry first. */
+  files: string[];
+  referenceCount: number;
+}
+
+export interface BundleOptions {
+  /** Where hoisted external schemas go: `/components/schemas` (OpenAPI 3) or `/definitions` (Swagger 2.0). */
+  schemaSection: 'components' | 'definitions';
+  /** Refuse references that leave the bundle folder. */
+  confined: boolean;
+}
+
+const isRemote = (reference: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(reference) || reference.startsWith('//');
+
+const componentName = (file: string, pointer: string): string => {
+  const segments = parsePointer(pointer);
+  const base = segments.length > 0 ? segments[segments.length - 1] : path.posix.basename(file).replace(/\.[^.]+$/, '');
+  return base.replace(/[^A-Za-z0-9._-]/g, '_') || 'Schema';
+};
+
+/**
+ * Resolves every `$ref` of a multi-file spec into one self-contained document, the way a human would write it:
+ * external schemas are hoisted into the components section under their own names (so cycles stay cycles, and types
+ * keep readable names), other external objects (parameters, responses, path items) are inlined, and references
+ * inside the entry file are kept. Nothing outside the bundle is read and nothing is fetched from the network.
+ */
+export class ReferenceBundler {
+  private readonly parsed = new Map<string, unknown>();
+  private readonly origins = new WeakMap<object, NodeOrigin>();
+  private readonly problems: IngestionProblem[] = [];
+  private readonly hoistedNames = new Map<string, string>();
+  private readonly hoistedSchemas = new Map<string, unknown>();
+  private readonly usedNames = new Set<string>();
+  private readonly inlining = new Set<string>();
+  private referenceCount = 0;
+
+  constructor(
+    private readonly files: BundleFiles,
+    private readonly locator: SourceLocator,
+    private readonly options: BundleOptions,
+  ) {}
+
+  bundle(entry: string): BundledDocument {
+    const root = this.load(entry, entry, '');
+    if (root === undefined) {
+      throw new IngestionError('REFERENCE_INVALID', this.problems);
+    }
+    this.entry = entry;
+    for (const name of Object.keys(this.existingSchemas(root))) {
+      this.usedNames.add(name);
+    }
+    const document = this.walk(root, entry, '', 'document', undefined) as Record<string, unknown>;
+    if (this.problems.length > 0) {
+      throw new IngestionError('REFERENCE_INVALID', this.problems);
+    }
+    if (this.hoistedSchemas.size > 0) {
+      const section = this.schemaSection(document);
+      for (const [name, schema] of this.hoistedSchemas) {
+        section[name] = schema;
+      }
+    }
+    return { document, origins: this.origins, files: [...this.parsed.keys()], referenceCount: this.referenceCount };
+  }
+
+  private entry = '';
+
+  private existingSchemas(root: unknown): Record<string, unknown> {
+    const pointer = this.options.schemaSection === 'components' ? '/components/schemas' : '/definitions';
+    const section = getAtPointer(root, pointer);
+    return section && typeof section === 'object' ? (section as Record<string, unknown>) : {};
+  }
+
+  private schemaSection(document: Record<string, unknown>): Record<string, unknown> {
+    if (this.options.schemaSection === 'definitions') {
+      document.definitions ??= {};
+      return document.definitions as Record<string, unknown>;
+    }
+    document.components ??= {};
+    const components = document.components as Record<string, unknown>;
+    components.schemas ??= {};
+    return components.schemas as Record<string, unknown>;
+  }
+
+  private report(file: string, pointer: string, message: string): void {
+    if (this.problems.length < bundleLimits.maxProblems) {
+      this.problems.push(this.locator.problem(file, pointer, message));
+    }
+  }
+
+  /** Parses a file once; `from` names the reference that asked for it, for the error when it is missing. */
+  private load(file: string, fromFile: string, fromPointer: string): unknown {
+    if (this.parsed.has(file)) {
+      return this.parsed.get(file);
+    }
+    if (!this.files.has(file)) {
+      this.report(fromFile, fromPointer, `$ref target file "${file}" does not exist in the bundle`);
+      return undefined;
+    }
+    try {
+      const value = parseDocument(file, this.files.read(file));
+      this.parsed.set(file, value);
+      return value;
+    } catch (error) {
+      if (error instanceof IngestionError) {
+        this.problems.push(...error.problems);
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  private walk(value: unknown, file: string, pointer: string, mode: ValueContext, parentKey: string | undefined): unknown {
+    if (value === null || typeof value !== 'object' || mode === 'data') {
+      return value;
+    }
+    if (Array.isArray(value)) {
+      const out = value.map((item, index) =>
+        this.walk(item, file, `${pointer}/${index}`, mode === 'schema-map' ? 'schema' : mode, parentKey),
+      );
+      this.origins.set(out, { file, pointer });
+      return out;
+    }
+    const record = value as Record<string, unknown>;
+    if (mode !== 'schema-map' && typeof record.$ref === 'string') {
+      return this.followReference(record, file, pointer, mode, parentKey);
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(record)) {
+      out[key] = this.walk(record[key], file, appendPointer(pointer, key), childContext(mode, key, parentKey), key);
+    }
+    this.origins.set(out, { file, pointer });
+    return out;
+  }
+
+  private followReference(
+    record: Record<string, unknown>,
+    file: string,
+    pointer: string,
+    mode: ValueContext,
+    parentKey: string | undefined,
+  ): unknown {
+    this.referenceCount++;
+    const reference = record.$ref as string;
+    const at = appendPointer(pointer, '$ref');
+    if (isRemote(reference)) {
+      this.report(file, at, `remote $ref "${reference}" refused: ingestion never reads from the network`);
+      return {};
+    }
+    const hash = reference.indexOf('#');
+    const filePart = hash === -1 ? reference : reference.slice(0, hash);
+    let targetPointer: string;
+    try {
+      targetPointer = hash === -1 ? '' : decodeURIComponent(reference.slice(hash + 1));
+    } catch {
+      targetPointer = reference.slice(hash + 1);
+    }
+    if (targetPointer !== '' && !targetPointer.startsWith('/')) {
+      this.report(file, at, `$ref "${reference}" uses a plain-name fragment; only JSON pointers are supported`);
+      return {};
+    }
+    const targetFile = filePart === '' ? file : resolveBundlePath(file, filePart, this.options.confined);
+    if (targetFile === undefined) {
+      this.report(file, at, `$ref "${reference}" points outside the bundle`);
+      return {};
+    }
+    const targetRoot = this.load(targetFile, file, at);
+    if (targetRoot === undefined) {
+      return {};
+    }
+    const target = getAtPointer(targetRoot, targetPointer);
+    if (target === undefined) {
+      this.report(file, at, `$ref "${reference}" does not resolve: "${targetPointer}" is not in ${targetFile}`);
+      return {};
+    }
+    const siblings: Record<string, unknown> = {};
+    for (const key of Object.keys(record)) {
+      if (key !== '$ref') {
+        siblings[key] = this.walk(record[key], file, appendPointer(pointer, key), childContext(mode, key, parentKey), key);
+      }
+    }
+    let out: Record<string, unknown>;
+    if (mode === 'schema') {
+      const internal =
+        targetFile === this.entry ? `#${reference.slice(hash + 1)}` : this.hoist(targetFile, targetPointer, target);
+      out = { $ref: internal, ...siblings };
+    } else if (targetFile === this.entry && filePart === '' && file === this.entry) {
+      out = { $ref: reference, ...siblings };
+    } else {
+      const key = `${targetFile}#${targetPointer}`;
+      if (this.inlining.has(key)) {
+        this.report(file, at, `$ref "${reference}" is circular through objects that are not schemas`);
+        return {};
+      }
+      this.inlining.add(key);
+      const inlined = this.walk(target, targetFile, targetPointer, mode, parentKey);
+      this.inlining.delete(key);
+      out =
+        inlined && typeof inlined === 'object' && !Array.isArray(inlined)
+          ? { ...(inlined as Record<string, unknown>), ...siblings }
+          : (inlined as Record<string, unknown>);
+    }
+    if (out && typeof out === 'object') {
+      this.origins.set(out, { file, pointer });
+    }
+    return out;
+  }
+
+  /** Moves an external schema into the components section once; later references and cycles reuse its name. */
+  private hoist(file: string, pointer: string, target: unknown): string {
+    const key = `${file}#${pointer}`;
+    const known = this.hoistedNames.get(key);
+    if (known) {
+      return this.internalPointer(known);
+    }
+    const base = componentName(file, pointer);
+    let name = base;
+    for (let n = 2; this.usedNames.has(name); n++) {
+      name = `${base}_${n}`;
+    }
+    this.usedNames.add(name);
+    this.hoistedNames.set(key, name);
+    this.hoistedSchemas.set(name, {});
+    this.hoistedSchemas.set(name, this.walk(target, file, pointer, 'schema', undefined));
+    return this.internalPointer(name);
+  }
+
+  private internalPointer(name: string): string {
+    return this.options.schemaSection === 'components'
+      ? `#${appendPointer('/components/schemas', name)}`
+      : `#${appendPointer('/definitions', name)}`;
+  }
+}
+
+/** Finds the user's file and pointer for any place in a bundled document, via the deepest node with a known origin. */
+export const originOf = (bundled: BundledDocument, pointer: string): NodeOrigin => {
+  let node: unknown = bundled.document;
+  let best: NodeOrigin = { file: bundled.files[0] ?? '', pointer };
+  let rest: string[] = parsePointer(pointer);
+  const segments = [...rest];
+  for (let i = 0; i <= segments.length; i++) {
+    const origin = node && typeof node === 'object' ? bundled.origins.get(node) : undefined;
+    if (origin) {
+      best = origin;
+      rest = segments.slice(i);
+    }
+    if (i === segments.length || node === null || typeof node !== 'object') {
+      break;
+    }
+    node = (node as Record<string, unknown>)[segments[i]];
+  }
+  return { file: best.file, pointer: appendPointer(best.pointer, ...rest) };
+};
