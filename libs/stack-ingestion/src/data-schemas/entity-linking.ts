@@ -45,8 +45,13 @@ export const linkEntities = (
     if (resource.entity) {
       continue;
     }
-    const leaf = resource.name.split('.').pop() ?? resource.name;
-    const entity = byCanonical.get(canonicalName(leaf));
+    // A nested resource (`suppliers.contacts`) may be stored as `supplier_contacts`: try the qualified name too.
+    const parts = resource.name.split('.');
+    const leaf = parts[parts.length - 1];
+    const parentLeaf = parts.length > 1 ? canonicalName(parts[parts.length - 2]) : undefined;
+    const entity =
+      byCanonical.get(canonicalName(leaf)) ??
+      (parentLeaf ? byCanonical.get(canonicalName(`${parentLeaf}${leaf}`)) : undefined);
     if (entity) {
       entity.resources.push(qualified);
       resource.entity = entity.name;

@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { MirrorConfig, MirrorSettings } from '@libs/config';
+import { StackRepository } from '@libs/persistence';
+import { DataSource } from 'typeorm';
+
+import { ApiExceptionFilter } from './errors/api-exception.filter';
+import { StacksController } from './stacks/stacks.controller';
+import { StacksService } from './stacks/stacks.service';
+
+/** The control plane. Its database connection is opened (and migrated or checked) by main.ts before Nest boots. */
+@Module({})
+export class ApiModule {
+  static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: ApiModule,
+      controllers: [StacksController],
+      providers: [
+        { provide: MirrorSettings, useValue: config },
+        { provide: DataSource, useValue: dataSource },
+        { provide: StackRepository, useFactory: (ds: DataSource) => new StackRepository(ds), inject: [DataSource] },
+        StacksService,
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+      ],
+    };
+  }
+}

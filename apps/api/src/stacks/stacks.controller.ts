@@ -1,0 +1,46 @@
+import { BadRequestException, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+
+import { StacksService } from './stacks.service';
+
+const defaultFileName = (contentType: string | undefined): string => {
+  if (/json/.test(contentType ?? '')) {
+    return 'openapi.json';
+  }
+  if (/yaml|yml/.test(contentType ?? '')) {
+    return 'openapi.yaml';
+  }
+  return 'bundle';
+};
+
+@Controller('v1/stacks')
+export class StacksController {
+  constructor(private readonly stacks: StacksService) {}
+
+  /**
+   * The body is the bundle itself: a .zip or .tar(.gz) of a bundle folder, or one OpenAPI/Swagger document in JSON or
+   * YAML. `?filename=` names a single document (its extension decides the parser).
+   */
+  @Post()
+  async ingest(@Req() request: Request, @Res() response: Response, @Query('filename') filename?: string): Promise<void> {
+    const body: unknown = request.body;
+    if (!Buffer.isBuffer(body) || body.length === 0) {
+      throw new BadRequestException('empty body: send a bundle archive or an OpenAPI document');
+    }
+    if (filename !== undefined && !/^[\w.-]{1,128}$/.test(filename)) {
+      throw new BadRequestException('filename may only hold letters, digits, ".", "-" and "_"');
+    }
+    const outcome = await this.stacks.ingest(filename ?? defaultFileName(request.headers['content-type']), body);
+    response.status(outcome.created ? 201 : 200).json({ ...outcome.summary, stored: outcome.created });
+  }
+
+  @Get()
+  list() {
+    return this.stacks.list();
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string) {
+    return this.stacks.latest(id);
+  }
+}

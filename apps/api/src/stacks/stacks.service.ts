@@ -1,0 +1,38 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { MirrorSettings } from '@libs/config';
+import { StackRepository } from '@libs/persistence';
+import { ingestStack, StackSummary, summarizeStack } from '@libs/stack-ingestion';
+
+export interface IngestOutcome {
+  summary: StackSummary;
+  created: boolean;
+}
+
+@Injectable()
+export class StacksService {
+  constructor(
+    private readonly stacks: StackRepository,
+    private readonly config: MirrorSettings,
+  ) {}
+
+  async ingest(fileName: string, content: Buffer): Promise<IngestOutcome> {
+    const { model, version } = await ingestStack({ kind: 'upload', name: fileName, content });
+    const stored = await this.stacks.saveVersion(this.config.MIRROR_TENANT, version, model);
+    return { summary: summarizeStack(model, { id: stored.stackId, version }), created: stored.created };
+  }
+
+  async list(): Promise<{ stacks: { id: string; name: string; createdAt: Date }[] }> {
+    const stacks = await this.stacks.listStacks(this.config.MIRROR_TENANT);
+    return { stacks: stacks.map(({ id, name, createdAt }) => ({ id, name, createdAt })) };
+  }
+
+  async latest(stackId: string): Promise<StackSummary> {
+    const version = /^[0-9a-f-]{36}$/.test(stackId)
+      ? await this.stacks.latestVersion(this.config.MIRROR_TENANT, stackId)
+      : null;
+    if (!version) {
+      throw new NotFoundException(`no stack ${stackId}`);
+    }
+    return summarizeStack(version.model, { id: stackId, version: version.version });
+  }
+}

@@ -1,0 +1,44 @@
+import { IngestionError, summarizeErrors } from '@libs/stack-ingestion';
+
+/** Exit codes of every command: scripts and CI branch on them. */
+export const exitCodes = { ok: 0, failure: 1, invalidInput: 2 } as const;
+
+/** A refusal of the user's input that is not an ingestion problem (bad argument, unknown version). */
+export class UsageError extends Error {}
+
+export const printJson = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
+
+/**
+ * Reports a failed command and returns its exit code. Bad input is exit 2 with located problems (as JSON on stdout
+ * with --json); anything else is exit 1 with one line, never a stack trace unless MIRROR_DEBUG is set.
+ */
+export const reportFailure = (error: unknown, json: boolean): number => {
+  if (error instanceof IngestionError) {
+    if (json) {
+      printJson(summarizeErrors(error));
+    } else {
+      process.stderr.write(`mirror: the bundle was refused (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n`);
+      for (const problem of error.problems) {
+        const where = `${problem.file}${problem.line !== undefined ? `:${problem.line}` : ''}${problem.pointer ? ` ${problem.pointer}` : ''}`;
+        process.stderr.write(`  ${where}: ${problem.message}\n`);
+      }
+    }
+    return exitCodes.invalidInput;
+  }
+  if (error instanceof UsageError) {
+    if (json) {
+      printJson({ errors: [{ file: '', pointer: '', message: error.message }] });
+    } else {
+      process.stderr.write(`mirror: ${error.message}\n`);
+    }
+    return exitCodes.invalidInput;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`mirror: ${message}\n`);
+  if (process.env.MIRROR_DEBUG && error instanceof Error) {
+    process.stderr.write(`${error.stack}\n`);
+  }
+  return exitCodes.failure;
+};

@@ -1,0 +1,27 @@
+import { Logger } from '@nestjs/common';
+import { NativeConnection } from '@temporalio/worker';
+import { loadConfig } from '@libs/config';
+import { provideTemporal } from '@libs/embedded-services';
+
+import { createWorker } from './worker-factory';
+
+/** Runs the Temporal worker until SIGTERM/SIGINT (the SDK stops it), then closes what it opened. */
+const main = async (): Promise<void> => {
+  const logger = new Logger('worker');
+  const config = loadConfig();
+  const temporal = await provideTemporal(config, logger);
+  const connection = await NativeConnection.connect({ address: temporal.address });
+  try {
+    const worker = await createWorker({ connection, namespace: temporal.namespace });
+    logger.log(`polling ${temporal.address} (${temporal.source})`);
+    await worker.run();
+  } finally {
+    await connection.close();
+    await temporal.stop();
+  }
+};
+
+main().catch((error: unknown) => {
+  process.stderr.write(`worker: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,1 @@
+export { healthCheckWorkflow } from './health-check.workflow';

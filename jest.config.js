@@ -1,0 +1,49 @@
+// @ts-check
+const { compilerOptions } = require('./tsconfig.json');
+
+/** Path aliases from tsconfig, so tests import exactly as the code does. */
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    `^${alias.replace('*', '(.*)')}$`,
+    `<rootDir>/${target.replace('*', '$1')}`,
+  ]),
+);
+
+const transform = {
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        // swc rewrites the aliases itself, so code outside jest's module system (global setup) resolves them too.
+        baseUrl: __dirname,
+        paths: compilerOptions.paths,
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+      },
+      module: { type: 'commonjs' },
+    },
+  ],
+};
+
+const project = (displayName, testMatch) => ({
+  displayName,
+  testMatch,
+  transform,
+  moduleNameMapper,
+  testEnvironment: 'node',
+  rootDir: __dirname,
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+});
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    project('unit', ['<rootDir>/{apps,libs,twins}/**/*.spec.ts']),
+    project('integration', ['<rootDir>/{apps,libs,twins,test}/**/*.int-spec.ts']),
+    project('e2e', ['<rootDir>/test/e2e/**/*.e2e-spec.ts']),
+  ],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 60_000,
+};

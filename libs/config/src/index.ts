@@ -1,0 +1,45 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { z } from 'zod';
+
+/** Every setting Mirror reads from the environment, validated once at start-up. */
+export const mirrorConfigSchema = z.object({
+  /** A PostgreSQL server to use; without it the apps start an embedded PGlite over the wire protocol. */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  /** A Temporal frontend (host:port); without it the apps start the Temporal CLI dev server. */
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  /** Where the embedded database and dev-server state live. */
+  MIRROR_DATA_DIR: z.string().default(path.join(process.cwd(), '.mirror')),
+  /** Where built tools (the Temporal CLI) are cached across checkouts. */
+  MIRROR_CACHE_DIR: z.string().default(path.join(os.homedir(), '.cache', 'mirror')),
+  MIRROR_TENANT: z.string().default('default'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+});
+
+export type MirrorConfig = z.infer<typeof mirrorConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: { field: string; message: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
+  }
+}
+
+export const loadConfig = (environment: NodeJS.ProcessEnv = process.env): MirrorConfig => {
+  const cleaned = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== ''));
+  const parsed = mirrorConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message })));
+  }
+  return parsed.data;
+};
+
+/**
+ * Injection token for the validated config: a class, so Nest resolves it by type without string tokens. The
+ * interface merge gives it every field of MirrorConfig.
+ */
+// eslint-disable-next-line @typescript-eslint/no-extraneous-class
+export abstract class MirrorSettings {}
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
+export interface MirrorSettings extends MirrorConfig {}

@@ -1,0 +1,34 @@
+import { DataSource } from 'typeorm';
+
+import { StackVersionEntity } from './entities/stack-version.entity';
+import { StackEntity } from './entities/stack.entity';
+import { CreateStacks1764460000000 } from './migrations/1764460000000-create-stacks';
+
+export const entities = [StackEntity, StackVersionEntity];
+export const migrations = [CreateStacks1764460000000];
+
+/** The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`. */
+export const createDataSource = (url: string): DataSource =>
+  new DataSource({
+    type: 'postgres',
+    url,
+    entities,
+    migrations,
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    extra: { max: 8 },
+  });
+
+export class PendingMigrationsError extends Error {
+  constructor() {
+    super('the database has pending migrations: run `npm run db:migrate` first');
+  }
+}
+
+/** Apps refuse to start on an out-of-date schema rather than fail later on a missing column. */
+export const assertNoPendingMigrations = async (dataSource: DataSource): Promise<void> => {
+  if (await dataSource.showMigrations()) {
+    throw new PendingMigrationsError();
+  }
+};

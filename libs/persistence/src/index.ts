@@ -1,0 +1,4 @@
+export * from './data-source';
+export * from './entities/stack.entity';
+export * from './entities/stack-version.entity';
+export * from './repositories/stack.repository';
