@@ -18,6 +18,7 @@ const itemRoles: Partial<Record<HttpMethod, ResourceRole>> = {
 
 const segmentsOf = (path: string): string[] => path.split('/').filter(Boolean);
 const isParameter = (segment: string): boolean => /^\{[^{}]+\}$/.test(segment);
+const template = (path: string): string => path.replace(/\{[^{}]+\}/g, '{}');
 
 /**
  * Finds REST resources in a spec's paths: a collection path (`/suppliers`) paired with an item path
@@ -67,8 +68,10 @@ export const inferResources = ({ operations, paginationOf, recordSchemaOf }: Res
   const usedNames = new Set<string>();
   for (const collectionPath of sorted) {
     const itemPath = itemPathsByCollection.get(collectionPath);
+    // Parameter names differ between levels (`/Workspaces/{Sid}` vs `/Workspaces/{WorkspaceSid}/Tasks`): compare shapes.
+    const shape = template(collectionPath);
     const parent = resources
-      .filter((r) => r.itemPath !== undefined && collectionPath.startsWith(`${r.itemPath}/`))
+      .filter((r) => r.itemPath !== undefined && shape.startsWith(`${template(r.itemPath)}/`))
       .sort((a, b) => (b.itemPath?.length ?? 0) - (a.itemPath?.length ?? 0))[0];
     const base = segmentsOf(collectionPath).pop() as string;
     const qualified = parent ? `${parent.name}.${base}` : base;

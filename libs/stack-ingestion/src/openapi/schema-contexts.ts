@@ -26,7 +26,8 @@ export const childContext = (context: ValueContext, key: string, parentKey: stri
       if ((key === 'schemas' && parentKey === 'components') || (key === 'definitions' && parentKey === undefined)) {
         return 'schema-map';
       }
-      return documentDataKeywords.has(key) ? 'data' : 'document';
+      // `default` is example data on a Swagger parameter but the catch-all Response Object under `responses`.
+      return documentDataKeywords.has(key) && !(key === 'default' && parentKey === 'responses') ? 'data' : 'document';
   }
 };
 

@@ -81,7 +81,7 @@ components:
     expect((sut.document as any).components.schemas.Pet_2).toEqual({ type: 'object' });
   });
 
-  it('leaves example data alone even when it looks like a reference', () => {
+  it('resolves an example that is wholly a reference but never looks inside example data', () => {
     const sut = bundle({
       'api.yaml': `openapi: 3.0.0
 paths: {}
@@ -89,14 +89,27 @@ components:
   schemas:
     Doc:
       type: object
-      example: { $ref: 'not-a-file.yaml' }
+      example: { $ref: 'examples.yaml#/doc' }
+      default: { nested: { $ref: 'not-a-file.yaml' } }
       properties:
         $ref: { type: string }
 `,
+      'examples.yaml': 'doc: { name: from a file, link: { $ref: not-resolved.yaml } }\n',
     });
     const doc = (sut.document as any).components.schemas.Doc;
-    expect(doc.example).toEqual({ $ref: 'not-a-file.yaml' });
+    expect(doc.example).toEqual({ name: 'from a file', link: { $ref: 'not-resolved.yaml' } });
+    expect(doc.default).toEqual({ nested: { $ref: 'not-a-file.yaml' } });
     expect(doc.properties.$ref).toEqual({ type: 'string' });
+  });
+
+  it('resolves a reference to a whole properties map', () => {
+    const sut = bundle({
+      'api.yaml': "openapi: 3.0.0\npaths: {}\ncomponents:\n  schemas:\n    LB:\n      properties: { $ref: 'attrs.yaml#/ids' }\n",
+      'attrs.yaml': 'ids:\n  droplet_ids: { type: array, items: { type: integer } }\n',
+    });
+    expect((sut.document as any).components.schemas.LB.properties).toEqual({
+      droplet_ids: { type: 'array', items: { type: 'integer' } },
+    });
   });
 
   it('records where every node came from', () => {

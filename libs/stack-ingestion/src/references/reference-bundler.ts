@@ -129,8 +129,16 @@ export class ReferenceBundler {
   }
 
   private walk(value: unknown, file: string, pointer: string, mode: ValueContext, parentKey: string | undefined): unknown {
-    if (value === null || typeof value !== 'object' || mode === 'data') {
+    if (value === null || typeof value !== 'object') {
       return value;
+    }
+    if (mode === 'data') {
+      // Example data is opaque, but an example that is wholly `{ $ref }` is resolved the way vendor tools do
+      // (DigitalOcean keeps its examples in separate files); nothing inside data is looked at.
+      const reference = (value as { $ref?: unknown }).$ref;
+      return typeof reference === 'string' && Object.keys(value).length === 1
+        ? this.followReference(value as Record<string, unknown>, file, pointer, mode, parentKey)
+        : value;
     }
     if (Array.isArray(value)) {
       const out = value.map((item, index) =>
@@ -140,7 +148,9 @@ export class ReferenceBundler {
       return out;
     }
     const record = value as Record<string, unknown>;
-    if (mode !== 'schema-map' && typeof record.$ref === 'string') {
+    // A property schema is never a string, so `properties: { $ref: '…' }` can only be a reference to a whole map
+    // (DigitalOcean's load balancers do this); vendor tools resolve it, and so do we.
+    if (typeof record.$ref === 'string') {
       return this.followReference(record, file, pointer, mode, parentKey);
     }
     const out: Record<string, unknown> = {};
