@@ -90,7 +90,8 @@ class ExtractionBudget {
 const readZip = (name: string, content: Buffer): Promise<Map<string, Buffer>> =>
   new Promise((resolve, reject) => {
     const budget = new ExtractionBudget(name);
-    yauzl.fromBuffer(content, { lazyEntries: true, validateEntrySizes: true }, (openError, zip) => {
+    // Names are decoded here rather than by yauzl so that an escaping entry gets our located error, not a generic one.
+    yauzl.fromBuffer(content, { lazyEntries: true, validateEntrySizes: true, decodeStrings: false }, (openError, zip) => {
       if (openError || !zip) {
         reject(IngestionError.single('ARCHIVE_INVALID', archiveProblem(name, '', `not a readable zip: ${openError?.message}`)));
         return;
@@ -106,13 +107,14 @@ const readZip = (name: string, content: Buffer): Promise<Map<string, Buffer>> =>
       zip.on('error', fail);
       zip.on('end', () => resolve(budget.files));
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (entry.fileName.endsWith('/')) {
+        const fileName = (entry.fileName as unknown as Buffer).toString('utf8');
+        if (fileName.endsWith('/')) {
           zip.readEntry();
           return;
         }
         let entryPath: string;
         try {
-          entryPath = budget.entryPath(entry.fileName);
+          entryPath = budget.entryPath(fileName);
           // The declared size is checked first; the streamed count below guards against lying headers.
           budget.grow(entryPath, entry.uncompressedSize, 0, entry.compressedSize);
         } catch (error) {

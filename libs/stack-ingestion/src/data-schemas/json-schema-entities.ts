@@ -63,7 +63,11 @@ export const readJsonSchemaEntities = (files: BundleFiles, locator: SourceLocato
     if (!validator.validateSchema(schema) && validator.errors) {
       throw new IngestionError(
         'DATA_SCHEMA_INVALID',
-        validator.errors.slice(0, 20).map((e) => locator.problem(file, e.instancePath, `invalid JSON Schema: ${e.message ?? 'invalid'}`)),
+        // One problem per place: ajv also reports every anyOf branch that failed, which only repeats the first.
+        [...new Map(validator.errors.map((e) => [e.instancePath, e] as const).reverse()).values()]
+          .reverse()
+          .slice(0, 20)
+          .map((e) => locator.problem(file, e.instancePath, `invalid JSON Schema: ${e.message ?? 'invalid'}`)),
       );
     }
     if (schema.properties) {
