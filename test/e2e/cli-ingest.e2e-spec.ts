@@ -2,10 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { Client } from 'pg';
+
 import { minimalSpec, sharedSpecsDir, writeBundle } from '@test/support/bundle-fixtures';
 import { repositoryRoot, runCli } from '@test/support/cli-runner';
 import { createTestDatabase } from '@test/support/test-services';
-import { Client } from 'pg';
 
 /** Real: the built CLI in its own process, PostgreSQL (and PGlite for the first-run case). Mocked: nothing. */
 const exampleStack = path.join(repositoryRoot, 'examples', 'acme-procurement');
@@ -37,11 +38,19 @@ describe('mirror ingest', () => {
     expect(first).toMatchObject({ code: 0, stderr: '' });
     const { stack, stored } = JSON.parse(first.stdout) as { stack: any; stored: boolean };
     expect(stored).toBe(true);
-    expect(stack).toMatchObject({ name: 'acme-procurement', version: expect.stringMatching(/^[0-9a-f]{64}$/), warnings: [] });
+    expect(stack).toMatchObject({
+      name: 'acme-procurement',
+      version: expect.stringMatching(/^[0-9a-f]{64}$/),
+      warnings: [],
+    });
     expect(stack.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(stack.services).toHaveLength(1);
     expect(stack.services[0]).toMatchObject({ name: 'procurement', dialect: 'openapi-3.1' });
-    expect(stack.services[0].operations).toContainEqual({ id: 'createPurchaseOrder', method: 'post', path: '/purchase-orders' });
+    expect(stack.services[0].operations).toContainEqual({
+      id: 'createPurchaseOrder',
+      method: 'post',
+      path: '/purchase-orders',
+    });
     expect(stack.services[0].resources.map((r: { name: string; entity: string }) => [r.name, r.entity])).toEqual([
       ['items', 'items'],
       ['purchase-orders', 'purchase_orders'],
@@ -87,7 +96,9 @@ describe('mirror ingest', () => {
 
     const human = await runCli(['ingest', bundle], { DATABASE_URL: database.url });
     expect(human.code).toBe(2);
-    expect(human.stderr).toContain('api.yaml:14 /components/schemas/A/$ref: $ref target file "missing.yaml" does not exist');
+    expect(human.stderr).toContain(
+      'api.yaml:14 /components/schemas/A/$ref: $ref target file "missing.yaml" does not exist',
+    );
   });
 
   it('answers a usage error with exit code 2', async () => {
@@ -112,7 +123,9 @@ describe('mirror ingest', () => {
 
 describe('mirror diff', () => {
   it('lists added, removed and changed operations and schemas between two bundles', async () => {
-    const before = writeBundle({ 'api.yaml': minimalSpec("components:\n  schemas:\n    Thing: { type: string }\n    Gone: { type: string }\n") });
+    const before = writeBundle({
+      'api.yaml': minimalSpec('components:\n  schemas:\n    Thing: { type: string }\n    Gone: { type: string }\n'),
+    });
     const after = writeBundle({
       'api.yaml': minimalSpec(
         "  /things/{id}:\n    get:\n      operationId: getThing\n      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]\n      responses: { '200': { description: ok } }\ncomponents:\n  schemas:\n    Thing: { type: integer }\n",
@@ -131,7 +144,10 @@ describe('mirror diff', () => {
 
   it('refuses a side that is neither a bundle nor a version', async () => {
     const result = await runCli(['diff', 'no-such-thing', 'either']);
-    expect(result).toMatchObject({ code: 2, stderr: 'mirror: "no-such-thing" is neither a bundle path nor a stored version\n' });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: 'mirror: "no-such-thing" is neither a bundle path nor a stored version\n',
+    });
   });
 });
 

@@ -13,7 +13,6 @@ import {
 import { migrateTemplate } from './test-services';
 
 declare global {
-  // eslint-disable-next-line no-var
   var mirrorTestServices: { database?: RunningDatabase; temporal?: RunningTemporal } | undefined;
 }
 

@@ -1,8 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+
 import { MirrorConfig, MirrorSettings } from '@libs/config';
 import { StackRepository } from '@libs/persistence';
-import { DataSource } from 'typeorm';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { StacksController } from './stacks/stacks.controller';

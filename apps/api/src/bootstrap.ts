@@ -1,9 +1,10 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MirrorConfig } from '@libs/config';
-import { bundleLimits } from '@libs/stack-ingestion';
 import * as express from 'express';
 import { DataSource } from 'typeorm';
+
+import { MirrorConfig } from '@libs/config';
+import { bundleLimits } from '@libs/stack-ingestion';
 
 import { ApiModule } from './api.module';
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 
 import { Logger } from '@nestjs/common';
+
 import { loadConfig } from '@libs/config';
 import { provideDatabase } from '@libs/embedded-services';
 import { assertNoPendingMigrations, createDataSource } from '@libs/persistence';

@@ -19,7 +19,9 @@ export const reportFailure = (error: unknown, json: boolean): number => {
     if (json) {
       printJson(summarizeErrors(error));
     } else {
-      process.stderr.write(`mirror: the bundle was refused (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n`);
+      process.stderr.write(
+        `mirror: the bundle was refused (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n`,
+      );
       for (const problem of error.problems) {
         const where = `${problem.file}${problem.line !== undefined ? `:${problem.line}` : ''}${problem.pointer ? ` ${problem.pointer}` : ''}`;
         process.stderr.write(`  ${where}: ${problem.message}\n`);

@@ -1,7 +1,8 @@
+import { DataSource } from 'typeorm';
+
 import { loadConfig, MirrorConfig } from '@libs/config';
 import { provideDatabase, ServiceLog } from '@libs/embedded-services';
 import { assertNoPendingMigrations, createDataSource, StackRepository } from '@libs/persistence';
-import { DataSource } from 'typeorm';
 
 export interface DatabaseSession {
   config: MirrorConfig;

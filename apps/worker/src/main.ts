@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { NativeConnection } from '@temporalio/worker';
+
 import { loadConfig } from '@libs/config';
 import { provideTemporal } from '@libs/embedded-services';
 

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { NativeConnection, Worker } from '@temporalio/worker';
+
 import { taskQueues } from '@libs/workflow-contracts';
 
 import { createHealthActivities } from './activities/health.activities';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+
 import { requireEnvironment } from '@test/support/test-services';
 
 import { createWorker } from './worker-factory';

@@ -6,9 +6,15 @@ import { z } from 'zod';
 /** Every setting Mirror reads from the environment, validated once at start-up. */
 export const mirrorConfigSchema = z.object({
   /** A PostgreSQL server to use; without it the apps start an embedded PGlite over the wire protocol. */
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   /** A Temporal frontend (host:port); without it the apps start the Temporal CLI dev server. */
-  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d+$/, 'must be host:port')
+    .optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   /** Where the embedded database and dev-server state live. */
   MIRROR_DATA_DIR: z.string().default(path.join(process.cwd(), '.mirror')),
@@ -30,7 +36,9 @@ export const loadConfig = (environment: NodeJS.ProcessEnv = process.env): Mirror
   const cleaned = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== ''));
   const parsed = mirrorConfigSchema.safeParse(cleaned);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message })));
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message })),
+    );
   }
   return parsed.data;
 };
@@ -39,7 +47,7 @@ export const loadConfig = (environment: NodeJS.ProcessEnv = process.env): Mirror
  * Injection token for the validated config: a class, so Nest resolves it by type without string tokens. The
  * interface merge gives it every field of MirrorConfig.
  */
-// eslint-disable-next-line @typescript-eslint/no-extraneous-class
+/* eslint-disable @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging */
 export abstract class MirrorSettings {}
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
 export interface MirrorSettings extends MirrorConfig {}
+/* eslint-enable @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging */

@@ -10,14 +10,18 @@ import { readJsonSchemaEntities } from './data-schemas/json-schema-entities';
 import { readSqlEntities } from './data-schemas/sql-ddl-entities';
 import { SourceLocator } from './documents/source-locator';
 import { IngestionError, IngestionProblem } from './ingestion.error';
-import { discoverManifest, manifestFile, readManifest, serviceNameFromFile, StackManifest } from './manifest/stack-manifest';
+import {
+  discoverManifest,
+  manifestFile,
+  readManifest,
+  serviceNameFromFile,
+  StackManifest,
+} from './manifest/stack-manifest';
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './model/stack-model';
 import { loadService } from './openapi/service-loader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
-export type StackInput =
-  | { kind: 'path'; path: string }
-  | { kind: 'upload'; name: string; content: Buffer };
+export type StackInput = { kind: 'path'; path: string } | { kind: 'upload'; name: string; content: Buffer };
 
 export interface IngestionStats {
   files: number;
@@ -71,7 +75,11 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
   try {
     stat = fs.statSync(absolute);
   } catch {
-    throw IngestionError.single('BUNDLE_NOT_FOUND', { file: input.path, pointer: '', message: 'no such file or folder' });
+    throw IngestionError.single('BUNDLE_NOT_FOUND', {
+      file: input.path,
+      pointer: '',
+      message: 'no such file or folder',
+    });
   }
   if (stat.isDirectory()) {
     return withManifest(new DirectoryBundle(absolute, true), path.basename(absolute), true);
@@ -89,7 +97,11 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
   fs.closeSync(fd);
   if (detectArchiveKind(head)) {
     const name = path.basename(absolute);
-    return withManifest(await extractArchive(name, fs.readFileSync(absolute)), name.replace(/\.(zip|tar|tgz|tar\.gz)$/i, ''), true);
+    return withManifest(
+      await extractArchive(name, fs.readFileSync(absolute)),
+      name.replace(/\.(zip|tar|tgz|tar\.gz)$/i, ''),
+      true,
+    );
   }
   const files = new DirectoryBundle(path.dirname(absolute), false);
   return { files, manifest: singleSpecManifest(path.basename(absolute)), confined: false };
@@ -141,8 +153,15 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   }
 
   const schemaFiles = manifest.schemas ?? [];
-  const json = readJsonSchemaEntities(files, locator, schemaFiles.filter((f) => !/\.sql$/i.test(f)));
-  const sql = readSqlEntities(files, schemaFiles.filter((f) => /\.sql$/i.test(f)));
+  const json = readJsonSchemaEntities(
+    files,
+    locator,
+    schemaFiles.filter((f) => !/\.sql$/i.test(f)),
+  );
+  const sql = readSqlEntities(
+    files,
+    schemaFiles.filter((f) => /\.sql$/i.test(f)),
+  );
   const entities = [...json.entities, ...sql.entities];
   const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
 

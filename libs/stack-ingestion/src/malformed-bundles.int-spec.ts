@@ -25,7 +25,10 @@ const refusal = async (input: StackInput): Promise<{ code: string; problems: Ing
 };
 
 const folder = (files: Record<string, string | Buffer>): StackInput => ({ kind: 'path', path: writeBundle(files) });
-const spec = (text: string, name = 'api.yaml'): StackInput => ({ kind: 'path', path: path.join(writeBundle({ [name]: text }), name) });
+const spec = (text: string, name = 'api.yaml'): StackInput => ({
+  kind: 'path',
+  path: path.join(writeBundle({ [name]: text }), name),
+});
 
 const zip = (entries: { name: string; content: Buffer | Readable }[]): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -79,7 +82,14 @@ describe('refusing malformed bundles', () => {
       'bad YAML',
       () => spec('openapi: 3.0.0\ninfo: {title: x\npaths: {}\n'),
       'DOCUMENT_UNPARSABLE',
-      [{ file: 'api.yaml', line: 3, pointer: '', message: 'invalid YAML: missed comma between flow collection entries' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 3,
+          pointer: '',
+          message: 'invalid YAML: missed comma between flow collection entries',
+        },
+      ],
     ],
     [
       'bad JSON',
@@ -91,39 +101,96 @@ describe('refusing malformed bundles', () => {
       'a broken $ref',
       () => spec(minimalSpec("components:\n  schemas:\n    A: { $ref: '#/components/schemas/B' }\n")),
       'REFERENCE_INVALID',
-      [{ file: 'api.yaml', line: 14, pointer: '/components/schemas/A/$ref', message: '$ref "#/components/schemas/B" does not resolve: "/components/schemas/B" is not in api.yaml' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 14,
+          pointer: '/components/schemas/A/$ref',
+          message: '$ref "#/components/schemas/B" does not resolve: "/components/schemas/B" is not in api.yaml',
+        },
+      ],
     ],
     [
       'a remote $ref',
       () => spec(minimalSpec("components:\n  schemas:\n    A: { $ref: 'http://example.com/a.yaml' }\n")),
       'REFERENCE_INVALID',
-      [{ file: 'api.yaml', line: 14, pointer: '/components/schemas/A/$ref', message: 'remote $ref "http://example.com/a.yaml" refused: ingestion never reads from the network' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 14,
+          pointer: '/components/schemas/A/$ref',
+          message: 'remote $ref "http://example.com/a.yaml" refused: ingestion never reads from the network',
+        },
+      ],
     ],
     [
       'a path outside the bundle via ../',
-      () => folder({ 'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\n', 'api.yaml': minimalSpec("components:\n  schemas:\n    A: { $ref: '../secrets.yaml' }\n") }),
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\n',
+          'api.yaml': minimalSpec("components:\n  schemas:\n    A: { $ref: '../secrets.yaml' }\n"),
+        }),
       'REFERENCE_INVALID',
-      [{ file: 'api.yaml', line: 14, pointer: '/components/schemas/A/$ref', message: '$ref "../secrets.yaml" points outside the bundle' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 14,
+          pointer: '/components/schemas/A/$ref',
+          message: '$ref "../secrets.yaml" points outside the bundle',
+        },
+      ],
     ],
     [
       'a duplicate operationId',
-      () => spec(minimalSpec("  /other:\n    get:\n      operationId: listThings\n      responses: { '200': { description: ok } }\n")),
+      () =>
+        spec(
+          minimalSpec(
+            "  /other:\n    get:\n      operationId: listThings\n      responses: { '200': { description: ok } }\n",
+          ),
+        ),
       'SPECIFICATION_INVALID',
-      [{ file: 'api.yaml', line: 14, pointer: '/paths/~1other/get/operationId', message: 'duplicate operationId "listThings" (first used at /paths/~1things/get)' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 14,
+          pointer: '/paths/~1other/get/operationId',
+          message: 'duplicate operationId "listThings" (first used at /paths/~1things/get)',
+        },
+      ],
     ],
     [
       'missing paths',
       () => spec("openapi: 3.0.3\ninfo: { title: x, version: '1' }\n"),
       'SPECIFICATION_INVALID',
-      [{ file: 'api.yaml', line: 1, pointer: '', message: 'missing required "paths" (openapi-3.0 needs it; only OpenAPI 3.1 may describe webhooks alone)' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 1,
+          pointer: '',
+          message: 'missing required "paths" (openapi-3.0 needs it; only OpenAPI 3.1 may describe webhooks alone)',
+        },
+      ],
     ],
     [
       'wrong types',
-      () => spec("openapi: 3.0.3\ninfo: { title: x, version: '1' }\npaths:\n  /a:\n    parameters: { name: x }\n    get:\n      responses: nope\n  /b: 5\n"),
+      () =>
+        spec(
+          "openapi: 3.0.3\ninfo: { title: x, version: '1' }\npaths:\n  /a:\n    parameters: { name: x }\n    get:\n      responses: nope\n  /b: 5\n",
+        ),
       'SPECIFICATION_INVALID',
       [
-        { file: 'api.yaml', line: 5, pointer: '/paths/~1a/parameters', message: '"parameters" must be an array, found an object' },
-        { file: 'api.yaml', line: 7, pointer: '/paths/~1a/get/responses', message: '"responses" must be an object, found string "nope"' },
+        {
+          file: 'api.yaml',
+          line: 5,
+          pointer: '/paths/~1a/parameters',
+          message: '"parameters" must be an array, found an object',
+        },
+        {
+          file: 'api.yaml',
+          line: 7,
+          pointer: '/paths/~1a/get/responses',
+          message: '"responses" must be an object, found string "nope"',
+        },
         { file: 'api.yaml', line: 8, pointer: '/paths/~1b', message: 'path item must be an object, found number 5' },
       ],
     ],
@@ -131,13 +198,27 @@ describe('refusing malformed bundles', () => {
       'an unsupported version',
       () => spec("openapi: 4.0.0\ninfo: { title: x, version: '1' }\npaths: {}\n"),
       'SPECIFICATION_INVALID',
-      [{ file: 'api.yaml', line: 1, pointer: '/openapi', message: 'unsupported version "4.0.0": Mirror reads OpenAPI 3.0, 3.1 and Swagger 2.0' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 1,
+          pointer: '/openapi',
+          message: 'unsupported version "4.0.0": Mirror reads OpenAPI 3.0, 3.1 and Swagger 2.0',
+        },
+      ],
     ],
     [
       'a document that is not a spec',
       () => spec('- just\n- a list\n'),
       'SPECIFICATION_INVALID',
-      [{ file: 'api.yaml', line: 1, pointer: '', message: 'expected an OpenAPI or Swagger document (an object), found an array' }],
+      [
+        {
+          file: 'api.yaml',
+          line: 1,
+          pointer: '',
+          message: 'expected an OpenAPI or Swagger document (an object), found an array',
+        },
+      ],
     ],
     [
       'an unknown field and a missing spec in mirror.yaml',
@@ -149,25 +230,54 @@ describe('refusing malformed bundles', () => {
       'a spec named in mirror.yaml that is not in the bundle',
       () => folder({ 'mirror.yaml': 'name: x\nservices:\n  - name: api\n    spec: nowhere.yaml\n' }),
       'MANIFEST_INVALID',
-      [{ file: 'mirror.yaml', line: 4, pointer: '/services/0/spec', message: 'spec file "nowhere.yaml" is not in the bundle' }],
+      [
+        {
+          file: 'mirror.yaml',
+          line: 4,
+          pointer: '/services/0/spec',
+          message: 'spec file "nowhere.yaml" is not in the bundle',
+        },
+      ],
     ],
     [
       'invalid SQL DDL',
-      () => folder({ 'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nschemas: [schemas/db.sql]\n', 'api.yaml': minimalSpec(), 'schemas/db.sql': 'CREATE TABLE a (\n  id int,,\n);\n' }),
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nschemas: [schemas/db.sql]\n',
+          'api.yaml': minimalSpec(),
+          'schemas/db.sql': 'CREATE TABLE a (\n  id int,,\n);\n',
+        }),
       'DATA_SCHEMA_INVALID',
       [{ file: 'schemas/db.sql', line: 2, pointer: '', message: 'invalid SQL: Unexpected comma token: ","' }],
     ],
     [
       'a foreign key to an unknown table',
-      () => folder({ 'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nschemas: [db.sql]\n', 'api.yaml': minimalSpec(), 'db.sql': 'CREATE TABLE a (\n  id int PRIMARY KEY,\n  b_id int REFERENCES b(id)\n);\n' }),
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nschemas: [db.sql]\n',
+          'api.yaml': minimalSpec(),
+          'db.sql': 'CREATE TABLE a (\n  id int PRIMARY KEY,\n  b_id int REFERENCES b(id)\n);\n',
+        }),
       'DATA_SCHEMA_INVALID',
       [{ file: 'db.sql', line: 3, pointer: '', message: 'foreign key from a(b_id) references unknown table "b"' }],
     ],
     [
       'an invalid JSON Schema',
-      () => folder({ 'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nschemas: [s.json]\n', 'api.yaml': minimalSpec(), 's.json': '{\n  "type": "object",\n  "properties": { "a": { "type": 5 } }\n}\n' }),
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nschemas: [s.json]\n',
+          'api.yaml': minimalSpec(),
+          's.json': '{\n  "type": "object",\n  "properties": { "a": { "type": 5 } }\n}\n',
+        }),
       'DATA_SCHEMA_INVALID',
-      [{ file: 's.json', line: 3, pointer: '/properties/a/type', message: 'invalid JSON Schema: must be equal to one of the allowed values' }],
+      [
+        {
+          file: 's.json',
+          line: 3,
+          pointer: '/properties/a/type',
+          message: 'invalid JSON Schema: must be equal to one of the allowed values',
+        },
+      ],
     ],
     [
       'a 50 MB file',
@@ -181,7 +291,11 @@ describe('refusing malformed bundles', () => {
     ],
     [
       'a zip bomb',
-      async () => ({ kind: 'upload', name: 'bomb.zip', content: await zip([{ name: 'api.yaml', content: zeros(200 * 1024 * 1024) }]) }),
+      async () => ({
+        kind: 'upload',
+        name: 'bomb.zip',
+        content: await zip([{ name: 'api.yaml', content: zeros(200 * 1024 * 1024) }]),
+      }),
       'BUNDLE_TOO_LARGE',
       [{ file: 'bomb.zip!api.yaml', pointer: '', message: 'file exceeds 16.0 MiB' }],
     ],
@@ -190,7 +304,10 @@ describe('refusing malformed bundles', () => {
       async () => {
         // Zip writers refuse such names, so the entry is written under a same-length name and patched.
         const archive = await zip([{ name: 'xx/xx/evil.yaml', content: Buffer.from('x') }]);
-        const patched = Buffer.from(archive.toString('latin1').replaceAll('xx/xx/evil.yaml', '../../evil.yaml'), 'latin1');
+        const patched = Buffer.from(
+          archive.toString('latin1').replaceAll('xx/xx/evil.yaml', '../../evil.yaml'),
+          'latin1',
+        );
         return { kind: 'upload', name: 'slip.zip', content: patched };
       },
       'ARCHIVE_INVALID',
@@ -198,9 +315,20 @@ describe('refusing malformed bundles', () => {
     ],
     [
       'a corrupt archive',
-      () => ({ kind: 'upload', name: 'broken.zip', content: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100)]) }),
+      () => ({
+        kind: 'upload',
+        name: 'broken.zip',
+        content: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100)]),
+      }),
       'ARCHIVE_INVALID',
-      [{ file: 'broken.zip', pointer: '', message: 'not a readable zip: End of central directory record signature not found. Either not a zip file, or file is truncated.' }],
+      [
+        {
+          file: 'broken.zip',
+          pointer: '',
+          message:
+            'not a readable zip: End of central directory record signature not found. Either not a zip file, or file is truncated.',
+        },
+      ],
     ],
     [
       'a missing path',
@@ -213,7 +341,10 @@ describe('refusing malformed bundles', () => {
   });
 
   it('reads a tar.gz upload whose files sit in one top folder', async () => {
-    const content = await tarGz({ 'acme/mirror.yaml': 'name: acme\nservices:\n  - { name: api, spec: api.yaml }\n', 'acme/api.yaml': minimalSpec() });
+    const content = await tarGz({
+      'acme/mirror.yaml': 'name: acme\nservices:\n  - { name: api, spec: api.yaml }\n',
+      'acme/api.yaml': minimalSpec(),
+    });
     const { model } = await ingestStack({ kind: 'upload', name: 'acme.tar.gz', content });
     expect(model.services.map((s) => [s.name, s.operations.length])).toEqual([['api', 1]]);
   });

@@ -27,11 +27,16 @@ interface ManifestEntry {
 }
 
 const specs = (): ManifestEntry[] =>
-  (JSON.parse(fs.readFileSync(path.join(sharedSpecsDir(), 'manifest.json'), 'utf8')) as { specs: ManifestEntry[] }).specs;
+  (JSON.parse(fs.readFileSync(path.join(sharedSpecsDir(), 'manifest.json'), 'utf8')) as { specs: ManifestEntry[] })
+    .specs;
 
 describe('ingesting the shared real-world specs', () => {
   it('knows every spec of the manifest', () => {
-    expect(specs().map((s) => s.name).sort()).toEqual(Object.keys(expected).sort());
+    expect(
+      specs()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(Object.keys(expected).sort());
   });
 
   it.each(Object.keys(expected))('ingests %s with the expected operations and resources', async (name) => {

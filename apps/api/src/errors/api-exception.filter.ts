@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import { IngestionError, summarizeErrors } from '@libs/stack-ingestion';
 import type { Response } from 'express';
+
+import { IngestionError, summarizeErrors } from '@libs/stack-ingestion';
 
 import { ingestionStatus } from './to-http-status';
 
@@ -25,7 +26,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const errorId = randomUUID();
     if (error instanceof IngestionError) {
       const statusCode = ingestionStatus(error.code);
-      response.status(statusCode).json({ statusCode, ...summarizeErrors(error), message: error.problems[0]?.message, errorId });
+      response
+        .status(statusCode)
+        .json({ statusCode, ...summarizeErrors(error), message: error.problems[0]?.message, errorId });
       return;
     }
     if (error instanceof HttpException) {
@@ -37,9 +40,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const parserStatus = statusOfParserError(error);
     if (parserStatus !== undefined) {
-      response
-        .status(parserStatus)
-        .json({ statusCode: parserStatus, code: HttpStatus[parserStatus] ?? 'BAD_REQUEST', message: (error as Error).message, errorId });
+      response.status(parserStatus).json({
+        statusCode: parserStatus,
+        code: HttpStatus[parserStatus] ?? 'BAD_REQUEST',
+        message: (error as Error).message,
+        errorId,
+      });
       return;
     }
     this.logger.error(`${errorId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

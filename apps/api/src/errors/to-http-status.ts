@@ -1,4 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
+
 import { IngestionErrorCode } from '@libs/stack-ingestion';
 
 export const ingestionStatus = (code: IngestionErrorCode): HttpStatus => {

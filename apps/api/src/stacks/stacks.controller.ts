@@ -22,7 +22,11 @@ export class StacksController {
    * YAML. `?filename=` names a single document (its extension decides the parser).
    */
   @Post()
-  async ingest(@Req() request: Request, @Res() response: Response, @Query('filename') filename?: string): Promise<void> {
+  async ingest(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query('filename') filename?: string,
+  ): Promise<void> {
     const body: unknown = request.body;
     if (!Buffer.isBuffer(body) || body.length === 0) {
       throw new BadRequestException('empty body: send a bundle archive or an OpenAPI document');

@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+
 import { MirrorSettings } from '@libs/config';
 import { StackRepository } from '@libs/persistence';
 import { ingestStack, StackSummary, summarizeStack } from '@libs/stack-ingestion';

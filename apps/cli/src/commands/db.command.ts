@@ -1,7 +1,7 @@
-import { stderrLog } from '@libs/embedded-services';
 import { Command } from 'commander';
 
-import { withRawDatabase } from '../database-session';
+import { stderrLog } from '@libs/embedded-services';
+import { withRawDatabase } from '@cli/database-session';
 
 export const dbCommand = (): Command => {
   const db = new Command('db').description('manage the database schema (DATABASE_URL, or the embedded database)');
@@ -10,7 +10,9 @@ export const dbCommand = (): Command => {
     .action(() =>
       withRawDatabase(stderrLog, async (dataSource) => {
         const applied = await dataSource.runMigrations({ transaction: 'each' });
-        process.stdout.write(applied.length ? applied.map((m) => `applied ${m.name}\n`).join('') : 'schema is up to date\n');
+        process.stdout.write(
+          applied.length ? applied.map((m) => `applied ${m.name}\n`).join('') : 'schema is up to date\n',
+        );
       }),
     );
   db.command('revert')

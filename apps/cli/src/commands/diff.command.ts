@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 
-import { silentLog } from '@libs/embedded-services';
-import { diffStacks, ingestStack, StackModel } from '@libs/stack-ingestion';
 import { Command } from 'commander';
 
-import { withDatabase } from '../database-session';
-import { printJson, UsageError } from '../cli-output';
+import { silentLog } from '@libs/embedded-services';
+import { diffStacks, ingestStack, StackModel } from '@libs/stack-ingestion';
+import { withDatabase } from '@cli/database-session';
+import { printJson, UsageError } from '@cli/cli-output';
 
 /** A side of a diff is a bundle on disk or a stored version (its sha256 or a prefix of at least 8 characters). */
 const resolveSide = async (side: string): Promise<StackModel> => {

@@ -1,29 +1,51 @@
-import { silentLog, stderrLog } from '@libs/embedded-services';
-import { ingestStack, StackModel, summarizeStack } from '@libs/stack-ingestion';
 import { Command } from 'commander';
 
-import { withDatabase } from '../database-session';
-import { printJson } from '../cli-output';
+import { silentLog, stderrLog } from '@libs/embedded-services';
+import { ingestStack, StackModel, summarizeStack } from '@libs/stack-ingestion';
+import { withDatabase } from '@cli/database-session';
+import { printJson } from '@cli/cli-output';
 
 interface IngestOptions {
   json?: boolean;
   store: boolean;
 }
 
-const printSummary = (model: StackModel, id: string | null, version: string, created: boolean | null, ms: number): void => {
+const printSummary = (
+  model: StackModel,
+  id: string | null,
+  version: string,
+  created: boolean | null,
+  ms: number,
+): void => {
   const out = process.stdout;
   out.write(`Stack ${model.name}  version ${version.slice(0, 12)}${id ? `  id ${id}` : ''}\n`);
-  out.write(created === null ? '  not stored (--no-store)\n' : created ? '  stored as a new version\n' : '  unchanged: this version was already stored\n');
+  out.write(
+    created === null
+      ? '  not stored (--no-store)\n'
+      : created
+        ? '  stored as a new version\n'
+        : '  unchanged: this version was already stored\n',
+  );
   out.write(`  ingested in ${Math.round(ms)} ms\n\n`);
-  const rows = model.services.map((s) => [s.name, s.dialect, String(s.operations.length), String(s.resources.length), String(s.webhooks.length)]);
+  const rows = model.services.map((s) => [
+    s.name,
+    s.dialect,
+    String(s.operations.length),
+    String(s.resources.length),
+    String(s.webhooks.length),
+  ]);
   const header = ['service', 'dialect', 'operations', 'resources', 'webhooks'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const row of [header, ...rows]) {
     out.write(`  ${row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')}\n`);
   }
   if (model.entities.length > 0) {
-    out.write(`\n  entities: ${model.entities.map((e) => `${e.name}${e.resources.length ? ` → ${e.resources.join(', ')}` : ''}`).join('; ')}\n`);
-    out.write(`  relations: ${model.relations.map((r) => `${r.from.entity}.${r.from.fields.join(',')} → ${r.to.entity}${r.origin === 'inferred' ? ' (inferred)' : ''}`).join('; ') || 'none'}\n`);
+    out.write(
+      `\n  entities: ${model.entities.map((e) => `${e.name}${e.resources.length ? ` → ${e.resources.join(', ')}` : ''}`).join('; ')}\n`,
+    );
+    out.write(
+      `  relations: ${model.relations.map((r) => `${r.from.entity}.${r.from.fields.join(',')} → ${r.to.entity}${r.origin === 'inferred' ? ' (inferred)' : ''}`).join('; ') || 'none'}\n`,
+    );
   }
   if (model.warnings.length > 0) {
     out.write(`\n  ${model.warnings.length} warning${model.warnings.length === 1 ? '' : 's'}:\n`);
@@ -49,7 +71,10 @@ export const ingestCommand = (): Command =>
         ? await withDatabase(log, ({ config, stacks }) => stacks.saveVersion(config.MIRROR_TENANT, version, model))
         : undefined;
       if (options.json) {
-        printJson({ ...summarizeStack(model, { id: stored?.stackId ?? null, version }), stored: stored?.created ?? false });
+        printJson({
+          ...summarizeStack(model, { id: stored?.stackId ?? null, version }),
+          stored: stored?.created ?? false,
+        });
       } else {
         printSummary(model, stored?.stackId ?? null, version, stored ? stored.created : null, stats.milliseconds);
       }

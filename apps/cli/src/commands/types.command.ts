@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { generateServiceTypes, ingestStack } from '@libs/stack-ingestion';
 import { Command } from 'commander';
 
-import { UsageError } from '../cli-output';
+import { generateServiceTypes, ingestStack } from '@libs/stack-ingestion';
+import { UsageError } from '@cli/cli-output';
 
 export const typesCommand = (): Command =>
   new Command('types')

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { HealthCheckInput, HealthCheckResult } from '@libs/workflow-contracts';
 
+import type { HealthCheckInput, HealthCheckResult } from '@libs/workflow-contracts';
 import type { HealthActivities } from '@worker/activities/health.activities';
 
 const { echoFromWorker } = proxyActivities<HealthActivities>({ startToCloseTimeout: '10 seconds' });

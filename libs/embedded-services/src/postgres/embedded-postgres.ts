@@ -7,7 +7,8 @@ import { isPortOpen, isProcessAlive } from '../process/ports';
 export interface RunningDatabase {
   url: string;
   /** How the database was provided, for the start-up log. */
-  source: 'DATABASE_URL' | 'embedded PGlite' | 'embedded PGlite (shared with another Mirror process)' | 'local PostgreSQL';
+  source:
+    'DATABASE_URL' | 'embedded PGlite' | 'embedded PGlite (shared with another Mirror process)' | 'local PostgreSQL';
   stop(): Promise<void>;
 }
 
@@ -42,7 +43,9 @@ export const startEmbeddedPostgres = async (dataDir: string, log: ServiceLog): P
   await server.start();
   const port = Number(server.getServerConn().split(':').pop());
   fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, port } satisfies LockContent));
-  log.log(`database: started embedded PGlite on 127.0.0.1:${port} (${dataDir}) in ${Math.round(performance.now() - started)} ms`);
+  log.log(
+    `database: started embedded PGlite on 127.0.0.1:${port} (${dataDir}) in ${Math.round(performance.now() - started)} ms`,
+  );
   let stopped = false;
   return {
     url: urlFor(port),

@@ -31,7 +31,9 @@ export const findPostgresBinaries = (): string | undefined => {
 export const startLocalPostgresCluster = async (log: ServiceLog): Promise<RunningDatabase> => {
   const bin = findPostgresBinaries();
   if (!bin) {
-    throw new Error('PostgreSQL is not installed (no initdb found); install it (Debian: apt-get install postgresql) or set DATABASE_URL');
+    throw new Error(
+      'PostgreSQL is not installed (no initdb found); install it (Debian: apt-get install postgresql) or set DATABASE_URL',
+    );
   }
   const asRoot = process.getuid?.() === 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-pg-'));

@@ -25,7 +25,9 @@ describe(locateTemporalCli.name, () => {
     const dir = scratch();
     const cli = executable(path.join(dir, 'bin', 'temporal'), fakeCli);
     const { log, lines } = recorder();
-    await expect(locateTemporalCli({ searchPath: path.join(dir, 'bin'), cacheDir: path.join(dir, 'cache'), log })).resolves.toEqual({
+    await expect(
+      locateTemporalCli({ searchPath: path.join(dir, 'bin'), cacheDir: path.join(dir, 'cache'), log }),
+    ).resolves.toEqual({
       source: 'path',
       executable: cli,
     });
@@ -37,7 +39,9 @@ describe(locateTemporalCli.name, () => {
     executable(path.join(dir, 'bin', 'temporal'), 'echo "some other tool"');
     const cached = executable(cachedCliPath(path.join(dir, 'cache')), fakeCli);
     const { log } = recorder();
-    await expect(locateTemporalCli({ searchPath: path.join(dir, 'bin'), cacheDir: path.join(dir, 'cache'), log })).resolves.toEqual({
+    await expect(
+      locateTemporalCli({ searchPath: path.join(dir, 'bin'), cacheDir: path.join(dir, 'cache'), log }),
+    ).resolves.toEqual({
       source: 'cache',
       executable: cached,
     });
@@ -60,7 +64,9 @@ describe(locateTemporalCli.name, () => {
     const dir = scratch();
     const go = executable(path.join(dir, 'go'), 'echo "go: module lookup disabled" >&2; exit 1');
     const { log, lines } = recorder();
-    await expect(locateTemporalCli({ searchPath: '', cacheDir: path.join(dir, 'cache'), goBinary: go, log })).resolves.toEqual({
+    await expect(
+      locateTemporalCli({ searchPath: '', cacheDir: path.join(dir, 'cache'), goBinary: go, log }),
+    ).resolves.toEqual({
       source: 'sdk-download',
     });
     expect(lines).toContain('temporal: go install exited with 1: go: module lookup disabled');

@@ -58,9 +58,14 @@ export const locateTemporalCli = async (search: TemporalCliSearch): Promise<Loca
     search.log.log(`temporal: using the cached CLI (${cached})`);
     return { source: 'cache', executable: cached };
   }
-  const go = search.goBinary ?? findOnPath(search.searchPath, 'go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  const go =
+    search.goBinary ??
+    findOnPath(search.searchPath, 'go') ??
+    (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
   if (go) {
-    search.log.log(`temporal: building ${temporalCliModule} with Go into ${path.dirname(cached)} (once; takes a few minutes)`);
+    search.log.log(
+      `temporal: building ${temporalCliModule} with Go into ${path.dirname(cached)} (once; takes a few minutes)`,
+    );
     const built = await goInstall(go, path.dirname(cached), search.log);
     if (built && isTemporalCli(cached)) {
       search.log.log(`temporal: built the CLI (${cached})`);

@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { MirrorConfig } from '@libs/config';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+
+import { MirrorConfig } from '@libs/config';
 
 import { ServiceLog } from '../process/logger';
 import { locateTemporalCli, LocatedTemporalCli } from './temporal-cli-locator';

@@ -25,7 +25,9 @@ export class CreateStacks1764460000000 implements MigrationInterface {
         CONSTRAINT "uq_stack_versions_stack_version" UNIQUE ("stack_id", "version"),
         CONSTRAINT "fk_stack_versions_stack" FOREIGN KEY ("stack_id") REFERENCES "stacks"("id") ON DELETE CASCADE
       )`);
-    await queryRunner.query(`CREATE INDEX "ix_stack_versions_tenant_version" ON "stack_versions" ("tenant_id", "version")`);
+    await queryRunner.query(
+      `CREATE INDEX "ix_stack_versions_tenant_version" ON "stack_versions" ("tenant_id", "version")`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

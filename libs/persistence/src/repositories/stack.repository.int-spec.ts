@@ -1,6 +1,6 @@
-import { createTestDatabase } from '@test/support/test-services';
 import { DataSource } from 'typeorm';
 
+import { createTestDatabase } from '@test/support/test-services';
 import type { StackModel } from '@libs/stack-ingestion';
 
 import { createDataSource } from '../data-source';
@@ -38,7 +38,9 @@ describe(StackRepository.name, () => {
     const second = await sut.saveVersion('acme', 'a'.repeat(64), model('erp'));
     expect(first.created).toBe(true);
     expect(second).toEqual({ ...first, created: false });
-    const [{ count }] = (await dataSource.query('SELECT count(*)::int AS count FROM stack_versions')) as { count: number }[];
+    const [{ count }] = await dataSource.query<{ count: number }[]>(
+      'SELECT count(*)::int AS count FROM stack_versions',
+    );
     expect(count).toBe(1);
   });
 
@@ -63,7 +65,9 @@ describe(StackRepository.name, () => {
   it('finds a version by a unique prefix and refuses an ambiguous or malformed one', async () => {
     await sut.saveVersion('prefixes', 'abcdef01'.padEnd(64, '1'), model('p1'));
     await sut.saveVersion('prefixes', 'abcdef02'.padEnd(64, '2'), model('p2'));
-    await expect(sut.findVersion('prefixes', 'abcdef01')).resolves.toMatchObject({ version: 'abcdef01'.padEnd(64, '1') });
+    await expect(sut.findVersion('prefixes', 'abcdef01')).resolves.toMatchObject({
+      version: 'abcdef01'.padEnd(64, '1'),
+    });
     await expect(sut.findVersion('prefixes', 'abcdef0')).resolves.toBeNull();
     await expect(sut.findVersion('prefixes', "abcdef01' OR 1=1 --")).resolves.toBeNull();
   });

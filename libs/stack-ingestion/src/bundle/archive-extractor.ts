@@ -91,63 +91,72 @@ const readZip = (name: string, content: Buffer): Promise<Map<string, Buffer>> =>
   new Promise((resolve, reject) => {
     const budget = new ExtractionBudget(name);
     // Names are decoded here rather than by yauzl so that an escaping entry gets our located error, not a generic one.
-    yauzl.fromBuffer(content, { lazyEntries: true, validateEntrySizes: true, decodeStrings: false }, (openError, zip) => {
-      if (openError || !zip) {
-        reject(IngestionError.single('ARCHIVE_INVALID', archiveProblem(name, '', `not a readable zip: ${openError?.message}`)));
-        return;
-      }
-      const fail = (error: unknown): void => {
-        zip.close();
-        reject(
-          error instanceof IngestionError
-            ? error
-            : IngestionError.single('ARCHIVE_INVALID', archiveProblem(name, '', `zip is corrupt: ${String(error)}`)),
-        );
-      };
-      zip.on('error', fail);
-      zip.on('end', () => resolve(budget.files));
-      zip.on('entry', (entry: yauzl.Entry) => {
-        const fileName = (entry.fileName as unknown as Buffer).toString('utf8');
-        if (fileName.endsWith('/')) {
-          zip.readEntry();
+    yauzl.fromBuffer(
+      content,
+      { lazyEntries: true, validateEntrySizes: true, decodeStrings: false },
+      (openError, zip) => {
+        if (openError || !zip) {
+          reject(
+            IngestionError.single(
+              'ARCHIVE_INVALID',
+              archiveProblem(name, '', `not a readable zip: ${openError?.message}`),
+            ),
+          );
           return;
         }
-        let entryPath: string;
-        try {
-          entryPath = budget.entryPath(fileName);
-          // The declared size is checked first; the streamed count below guards against lying headers.
-          budget.grow(entryPath, entry.uncompressedSize, 0, entry.compressedSize);
-        } catch (error) {
-          fail(error);
-          return;
-        }
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) {
-            fail(streamError);
+        const fail = (error: unknown): void => {
+          zip.close();
+          reject(
+            error instanceof IngestionError
+              ? error
+              : IngestionError.single('ARCHIVE_INVALID', archiveProblem(name, '', `zip is corrupt: ${String(error)}`)),
+          );
+        };
+        zip.on('error', fail);
+        zip.on('end', () => resolve(budget.files));
+        zip.on('entry', (entry: yauzl.Entry) => {
+          const fileName = (entry.fileName as unknown as Buffer).toString('utf8');
+          if (fileName.endsWith('/')) {
+            zip.readEntry();
             return;
           }
-          const chunks: Buffer[] = [];
-          let bytes = 0;
-          stream.on('data', (chunk: Buffer) => {
-            bytes += chunk.length;
-            try {
-              budget.grow(entryPath, bytes, chunk.length, entry.compressedSize);
-            } catch (error) {
-              stream.destroy();
-              fail(error);
+          let entryPath: string;
+          try {
+            entryPath = budget.entryPath(fileName);
+            // The declared size is checked first; the streamed count below guards against lying headers.
+            budget.grow(entryPath, entry.uncompressedSize, 0, entry.compressedSize);
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          zip.openReadStream(entry, (streamError, stream) => {
+            if (streamError || !stream) {
+              fail(streamError);
               return;
             }
-            chunks.push(chunk);
-          });
-          stream.on('error', fail);
-          stream.on('end', () => {
-            budget.files.set(entryPath, Buffer.concat(chunks));
-            zip.readEntry();
+            const chunks: Buffer[] = [];
+            let bytes = 0;
+            stream.on('data', (chunk: Buffer) => {
+              bytes += chunk.length;
+              try {
+                budget.grow(entryPath, bytes, chunk.length, entry.compressedSize);
+              } catch (error) {
+                stream.destroy();
+                fail(error);
+                return;
+              }
+              chunks.push(chunk);
+            });
+            stream.on('error', fail);
+            stream.on('end', () => {
+              budget.files.set(entryPath, Buffer.concat(chunks));
+              zip.readEntry();
+            });
           });
         });
-      });
-      zip.readEntry();
-    });
+        zip.readEntry();
+      },
+    );
   });
 
 const readTar = async (name: string, content: Buffer, gzipped: boolean): Promise<Map<string, Buffer>> => {
@@ -161,7 +170,10 @@ const readTar = async (name: string, content: Buffer, gzipped: boolean): Promise
       inflated += chunk.length;
       if (inflated > bundleLimits.maxTotalBytes + 1024 * 1024) {
         input.destroy(
-          IngestionError.single('BUNDLE_TOO_LARGE', archiveProblem(name, '', `archive expands beyond ${formatBytes(bundleLimits.maxTotalBytes)}`)),
+          IngestionError.single(
+            'BUNDLE_TOO_LARGE',
+            archiveProblem(name, '', `archive expands beyond ${formatBytes(bundleLimits.maxTotalBytes)}`),
+          ),
         );
       }
     });

@@ -134,7 +134,11 @@ export class MemoryBundle implements BundleFiles {
   read(file: string): Buffer {
     const content = this.files.get(file);
     if (content === undefined) {
-      throw IngestionError.single('REFERENCE_INVALID', { file, pointer: '', message: 'file does not exist in the bundle' });
+      throw IngestionError.single('REFERENCE_INVALID', {
+        file,
+        pointer: '',
+        message: 'file does not exist in the bundle',
+      });
     }
     return content;
   }

@@ -18,7 +18,10 @@ export const linkEntities = (
 ): RelationModel[] => {
   const problems: IngestionProblem[] = [];
   const entityByName = new Map(entities.map((e) => [e.name, e]));
-  const resourceByQualifiedName = new Map<string, { service: ServiceModel; resource: ServiceModel['resources'][number] }>(
+  const resourceByQualifiedName = new Map<
+    string,
+    { service: ServiceModel; resource: ServiceModel['resources'][number] }
+  >(
     services.flatMap((service) =>
       service.resources.map((resource) => [`${service.name}.${resource.name}`, { service, resource }] as const),
     ),
@@ -28,9 +31,13 @@ export const linkEntities = (
     const entity = entityByName.get(entityName);
     const found = resourceByQualifiedName.get(target);
     if (!entity) {
-      problems.push(locator.problem(manifestFile, `/mappings/${entityName}`, `mapping names unknown entity "${entityName}"`));
+      problems.push(
+        locator.problem(manifestFile, `/mappings/${entityName}`, `mapping names unknown entity "${entityName}"`),
+      );
     } else if (!found) {
-      problems.push(locator.problem(manifestFile, `/mappings/${entityName}`, `mapping names unknown resource "${target}"`));
+      problems.push(
+        locator.problem(manifestFile, `/mappings/${entityName}`, `mapping names unknown resource "${target}"`),
+      );
     } else {
       entity.resources.push(target);
       found.resource.entity = entity.name;

@@ -50,7 +50,11 @@ const referencedEntity = (file: string, reference: string, namesByRef: Map<strin
  * JSON Schema files become entities: the root object schema and each object under `$defs`/`definitions`. A property
  * that `$ref`s another entity is a declared relation; the primary key is `x-primary-key` or `id`.
  */
-export const readJsonSchemaEntities = (files: BundleFiles, locator: SourceLocator, schemaFiles: string[]): SchemaEntities => {
+export const readJsonSchemaEntities = (
+  files: BundleFiles,
+  locator: SourceLocator,
+  schemaFiles: string[],
+): SchemaEntities => {
   const parsed: { file: string; pointer: string; name: string; schema: Record<string, unknown> }[] = [];
   const namesByRef = new Map<string, string>();
   for (const file of schemaFiles) {
@@ -96,7 +100,11 @@ export const readJsonSchemaEntities = (files: BundleFiles, locator: SourceLocato
       if (typeof property.$ref === 'string') {
         const target = referencedEntity(file, property.$ref, namesByRef);
         if (target) {
-          relations.push({ from: { entity: name, fields: [fieldName] }, to: { entity: target, fields: [] }, origin: 'declared' });
+          relations.push({
+            from: { entity: name, fields: [fieldName] },
+            to: { entity: target, fields: [] },
+            origin: 'declared',
+          });
         }
       }
       return {

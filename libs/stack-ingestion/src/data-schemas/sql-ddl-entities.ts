@@ -1,4 +1,4 @@
-import { CreateTableStatement, parse, Statement } from 'pgsql-ast-parser';
+import { parse, Statement } from 'pgsql-ast-parser';
 
 import { BundleFiles } from '../bundle/bundle-files';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
@@ -35,7 +35,7 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SchemaE
       if (statement.type !== 'create table') {
         continue;
       }
-      const table = statement as CreateTableStatement;
+      const table = statement;
       const name = table.name.name;
       const primaryKey: string[] = [];
       const fields: FieldModel[] = [];

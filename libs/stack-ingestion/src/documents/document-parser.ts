@@ -24,7 +24,11 @@ const lineAtOffset = (text: string, offset: number): number => {
  */
 export const parseDocument = (file: string, content: Buffer): unknown => {
   if (content.includes(0)) {
-    throw IngestionError.single('DOCUMENT_UNPARSABLE', { file, pointer: '', message: 'binary file, expected JSON or YAML' });
+    throw IngestionError.single('DOCUMENT_UNPARSABLE', {
+      file,
+      pointer: '',
+      message: 'binary file, expected JSON or YAML',
+    });
   }
   const text = content.toString('utf8');
   const format = documentFormatOf(file, text);

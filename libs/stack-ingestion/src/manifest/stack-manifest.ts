@@ -29,7 +29,9 @@ export const stackManifestSchema = z
       .min(1, 'a stack needs at least one service'),
     schemas: z.array(z.string().min(1)).optional(),
     /** Entity name → `service.resource` it backs, when names alone do not link them. */
-    mappings: z.record(z.string(), z.string().regex(/^[a-z][a-z0-9-]*\.[^.].*$/, 'must be "service.resource"')).optional(),
+    mappings: z
+      .record(z.string(), z.string().regex(/^[a-z][a-z0-9-]*\.[^.].*$/, 'must be "service.resource"'))
+      .optional(),
     samples: z.array(z.string()).optional(),
     policies: z.array(z.string()).optional(),
     scenarios: z.array(z.string()).optional(),
@@ -61,11 +63,15 @@ export const readManifest = (files: BundleFiles, locator: SourceLocator): StackM
   const seen = new Set<string>();
   manifest.services.forEach((service, index) => {
     if (seen.has(service.name)) {
-      problems.push(locator.problem(manifestFile, `/services/${index}/name`, `duplicate service name "${service.name}"`));
+      problems.push(
+        locator.problem(manifestFile, `/services/${index}/name`, `duplicate service name "${service.name}"`),
+      );
     }
     seen.add(service.name);
     if (!files.has(service.spec)) {
-      problems.push(locator.problem(manifestFile, `/services/${index}/spec`, `spec file "${service.spec}" is not in the bundle`));
+      problems.push(
+        locator.problem(manifestFile, `/services/${index}/spec`, `spec file "${service.spec}" is not in the bundle`),
+      );
     }
   });
   (manifest.schemas ?? []).forEach((schema, index) => {

@@ -56,7 +56,9 @@ export const diffStacks = (before: StackModel, after: StackModel): StackDiffEntr
     const operations = (s: typeof service) => new Map(s.operations.map((o) => [`${name}.${o.id}`, operationShape(o)]));
     entries.push(...compareMaps('operation', operations(service), operations(next), isDeepStrictEqual));
     const schemas = (s: typeof service) =>
-      new Map(Object.entries(schemasOf(s.document)).map(([key, value]) => [`${name}#/components/schemas/${key}`, value]));
+      new Map(
+        Object.entries(schemasOf(s.document)).map(([key, value]) => [`${name}#/components/schemas/${key}`, value]),
+      );
     entries.push(...compareMaps('schema', schemas(service), schemas(next), isDeepStrictEqual));
   }
   const entities = (model: StackModel) => new Map(model.entities.map((e) => [e.name, e]));

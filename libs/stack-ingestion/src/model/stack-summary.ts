@@ -24,16 +24,18 @@ export const summarizeStack = (model: StackModel, identity: StackIdentity) => ({
       sourceFile: service.sourceFile,
       servers: service.servers,
       operations: service.operations.map(({ id, method, path }) => ({ id, method, path })),
-      resources: service.resources.map(({ name, collectionPath, itemPath, idParameter, parent, pagination, entity, operations }) => ({
-        name,
-        collectionPath,
-        itemPath: itemPath ?? null,
-        idParameter: idParameter ?? null,
-        parent: parent ?? null,
-        pagination,
-        entity: entity ?? null,
-        operations,
-      })),
+      resources: service.resources.map(
+        ({ name, collectionPath, itemPath, idParameter, parent, pagination, entity, operations }) => ({
+          name,
+          collectionPath,
+          itemPath: itemPath ?? null,
+          idParameter: idParameter ?? null,
+          parent: parent ?? null,
+          pagination,
+          entity: entity ?? null,
+          operations,
+        }),
+      ),
       webhooks: service.webhooks,
       securitySchemes: service.securitySchemes,
       errorShapes: service.errorShapes,
@@ -55,5 +57,10 @@ export type StackSummary = ReturnType<typeof summarizeStack>;
 /** The error body of the CLI (`--json`) and the API: every problem, located. */
 export const summarizeErrors = (error: IngestionError): { code: string; errors: IngestionProblem[] } => ({
   code: error.code,
-  errors: error.problems.map((p) => ({ file: p.file, ...(p.line !== undefined ? { line: p.line } : {}), pointer: p.pointer, message: p.message })),
+  errors: error.problems.map((p) => ({
+    file: p.file,
+    ...(p.line !== undefined ? { line: p.line } : {}),
+    pointer: p.pointer,
+    message: p.message,
+  })),
 });

@@ -26,8 +26,13 @@ const contentOf = (document: unknown, content: unknown, pointer: string): Record
   return out;
 };
 
-const derivedIdOf = (method: string, path: string): string =>
-  `${method}_${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}` || method;
+const derivedIdOf = (method: string, path: string): string => {
+  const slug = path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
+  return slug ? `${method}_${slug}` : method;
+};
 
 const parametersOf = (document: unknown, raw: unknown, pointer: string): Map<string, ParameterModel> => {
   const out = new Map<string, ParameterModel>();
@@ -82,10 +87,17 @@ export const extractOperations = (document: Record<string, unknown>): OperationM
       if (operation.requestBody !== undefined) {
         const { value, pointer: bodyPointer } = dereference(document, operation.requestBody, `${pointer}/requestBody`);
         const body = asRecord(value);
-        requestBody = { required: body.required === true, content: contentOf(document, body.content, `${bodyPointer}/content`) };
+        requestBody = {
+          required: body.required === true,
+          content: contentOf(document, body.content, `${bodyPointer}/content`),
+        };
       }
       const responses: ResponseModel[] = Object.entries(asRecord(operation.responses)).map(([status, raw]) => {
-        const { value, pointer: responsePointer } = dereference(document, raw, appendPointer(pointer, 'responses', status));
+        const { value, pointer: responsePointer } = dereference(
+          document,
+          raw,
+          appendPointer(pointer, 'responses', status),
+        );
         return { status, content: contentOf(document, asRecord(value).content, `${responsePointer}/content`) };
       });
       operations.push({

@@ -1,9 +1,34 @@
 import { PaginationModel } from '../model/stack-model';
 
-const cursorNames = ['cursor', 'starting_after', 'after', 'page_token', 'pagetoken', 'next_token', 'nexttoken', 'marker', 'continuation_token', 'next_marker', 'next', 'token'];
+const cursorNames = [
+  'cursor',
+  'starting_after',
+  'after',
+  'page_token',
+  'pagetoken',
+  'next_token',
+  'nexttoken',
+  'marker',
+  'continuation_token',
+  'next_marker',
+  'next',
+  'token',
+];
 const offsetNames = ['offset', 'skip', '$skip', 'start', 'start_index'];
 const pageNames = ['page', 'page_number', 'pagenumber', 'page_index'];
-const limitNames = ['limit', 'per_page', 'page_size', 'pagesize', 'size', '$top', 'top', 'count', 'max_results', 'maxresults', 'max'];
+const limitNames = [
+  'limit',
+  'per_page',
+  'page_size',
+  'pagesize',
+  'size',
+  '$top',
+  'top',
+  'count',
+  'max_results',
+  'maxresults',
+  'max',
+];
 
 const pick = (byLowerName: Map<string, string>, candidates: string[]): string | undefined =>
   candidates.map((c) => byLowerName.get(c)).find((name) => name !== undefined);

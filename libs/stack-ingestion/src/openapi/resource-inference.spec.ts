@@ -16,7 +16,11 @@ const operation = (method: HttpMethod, path: string): OperationModel => ({
 });
 
 const infer = (...operations: OperationModel[]) =>
-  inferResources({ operations, paginationOf: () => ({ style: 'none', parameters: {} }), recordSchemaOf: () => undefined });
+  inferResources({
+    operations,
+    paginationOf: () => ({ style: 'none', parameters: {} }),
+    recordSchemaOf: () => undefined,
+  });
 
 describe(inferResources.name, () => {
   it('pairs a collection with its item path and assigns CRUD roles', () => {

@@ -26,7 +26,11 @@ const template = (path: string): string => path.replace(/\{[^{}]+\}/g, '{}');
  * (`/suppliers/{id}/contacts`) become child resources. RPC-style APIs (`/chat.postMessage`) yield none, which is
  * right: their operations are answered from the schema, not with CRUD semantics.
  */
-export const inferResources = ({ operations, paginationOf, recordSchemaOf }: ResourceInferenceInput): ResourceModel[] => {
+export const inferResources = ({
+  operations,
+  paginationOf,
+  recordSchemaOf,
+}: ResourceInferenceInput): ResourceModel[] => {
   // Box-style keys such as `/files/{id}#get_shared_link` are variants of a real path, not CRUD endpoints.
   const routable = operations.filter((operation) => !operation.path.includes('#'));
   const byPath = new Map<string, OperationModel[]>();

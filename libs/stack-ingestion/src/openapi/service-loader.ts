@@ -7,12 +7,7 @@ import { formatLocation, IngestionError } from '../ingestion.error';
 import { OperationModel, ServiceModel, SourceDialect, StackWarning } from '../model/stack-model';
 import { BundledDocument, originOf, ReferenceBundler } from '../references/reference-bundler';
 import { asRecord, dereference } from './internal-reference';
-import {
-  extractErrorShapes,
-  extractOperations,
-  extractSecuritySchemes,
-  extractWebhooks,
-} from './operation-extraction';
+import { extractErrorShapes, extractOperations, extractSecuritySchemes, extractWebhooks } from './operation-extraction';
 import { detectPagination } from './pagination-detection';
 import { inferResources } from './resource-inference';
 import { lintSchemas } from './schema-lint';
@@ -164,13 +159,16 @@ export const loadService = async (
   });
   const info = asRecord(document.info);
   const servers = Array.isArray(document.servers)
-    ? document.servers.map((server) => String(asRecord(server).url ?? '')).filter(Boolean)
+    ? document.servers
+        .map((server) => asRecord(server).url)
+        .filter((url): url is string => typeof url === 'string' && url !== '')
     : [];
   return {
     service: {
       name: source.name,
       title: typeof info.title === 'string' ? info.title : source.name,
-      apiVersion: typeof info.version === 'string' ? info.version : String(info.version ?? ''),
+      // YAML reads `version: 1.0` as a number; the spec means the string.
+      apiVersion: typeof info.version === 'string' || typeof info.version === 'number' ? String(info.version) : '',
       dialect,
       sourceFile: source.entry,
       servers,
@@ -186,4 +184,3 @@ export const loadService = async (
     referenceCount: bundled.referenceCount,
   };
 };
-

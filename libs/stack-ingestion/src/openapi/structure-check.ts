@@ -75,11 +75,17 @@ export const checkStructure = (document: Record<string, unknown>, dialect: Sourc
         if (operation.responses === undefined) {
           warn(operationPointer, 'operation declares no responses');
         } else if (!isObject(operation.responses)) {
-          error(appendPointer(operationPointer, 'responses'), `"responses" must be an object, found ${describe(operation.responses)}`);
+          error(
+            appendPointer(operationPointer, 'responses'),
+            `"responses" must be an object, found ${describe(operation.responses)}`,
+          );
         }
         if (operation.operationId !== undefined) {
           if (typeof operation.operationId !== 'string') {
-            error(appendPointer(operationPointer, 'operationId'), `"operationId" must be a string, found ${describe(operation.operationId)}`);
+            error(
+              appendPointer(operationPointer, 'operationId'),
+              `"operationId" must be a string, found ${describe(operation.operationId)}`,
+            );
           } else {
             const first = operationIds.get(operation.operationId);
             if (first !== undefined) {

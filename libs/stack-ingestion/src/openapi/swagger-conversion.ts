@@ -7,7 +7,10 @@ import { IngestionError } from '../ingestion.error';
  * already-bundled document, so it never resolves references or touches the network itself; `patch` lets it repair
  * the small defects real specs carry instead of refusing them (problems we can locate are warned about beforehand).
  */
-export const convertSwagger = async (file: string, document: Record<string, unknown>): Promise<Record<string, unknown>> => {
+export const convertSwagger = async (
+  file: string,
+  document: Record<string, unknown>,
+): Promise<Record<string, unknown>> => {
   try {
     // swagger2openapi mutates its input; the bundled document still serves to locate problems afterwards.
     const { openapi } = await convertObj(structuredClone(document), {

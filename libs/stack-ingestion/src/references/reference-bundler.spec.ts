@@ -8,7 +8,9 @@ import { originOf, ReferenceBundler } from './reference-bundler';
 const bundle = (files: Record<string, string>, entry = 'api.yaml', confined = true) => {
   const dir = writeBundle(files);
   const source = new DirectoryBundle(dir, confined);
-  return new ReferenceBundler(source, new SourceLocator(source), { schemaSection: 'components', confined }).bundle(entry);
+  return new ReferenceBundler(source, new SourceLocator(source), { schemaSection: 'components', confined }).bundle(
+    entry,
+  );
 };
 
 const problemsOf = (action: () => unknown) => {
@@ -63,7 +65,13 @@ components:
     // The cycle Pet → Owner → Pet stays a cycle of references instead of an infinite object.
     expect(document.components.schemas.Owner.properties.pets.items).toEqual({ $ref: '#/components/schemas/Pet' });
     expect(document.components.schemas.Local).toEqual({ $ref: '#/components/schemas/Other' });
-    expect(sut.files).toEqual(['api.yaml', 'parts/params.yaml', 'models/Limit.yaml', 'models/Pet.yaml', 'models/Owner.yaml']);
+    expect(sut.files).toEqual([
+      'api.yaml',
+      'parts/params.yaml',
+      'models/Limit.yaml',
+      'models/Pet.yaml',
+      'models/Owner.yaml',
+    ]);
   });
 
   it('renames a hoisted schema whose name is already taken', () => {
@@ -104,7 +112,8 @@ components:
 
   it('resolves a reference to a whole properties map', () => {
     const sut = bundle({
-      'api.yaml': "openapi: 3.0.0\npaths: {}\ncomponents:\n  schemas:\n    LB:\n      properties: { $ref: 'attrs.yaml#/ids' }\n",
+      'api.yaml':
+        "openapi: 3.0.0\npaths: {}\ncomponents:\n  schemas:\n    LB:\n      properties: { $ref: 'attrs.yaml#/ids' }\n",
       'attrs.yaml': 'ids:\n  droplet_ids: { type: array, items: { type: integer } }\n',
     });
     expect((sut.document as any).components.schemas.LB.properties).toEqual({
@@ -124,11 +133,23 @@ components:
   });
 
   it.each([
-    ['a remote reference', "$ref: 'https://example.com/pet.yaml'", 'remote $ref "https://example.com/pet.yaml" refused: ingestion never reads from the network'],
-    ['a protocol-relative reference', "$ref: '//example.com/pet.yaml'", 'remote $ref "//example.com/pet.yaml" refused: ingestion never reads from the network'],
+    [
+      'a remote reference',
+      "$ref: 'https://example.com/pet.yaml'",
+      'remote $ref "https://example.com/pet.yaml" refused: ingestion never reads from the network',
+    ],
+    [
+      'a protocol-relative reference',
+      "$ref: '//example.com/pet.yaml'",
+      'remote $ref "//example.com/pet.yaml" refused: ingestion never reads from the network',
+    ],
     ['a path outside the bundle', "$ref: '../../etc/passwd'", '$ref "../../etc/passwd" points outside the bundle'],
     ['a missing file', "$ref: 'missing.yaml'", '$ref target file "missing.yaml" does not exist in the bundle'],
-    ['a missing pointer', "$ref: '#/components/schemas/Nope'", '$ref "#/components/schemas/Nope" does not resolve: "/components/schemas/Nope" is not in api.yaml'],
+    [
+      'a missing pointer',
+      "$ref: '#/components/schemas/Nope'",
+      '$ref "#/components/schemas/Nope" does not resolve: "/components/schemas/Nope" is not in api.yaml',
+    ],
   ])('refuses %s with its file, line and pointer', (_name, reference, message) => {
     const problems = problemsOf(() =>
       bundle({ 'api.yaml': `openapi: 3.0.0\npaths: {}\ncomponents:\n  schemas:\n    Pet:\n      ${reference}\n` }),
@@ -142,7 +163,10 @@ components:
       'common/Error.yaml': 'type: object\n',
     });
     const source = new DirectoryBundle(`${dir}/spec`, false);
-    const sut = new ReferenceBundler(source, new SourceLocator(source), { schemaSection: 'components', confined: false });
+    const sut = new ReferenceBundler(source, new SourceLocator(source), {
+      schemaSection: 'components',
+      confined: false,
+    });
     expect((sut.bundle('api.yaml').document as any).components.schemas.Error).toEqual({ type: 'object' });
   });
 

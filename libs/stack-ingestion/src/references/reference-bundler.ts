@@ -128,7 +128,13 @@ export class ReferenceBundler {
     }
   }
 
-  private walk(value: unknown, file: string, pointer: string, mode: ValueContext, parentKey: string | undefined): unknown {
+  private walk(
+    value: unknown,
+    file: string,
+    pointer: string,
+    mode: ValueContext,
+    parentKey: string | undefined,
+  ): unknown {
     if (value === null || typeof value !== 'object') {
       return value;
     }
@@ -204,7 +210,13 @@ export class ReferenceBundler {
     const siblings: Record<string, unknown> = {};
     for (const key of Object.keys(record)) {
       if (key !== '$ref') {
-        siblings[key] = this.walk(record[key], file, appendPointer(pointer, key), childContext(mode, key, parentKey), key);
+        siblings[key] = this.walk(
+          record[key],
+          file,
+          appendPointer(pointer, key),
+          childContext(mode, key, parentKey),
+          key,
+        );
       }
     }
     let out: Record<string, unknown>;
