@@ -47,8 +47,7 @@ describe('POST /v1/stacks', () => {
     database = await createTestDatabase();
     dataSource = createDataSource(database.url);
     await dataSource.initialize();
-    app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource);
-    app.useLogger(false);
+    app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
     await app.init();
   });
 

@@ -1,4 +1,4 @@
-import { INestApplication, Logger } from '@nestjs/common';
+import { INestApplication, Logger, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import * as express from 'express';
 import { DataSource } from 'typeorm';
@@ -9,10 +9,14 @@ import { bundleLimits } from '@libs/stack-ingestion';
 import { ApiModule } from './api.module';
 
 /** Builds the HTTP app; shared by main.ts and the e2e tests so both serve exactly the same thing. */
-export const createApiApp = async (config: MirrorConfig, dataSource: DataSource): Promise<INestApplication> => {
+export const createApiApp = async (
+  config: MirrorConfig,
+  dataSource: DataSource,
+  logger: LoggerService | false = new Logger(),
+): Promise<INestApplication> => {
   const app = await NestFactory.create(ApiModule.forRoot(config, dataSource), {
     bodyParser: false,
-    logger: new Logger(),
+    logger,
   });
   // Bundles arrive as raw bytes of any type; the ingester decides what they are. Over the limit is a 413.
   app.use('/v1/stacks', express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes }));
