@@ -1,4 +1,5 @@
 export * from './ingestion.error';
+export { appendPointer, escapePointerSegment, getAtPointer, parsePointer } from './documents/json-pointer';
 export * from './ingest-stack';
 export * from './model/stack-model';
 export * from './model/stack-diff';

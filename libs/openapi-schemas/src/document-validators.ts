@@ -1,0 +1,66 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+
+import { ConversionOptions, conversionFor, convertSchema, documentSchemaId, toJsonSchemaDocument } from './json-schema-conversion';
+
+export type Dialect = 'openapi-3.0' | 'openapi-3.1' | 'swagger-2.0';
+
+/** Formats OpenAPI adds to JSON Schema, with the checks a real server would apply. */
+const openApiFormats: Record<string, (value: string | number) => boolean> = {
+  int32: (value) => Number.isInteger(value) && Number(value) >= -(2 ** 31) && Number(value) < 2 ** 31,
+  int64: (value) => Number.isInteger(value),
+  float: (value) => typeof value === 'number',
+  double: (value) => typeof value === 'number',
+  byte: (value) => typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value),
+  binary: () => true,
+  password: () => true,
+};
+
+/**
+ * ajv validators for any schema of one service document, addressed by JSON pointer, compiled on first use and
+ * cached: a 659-operation spec pays only for the operations that are called.
+ */
+export class DocumentValidators {
+  private readonly ajv: Ajv;
+  private readonly cache = new Map<string, ValidateFunction>();
+  private readonly bySchema = new WeakMap<object, ValidateFunction>();
+  private readonly conversion: ConversionOptions;
+
+  constructor(document: Record<string, unknown>, dialect: Dialect) {
+    // unicodeRegExp off: vendor patterns such as `^[a-z\-\:]+$` are valid ECMAScript but not under the u flag.
+    const options = { strict: false, allErrors: false, logger: false as const, validateFormats: true, unicodeRegExp: false };
+    this.ajv = dialect === 'openapi-3.1' ? new Ajv2020(options) : new Ajv(options);
+    addFormats(this.ajv);
+    for (const [name, validate] of Object.entries(openApiFormats)) {
+      const type = ['int32', 'int64', 'float', 'double'].includes(name) ? 'number' : 'string';
+      this.ajv.addFormat(name, { type, validate } as never);
+    }
+    this.conversion = conversionFor(dialect);
+    this.ajv.addSchema(toJsonSchemaDocument(document, this.conversion));
+  }
+
+  /** The validator for the schema at `pointer` (e.g. `/components/schemas/Pet`). */
+  validator(pointer: string): ValidateFunction {
+    let validate = this.cache.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `${documentSchemaId}#${encodeFragment(pointer)}` });
+      this.cache.set(pointer, validate);
+    }
+    return validate;
+  }
+
+  /** The validator for a schema object taken from this document (its references resolve against the document). */
+  validatorForSchema(schema: object): ValidateFunction {
+    let validate = this.bySchema.get(schema);
+    if (!validate) {
+      validate = this.ajv.compile(convertSchema(schema, this.conversion) as object);
+      this.bySchema.set(schema, validate);
+    }
+    return validate;
+  }
+}
+
+/** JSON pointers may hold characters a URI fragment may not (`{`, space, `%`): encode those and only those. */
+const encodeFragment = (pointer: string): string =>
+  pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (char) => encodeURIComponent(char));

@@ -1,0 +1,4 @@
+export * from './document-validators';
+export * from './json-schema-conversion';
+export * from './schema-resolution';
+export * from './resource-shapes';

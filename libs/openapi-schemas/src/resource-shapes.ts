@@ -1,0 +1,132 @@
+import type { OperationModel, ResourceModel, ServiceModel } from '@libs/stack-ingestion';
+
+import { flattenSchema, resolveSchema, Schema, schemaTypes } from './schema-resolution';
+
+/**
+ * How one inferred resource looks on the wire: the schema of a record, the field that identifies it, the field that
+ * links it to its parent, and the envelopes its responses and list pages use (`{ "droplet": {…} }`,
+ * `{ "data": […], "next_cursor": … }`). World synthesis and the twin both read records through this.
+ */
+export interface ResourceShape {
+  /** `service/resource`, the key of the resource's table in a world. */
+  key: string;
+  service: string;
+  resource: ResourceModel;
+  record: Schema;
+  idField: string;
+  idKind: 'integer' | 'uuid' | 'string';
+  /** The record field holding the parent's id, when the schema has one. */
+  parentField?: string;
+  /** Property of a single-record response that wraps the record. */
+  itemEnvelope?: string;
+  /** Property of a list response that holds the page of records (undefined: the body is the array). */
+  listField?: string;
+  /** Success response schema of the list operation, for the envelope's other fields. */
+  listSchema?: Schema;
+}
+
+const canonical = (name: string): string => {
+  const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return flat.endsWith('ies') ? `${flat.slice(0, -3)}y` : flat.replace(/(ses|xes)$/, (m) => m.slice(0, 1)).replace(/s$/, '');
+};
+
+const successSchema = (document: unknown, operation: OperationModel | undefined): Schema | undefined => {
+  const response = operation?.responses.find((r) => /^2\d\d$/.test(r.status));
+  const pointer = response ? Object.entries(response.content).find(([type, p]) => p && /json/i.test(type))?.[1] : undefined;
+  if (!pointer) {
+    return undefined;
+  }
+  return resolveSchema(document, { $ref: `#${pointer}` });
+};
+
+const isObjectSchema = (document: unknown, schema: unknown): boolean => {
+  const flat = flattenSchema(document, schema);
+  return schemaTypes(flat).includes('object') || flat.properties !== undefined;
+};
+
+/** `{ droplet: Droplet, links: … }` → `droplet`; a schema that is the record itself → undefined. */
+const envelopeOf = (document: unknown, schema: Schema, resourceName: string): string | undefined => {
+  const flat = flattenSchema(document, schema);
+  const properties = Object.entries((flat.properties ?? {}) as Record<string, unknown>);
+  const objects = properties.filter(([, value]) => isObjectSchema(document, value) && !Array.isArray(flattenSchema(document, value).items));
+  const named = objects.find(([key]) => canonical(key) === canonical(resourceName));
+  if (named) {
+    return named[0];
+  }
+  const others = properties.filter(([key]) => !/^(links|_links|meta|metadata|_meta)$/i.test(key));
+  return others.length === 1 && objects.length === 1 && objects[0][0] === others[0][0] ? others[0][0] : undefined;
+};
+
+const arrayFieldOf = (document: unknown, schema: Schema, resourceName: string): string | undefined => {
+  const flat = flattenSchema(document, schema);
+  const arrays = Object.entries((flat.properties ?? {}) as Record<string, unknown>).filter(([, value]) =>
+    schemaTypes(flattenSchema(document, value)).includes('array'),
+  );
+  return (
+    arrays.find(([key]) => canonical(key) === canonical(resourceName))?.[0] ??
+    arrays.find(([key]) => /^(data|items|results|entries|records|values|list|content|elements)$/i.test(key))?.[0] ??
+    arrays[0]?.[0]
+  );
+};
+
+const idKindOf = (schema: unknown, document: unknown): ResourceShape['idKind'] => {
+  const flat = flattenSchema(document, schema);
+  if (schemaTypes(flat).includes('integer') || schemaTypes(flat).includes('number')) {
+    return 'integer';
+  }
+  return flat.format === 'uuid' ? 'uuid' : 'string';
+};
+
+export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
+  const document = service.document;
+  const operation = (id: string | undefined): OperationModel | undefined =>
+    id ? service.operations.find((o) => o.id === id) : undefined;
+  const byName = new Map(service.resources.map((r) => [r.name, r]));
+  return service.resources.map((resource) => {
+    const leaf = resource.name.split('.').pop() ?? resource.name;
+    const single = successSchema(document, operation(resource.operations.get) ?? operation(resource.operations.create) ?? operation(resource.operations.replace));
+    const listSchema = successSchema(document, operation(resource.operations.list));
+    const itemEnvelope = single ? envelopeOf(document, single, leaf) : undefined;
+    let record: Schema | undefined;
+    if (single) {
+      const flat = flattenSchema(document, single);
+      record = flattenSchema(document, itemEnvelope ? (flat.properties as Record<string, unknown>)[itemEnvelope] : single);
+    }
+    let listField: string | undefined;
+    if (listSchema) {
+      const flatList = flattenSchema(document, listSchema);
+      listField = schemaTypes(flatList).includes('array') ? undefined : arrayFieldOf(document, flatList, leaf);
+      if (!record) {
+        const arraySchema = listField ? flattenSchema(document, (flatList.properties as Record<string, unknown>)[listField]) : flatList;
+        record = flattenSchema(document, arraySchema.items ?? {});
+      }
+    }
+    // A resource whose responses are not objects (a bare string, a file) still gets records: just an id.
+    if (!record || !(schemaTypes(record).includes('object') || record.properties)) {
+      record = { type: 'object', properties: { id: { type: 'string' } } };
+    }
+    const properties = Object.keys((record.properties ?? {}) as Record<string, unknown>);
+    const findField = (...candidates: (string | undefined)[]): string | undefined =>
+      candidates
+        .filter((c): c is string => c !== undefined)
+        .map((c) => properties.find((p) => p.toLowerCase().replace(/_/g, '') === c.toLowerCase().replace(/_/g, '')))
+        .find((p) => p !== undefined);
+    const idField = findField(resource.idParameter, 'id', 'uuid', 'sid', 'key', `${canonical(leaf)}_id`, `${canonical(leaf)}Id`) ?? 'id';
+    const parent = resource.parent ? byName.get(resource.parent) : undefined;
+    const parentLeaf = parent ? (parent.name.split('.').pop() ?? parent.name) : undefined;
+    const parentParameter = parent && resource.collectionPath.match(/\{([^}]+)\}(?!.*\{)/)?.[1];
+    const parentField = parent ? findField(parentParameter, `${canonical(parentLeaf ?? '')}_id`, `${canonical(parentLeaf ?? '')}Id`, `${canonical(parentLeaf ?? '')}_sid`) : undefined;
+    return {
+      key: `${service.name}/${resource.name}`,
+      service: service.name,
+      resource,
+      record,
+      idField,
+      idKind: idKindOf((record.properties as Record<string, unknown> | undefined)?.[idField] ?? { type: 'string' }, document),
+      ...(parentField && parentField !== idField ? { parentField } : {}),
+      ...(itemEnvelope ? { itemEnvelope } : {}),
+      ...(listField ? { listField } : {}),
+      ...(listSchema ? { listSchema } : {}),
+    };
+  });
+};

@@ -1,0 +1,4 @@
+export * from './seeded-random';
+export * from './value-synthesizer';
+export * from './world';
+export * from './world-builder';

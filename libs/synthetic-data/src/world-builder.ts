@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+
+import { base, en, Faker } from '@faker-js/faker';
+
+import { DocumentValidators, ResourceShape, resourceShapes, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
+import type { RelationModel, StackModel } from '@libs/stack-ingestion';
+
+import { hashSeed } from './seeded-random';
+import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
+import { World, WorldRecord, WorldSizes, WorldTable } from './world';
+
+export const worldKey = (stackVersion: string, seed: number, sizes: WorldSizes): string =>
+  createHash('sha256').update(JSON.stringify([stackVersion, seed, sizes])).digest('hex').slice(0, 32);
+
+const canonical = (name: string): string => {
+  const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return flat.endsWith('ies') ? `${flat.slice(0, -3)}y` : flat.replace(/s$/, '');
+};
+
+interface MutableTable {
+  shape: ResourceShape;
+  ids: string[];
+  records: Map<string, WorldRecord>;
+  parentOf: Map<string, string>;
+  childrenOf: Map<string, string[]>;
+}
+
+/** Parents before children, so a child can name a parent that already exists. */
+const byDepth = (shapes: ResourceShape[]): ResourceShape[] => {
+  const depth = (shape: ResourceShape): number => shape.resource.name.split('.').length;
+  return [...shapes].sort((a, b) => depth(a) - depth(b));
+};
+
+const makeId = (synthesizer: ValueSynthesizer, shape: ResourceShape, index: number, record: WorldRecord): string | number => {
+  if (shape.idKind === 'integer') {
+    return index + 1;
+  }
+  if (shape.idKind === 'uuid') {
+    return synthesizer.faker.string.uuid();
+  }
+  const fromSchema = record[shape.idField];
+  const idSchema = flattenSchema({}, (shape.record.properties as Record<string, unknown> | undefined)?.[shape.idField] ?? {});
+  if (typeof fromSchema === 'string' && (idSchema.pattern !== undefined || idSchema.format !== undefined)) {
+    return fromSchema;
+  }
+  const leaf = canonical(shape.resource.name.split('.').pop() ?? 'rec');
+  return `${leaf.slice(0, 3)}_${synthesizer.faker.string.alphanumeric({ length: 12, casing: 'lower' })}`;
+};
+
+/** Fields that point at another resource: declared relations first, then `<resource>_id` names. */
+const foreignKeys = (shape: ResourceShape, tables: Map<string, MutableTable>, relations: RelationModel[], entityResources: Map<string, string[]>): Map<string, string> => {
+  const keys = new Map<string, string>();
+  const properties = Object.keys((shape.record.properties ?? {}) as Record<string, unknown>);
+  const sameService = [...tables.values()].filter((t) => t.shape.service === shape.service && t.shape.key !== shape.key);
+  for (const relation of relations) {
+    if (relation.from.entity !== shape.resource.entity || relation.from.fields.length !== 1) {
+      continue;
+    }
+    const field = properties.find((p) => p === relation.from.fields[0]);
+    const target = (entityResources.get(relation.to.entity) ?? []).map((key) => tables.get(key)).find((t) => t && t.shape.service === shape.service);
+    if (field && target && field !== shape.idField) {
+      keys.set(field, target.shape.key);
+    }
+  }
+  for (const property of properties) {
+    const match = /^(.+?)_?(id|Id|ID|sid|Sid)$/.exec(property);
+    if (!match || property === shape.idField || property === shape.parentField || keys.has(property)) {
+      continue;
+    }
+    const target = sameService.find((t) => canonical(t.shape.resource.name.split('.').pop() ?? '') === canonical(match[1]));
+    if (target) {
+      keys.set(property, target.shape.key);
+    }
+  }
+  return keys;
+};
+
+const compatible = (document: unknown, schema: unknown, id: string, record: WorldRecord | undefined, idField: string): unknown => {
+  const types = schemaTypes(flattenSchema(document, schema));
+  const raw = record?.[idField];
+  if (types.includes('integer') || types.includes('number')) {
+    return typeof raw === 'number' ? raw : undefined;
+  }
+  return types.length === 0 || types.includes('string') ? (typeof raw === 'string' ? raw : id) : undefined;
+};
+
+/**
+ * Builds the world of a stack: for every inferred resource, records synthesized from its record schema with a faker
+ * reseeded per record (so one record does not depend on how many others exist), server-style ids, children under
+ * every parent, and foreign keys that point at records that exist.
+ */
+export const buildWorld = (model: StackModel, stackVersion: string, seed: number, sizes: WorldSizes): World => {
+  const faker = new Faker({ locale: [en, base] });
+  const tables = new Map<string, MutableTable>();
+  const entityResources = new Map<string, string[]>();
+  for (const entity of model.entities) {
+    entityResources.set(entity.name, entity.resources.map((qualified) => qualified.replace('.', '/')));
+  }
+  let recordCount = 0;
+  for (const service of model.services) {
+    const validators = new DocumentValidators(service.document, service.dialect);
+    const synthesizer = new ValueSynthesizer(service.document, faker, {
+      ...defaultSynthesisOptions,
+      direction: 'response',
+      isValid: (schema, value) => {
+        try {
+          return validators.validatorForSchema(schema)(value) as boolean;
+        } catch {
+          // A schema ajv cannot compile cannot be checked; the candidate stands.
+          return true;
+        }
+      },
+    });
+    for (const shape of byDepth(resourceShapes(service))) {
+      const table: MutableTable = { shape, ids: [], records: new Map(), parentOf: new Map(), childrenOf: new Map() };
+      tables.set(shape.key, table);
+      const parentTable = shape.resource.parent ? tables.get(`${service.name}/${shape.resource.parent}`) : undefined;
+      const parents = parentTable ? parentTable.ids : [undefined];
+      const perParent = parentTable ? sizes.childrenPerParent : (sizes.overrides?.[shape.key] ?? sizes.recordsPerResource);
+      let index = 0;
+      for (const parentId of parents) {
+        for (let n = 0; n < perParent; n++, index++) {
+          faker.seed(hashSeed(seed, shape.key, index));
+          const record = synthesizer.value(shape.record) as WorldRecord;
+          let id = makeId(synthesizer, shape, index, record);
+          while (table.records.has(String(id))) {
+            id = `${String(id)}_${index}`;
+          }
+          record[shape.idField] = id;
+          if (parentId !== undefined && parentTable) {
+            if (shape.parentField) {
+              record[shape.parentField] = parentTable.records.get(parentId)?.[parentTable.shape.idField] ?? parentId;
+            }
+            table.parentOf.set(String(id), parentId);
+            const siblings = table.childrenOf.get(parentId) ?? [];
+            siblings.push(String(id));
+            table.childrenOf.set(parentId, siblings);
+          }
+          table.ids.push(String(id));
+          table.records.set(String(id), record);
+        }
+      }
+      recordCount += table.ids.length;
+    }
+    for (const table of [...tables.values()].filter((t) => t.shape.service === service.name)) {
+      const keys = foreignKeys(table.shape, tables, model.relations, entityResources);
+      for (const [field, targetKey] of keys) {
+        const target = tables.get(targetKey);
+        if (!target || target.ids.length === 0) {
+          continue;
+        }
+        const fieldSchema = (table.shape.record.properties as Record<string, unknown>)[field];
+        table.ids.forEach((id, index) => {
+          const record = table.records.get(id) as WorldRecord;
+          if (record[field] === undefined && !(table.shape.record.required as string[] | undefined)?.includes(field)) {
+            return;
+          }
+          faker.seed(hashSeed(seed, table.shape.key, index, field));
+          const targetId = faker.helpers.arrayElement(target.ids);
+          const value = compatible(service.document, fieldSchema, targetId, target.records.get(targetId), target.shape.idField);
+          if (value !== undefined) {
+            record[field] = value;
+          }
+        });
+      }
+    }
+  }
+  return {
+    key: worldKey(stackVersion, seed, sizes),
+    stackVersion,
+    seed,
+    sizes,
+    tables: tables as Map<string, WorldTable>,
+    recordCount,
+  };
+};
