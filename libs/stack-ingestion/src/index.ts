@@ -1,5 +1,6 @@
 export * from './ingestion.error';
 export { appendPointer, escapePointerSegment, getAtPointer, parsePointer } from './documents/json-pointer';
+export { dereference } from './openapi/internal-reference';
 export * from './ingest-stack';
 export * from './model/stack-model';
 export * from './model/stack-diff';

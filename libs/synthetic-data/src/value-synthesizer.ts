@@ -242,8 +242,11 @@ export class ValueSynthesizer {
     let value: string | undefined;
     if (typeof schema.pattern === 'string') {
       // A value that reads right (an ISO currency code) beats a random string, when it also fits the pattern.
-      const natural = stringForField(this.faker, name, { maxLength });
-      value = natural !== undefined && matches(schema.pattern, natural) ? natural : this.fromPattern(schema.pattern, minLength, maxLength);
+      const pattern = schema.pattern;
+      const natural = [maxLength, 2, 3]
+        .map((limit) => stringForField(this.faker, name, { maxLength: limit }))
+        .find((candidate) => candidate !== undefined && matches(pattern, candidate));
+      value = natural ?? this.fromPattern(pattern, minLength, maxLength);
     }
     value ??= format ? this.formatted(format, name) : undefined;
     value ??= stringForField(this.faker, name, { maxLength });

@@ -1,0 +1,279 @@
+import { DocumentValidators, flattenSchema, ResourceShape, Schema } from '@libs/openapi-schemas';
+import { hashSeed, seededRandom, WorldRecord } from '@libs/synthetic-data';
+
+import { EpisodeEvent } from './episode-events';
+import { EpisodeState } from './episode-state';
+import { ListEnvelope } from './list-envelope';
+import { OperationPlan } from './operation-plan';
+import { Page, paginate, PaginationError } from './pagination';
+import { ValidRequest } from './request-validation';
+import { ResponseFactory } from './response-factory';
+import { emptyResponse, jsonResponse, TwinResponse } from './twin-http';
+
+export interface CrudContext {
+  plan: OperationPlan & { shape: ResourceShape };
+  state: EpisodeState;
+  request: ValidRequest;
+  document: unknown;
+  validators: DocumentValidators;
+  responses: ResponseFactory;
+  listEnvelope: (plan: OperationPlan) => ListEnvelope;
+  /** The episode's simulated clock, ISO 8601. */
+  now: string;
+  seed: number;
+  /** The request URL without its query, for `Link` headers and `next` URLs. */
+  url: string;
+  rawQuery: URLSearchParams;
+}
+
+export interface Outcome {
+  response: TwinResponse;
+  events: EpisodeEvent[];
+}
+
+const isCreated = /^(created|creation|inserted)(_?(at|on|date|time))?$|^date_?created$|^createdAt$|^dateCreated$/i;
+const isUpdated = /^(updated|modified|last_?modified|changed)(_?(at|on|date|time))?$|^date_?updated$|^updatedAt$|^dateUpdated$/i;
+
+const notFound = (context: CrudContext, what: string): Outcome => ({
+  response: context.responses.error(context.plan, 404, 'not_found', what),
+  events: [],
+});
+
+/** `/suppliers/{supplierId}/contacts`: the parent id comes from the last path parameter before the collection. */
+const parentIdOf = (context: CrudContext): string | undefined => {
+  const parameter = context.plan.shape.resource.collectionPath.match(/\{([^}]+)\}(?!.*\{)/)?.[1];
+  const value = parameter ? context.request.path[parameter] : undefined;
+  return value === undefined ? undefined : String(value);
+};
+
+const checkParent = (context: CrudContext): Outcome | string | undefined => {
+  const parentShape = context.plan.parentShape;
+  if (!parentShape) {
+    return undefined;
+  }
+  const parentId = parentIdOf(context);
+  if (parentId === undefined || !context.state.get(parentShape.key, parentId)) {
+    return notFound(context, `no ${parentShape.resource.name} with id ${parentId ?? '?'}`);
+  }
+  return parentId;
+};
+
+const wrap = (context: CrudContext, record: WorldRecord): unknown => {
+  const envelope = context.plan.shape.itemEnvelope;
+  if (!envelope || !context.plan.successSchemaPointer) {
+    return record;
+  }
+  const template = context.responses.synthesize(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>;
+  return { ...template, [envelope]: record };
+};
+
+const success = (context: CrudContext, body: unknown): TwinResponse =>
+  context.plan.successStatus === 204 || !context.plan.successSchemaPointer
+    ? emptyResponse(context.plan.successStatus)
+    : jsonResponse(context.plan.successStatus, body, { 'content-type': context.plan.successMediaType ?? 'application/json' });
+
+/** Query parameters that name record fields filter the listing (`?status=active`). */
+const filtersOf = (context: CrudContext): [string, unknown][] => {
+  const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
+  const paging = new Set(Object.values(context.plan.shape.resource.pagination.parameters));
+  return Object.entries(context.request.query).filter(([name]) => name in properties && !paging.has(name));
+};
+
+const matches = (record: WorldRecord, filters: [string, unknown][]): boolean =>
+  filters.every(([field, wanted]) => {
+    const actual = record[field];
+    const wants = Array.isArray(wanted) ? wanted.map(String) : [String(wanted)];
+    return Array.isArray(actual) ? actual.some((value) => wants.includes(String(value))) : wants.includes(String(actual));
+  });
+
+const nextUrl = (context: CrudContext, page: Page): string | undefined => {
+  if (!page.hasMore) {
+    return undefined;
+  }
+  const query = new URLSearchParams(context.rawQuery);
+  const parameters = context.plan.shape.resource.pagination.parameters;
+  switch (context.plan.shape.resource.pagination.style) {
+    case 'cursor':
+      query.set(parameters.cursor, page.nextCursor ?? '');
+      break;
+    case 'offset':
+      query.set(parameters.offset, String(page.offset + page.limit));
+      break;
+    default:
+      query.set(parameters.page ?? 'page', String(page.nextPage ?? 2));
+  }
+  return `${context.url}?${query.toString()}`;
+};
+
+export const listRecords = (context: CrudContext): Outcome => {
+  const parent = checkParent(context);
+  if (parent !== undefined && typeof parent !== 'string') {
+    return parent;
+  }
+  const { shape } = context.plan;
+  const filters = filtersOf(context);
+  let ids = context.state.ids(shape.key, parent);
+  if (filters.length > 0) {
+    ids = ids.filter((id) => matches(context.state.get(shape.key, id) as WorldRecord, filters));
+  }
+  let page: Page;
+  try {
+    page = paginate(ids, shape.resource.pagination, context.request.query, defaultPageSize(context));
+  } catch (error) {
+    if (error instanceof PaginationError) {
+      return { response: context.responses.error(context.plan, 400, 'invalid_cursor', error.message), events: [] };
+    }
+    throw error;
+  }
+  const records = page.ids.map((id) => context.state.get(shape.key, id));
+  const next = nextUrl(context, page);
+  const headers: Record<string, string> = next && shape.resource.pagination.style === 'link-header' ? { link: `<${next}>; rel="next"` } : {};
+  if (!shape.listField || !context.plan.successSchemaPointer) {
+    return { response: { ...success(context, records), headers: { ...success(context, records).headers, ...headers } }, events: [] };
+  }
+  const body = context.responses.synthesize(context.plan.successSchemaPointer, 'list') as Record<string, unknown>;
+  body[shape.listField] = records;
+  for (const setter of context.listEnvelope(context.plan).setters) {
+    setter(body, page, { next });
+  }
+  const response = success(context, body);
+  return { response: { ...response, headers: { ...response.headers, ...headers } }, events: [] };
+};
+
+const defaultPageSize = (context: CrudContext): number => {
+  const limit = context.plan.parameters.find((p) => p.name === context.plan.shape.resource.pagination.parameters.limit);
+  const schema = limit?.schema ? flattenSchema(context.document, limit.schema) : {};
+  return typeof schema.default === 'number' && schema.default > 0 ? schema.default : 20;
+};
+
+const findRecord = (context: CrudContext): { id: string; record: WorldRecord } | Outcome => {
+  const parent = checkParent(context);
+  if (parent !== undefined && typeof parent !== 'string') {
+    return parent;
+  }
+  const { shape } = context.plan;
+  const raw = shape.resource.idParameter ? context.request.path[shape.resource.idParameter] : undefined;
+  const id = raw === undefined ? '' : String(raw);
+  const record = context.state.get(shape.key, id);
+  if (!record || (parent !== undefined && context.state.parentOf(shape.key, id) !== parent)) {
+    return notFound(context, `no ${shape.resource.name} with id ${id}`);
+  }
+  return { id, record };
+};
+
+export const getRecord = (context: CrudContext): Outcome => {
+  const found = findRecord(context);
+  return 'response' in found ? found : { response: success(context, wrap(context, found.record)), events: [] };
+};
+
+/** A body field is taken into the record only when it is valid where the record keeps it (requests and records differ). */
+const acceptedFields = (context: CrudContext, body: unknown): Record<string, unknown> => {
+  const { shape } = context.plan;
+  let fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const envelope = shape.itemEnvelope;
+  if (envelope && Object.keys(fields).length === 1 && fields[envelope] && typeof fields[envelope] === 'object') {
+    fields = fields[envelope] as Record<string, unknown>;
+  }
+  const properties = (shape.record.properties ?? {}) as Record<string, Schema>;
+  const accepted: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (name === shape.idField || !(name in properties)) {
+      continue;
+    }
+    try {
+      if (context.validators.validatorForSchema(properties[name])(value)) {
+        accepted[name] = value;
+      }
+    } catch {
+      // A property schema ajv cannot compile is never written from a request.
+    }
+  }
+  return accepted;
+};
+
+const stamp = (context: CrudContext, record: WorldRecord, created: boolean): void => {
+  const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(properties)) {
+    if (!(created ? isCreated.test(name) || isUpdated.test(name) : isUpdated.test(name))) {
+      continue;
+    }
+    const property = flattenSchema(context.document, properties[name]);
+    if (property.format === 'date-time' || (property.format === undefined && typeof record[name] === 'string' && /T\d\d:/.test(String(record[name])))) {
+      record[name] = context.now;
+    } else if (property.format === 'date') {
+      record[name] = context.now.slice(0, 10);
+    }
+  }
+};
+
+const seededUuid = (seed: number): string => {
+  const random = seededRandom(seed);
+  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
+  hex[12] = '4';
+  hex[16] = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+
+export const createRecord = (context: CrudContext): Outcome => {
+  const parent = checkParent(context);
+  if (parent !== undefined && typeof parent !== 'string') {
+    return parent;
+  }
+  const { shape } = context.plan;
+  const counter = context.state.nextCounter(shape.key);
+  const seed = hashSeed(context.seed, shape.key, 'created', counter);
+  const record = { ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord), ...acceptedFields(context, context.request.body) };
+  const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
+  let id: string | number;
+  switch (shape.idKind) {
+    case 'integer':
+      id = worldSize + counter;
+      break;
+    case 'uuid':
+      id = seededUuid(seed);
+      break;
+    default: {
+      const existing = record[shape.idField];
+      const idSchema = flattenSchema(context.document, (shape.record.properties as Record<string, unknown> | undefined)?.[shape.idField] ?? {});
+      id = typeof existing === 'string' && (idSchema.pattern || idSchema.format) ? existing : `${shape.resource.name.split('.').pop()?.slice(0, 3).toLowerCase()}_new${counter}`;
+    }
+  }
+  while (context.state.get(shape.key, String(id))) {
+    id = typeof id === 'number' ? id + 1 : `${id}_${counter}`;
+  }
+  record[shape.idField] = id;
+  if (parent !== undefined && shape.parentField && context.plan.parentShape) {
+    record[shape.parentField] = context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
+  }
+  stamp(context, record, true);
+  return {
+    response: success(context, wrap(context, record)),
+    events: [{ type: 'record.created', table: shape.key, id: String(id), ...(parent !== undefined ? { parentId: parent } : {}), record }],
+  };
+};
+
+export const changeRecord = (context: CrudContext, kind: 'record.replaced' | 'record.updated'): Outcome => {
+  const found = findRecord(context);
+  if ('response' in found) {
+    return found;
+  }
+  const record: WorldRecord = { ...found.record, ...acceptedFields(context, context.request.body) };
+  stamp(context, record, false);
+  return {
+    response: success(context, wrap(context, record)),
+    events: [{ type: kind, table: context.plan.shape.key, id: found.id, record }],
+  };
+};
+
+export const deleteRecord = (context: CrudContext): Outcome => {
+  const found = findRecord(context);
+  if ('response' in found) {
+    return found;
+  }
+  const body = context.plan.successSchemaPointer ? context.responses.synthesize(context.plan.successSchemaPointer, 'deleted') : undefined;
+  return {
+    response: success(context, body),
+    events: [{ type: 'record.deleted', table: context.plan.shape.key, id: found.id }],
+  };
+};

@@ -1,0 +1,59 @@
+import type { WorldRecord } from '@libs/synthetic-data';
+
+/** What an episode's event log holds. Record events carry the whole resulting record, so replay needs no logic. */
+export type EpisodeEvent =
+  | { type: 'record.created'; table: string; id: string; parentId?: string; record: WorldRecord }
+  | { type: 'record.replaced' | 'record.updated'; table: string; id: string; record: WorldRecord }
+  | { type: 'record.deleted'; table: string; id: string }
+  | { type: 'operation.called'; service: string; operationId: string; status: number };
+
+export interface LoggedEvent {
+  seq: number;
+  /** The episode's simulated clock when the event happened (ISO 8601). */
+  at: string;
+  /** The operation that caused it, for audit and graders. */
+  operationId: string;
+  event: EpisodeEvent;
+}
+
+/**
+ * Where episodes and their events are kept: PostgreSQL in production (libs/persistence implements this port).
+ * `append` must be durable when it resolves: the twin answers only after it.
+ */
+export abstract class EpisodeStore {
+  abstract createEpisode(episode: EpisodeDescriptor): Promise<void>;
+  abstract findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined>;
+  abstract append(episodeId: string, events: LoggedEvent[]): Promise<void>;
+  abstract events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]>;
+  /** Drops the episode's events (reset); the episode itself stays. */
+  abstract truncate(episodeId: string): Promise<void>;
+}
+
+export interface EpisodeDescriptor {
+  id: string;
+  tenantId: string;
+  stackVersion: string;
+  seed: number;
+  sizes: { recordsPerResource: number; childrenPerParent: number; overrides?: Record<string, number> };
+  /** Set when the episode was forked from another one at a given event. */
+  forkedFrom?: { episodeId: string; seq: number };
+  faults?: FaultSettings;
+}
+
+export interface FaultRule {
+  /** Added latency, a random value between the two bounds, in milliseconds. */
+  latencyMs?: [number, number];
+  /** Share of requests answered with a 5xx in the spec's error shape. */
+  errorRate?: number;
+  /** At most this many requests per window; beyond, 429 with Retry-After. */
+  rateLimit?: { requests: number; windowSeconds: number };
+  /** Share of requests never answered within `timeoutMs` (the client times out). */
+  timeoutRate?: number;
+  timeoutMs?: number;
+}
+
+/** Fault injection, off unless set: per service, and per operation id (which wins). */
+export interface FaultSettings {
+  services?: Record<string, FaultRule>;
+  operations?: Record<string, FaultRule>;
+}

@@ -1,0 +1,124 @@
+import type { World, WorldRecord, WorldTable } from '@libs/synthetic-data';
+
+import { EpisodeEvent, LoggedEvent } from './episode-events';
+
+/** What an episode changed in one table of its world. */
+interface TableOverlay {
+  upserts: Map<string, WorldRecord>;
+  deleted: Set<string>;
+  /** Ids created in this episode, in creation order. */
+  added: string[];
+  parentOf: Map<string, string>;
+}
+
+const emptyIds: readonly string[] = [];
+
+/**
+ * An episode's view of its world: a copy-on-write overlay. Forking a fresh episode allocates two empty maps, never a
+ * copy of the world; reads fall through to the shared, immutable world unless the episode changed that record.
+ */
+export class EpisodeState {
+  private readonly overlays = new Map<string, TableOverlay>();
+  private lastSeq = 0;
+  private counters = new Map<string, number>();
+
+  constructor(readonly world: World) {}
+
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  table(key: string): WorldTable | undefined {
+    return this.world.tables.get(key);
+  }
+
+  get(key: string, id: string): WorldRecord | undefined {
+    const overlay = this.overlays.get(key);
+    if (overlay) {
+      if (overlay.deleted.has(id)) {
+        return undefined;
+      }
+      const changed = overlay.upserts.get(id);
+      if (changed) {
+        return changed;
+      }
+    }
+    return this.world.tables.get(key)?.records.get(id);
+  }
+
+  parentOf(key: string, id: string): string | undefined {
+    return this.overlays.get(key)?.parentOf.get(id) ?? this.world.tables.get(key)?.parentOf.get(id);
+  }
+
+  /** Ids in list order (world first, then created), optionally only the children of one parent. */
+  ids(key: string, parentId?: string): string[] {
+    const table = this.world.tables.get(key);
+    const base = parentId === undefined ? (table?.ids ?? emptyIds) : (table?.childrenOf.get(parentId) ?? emptyIds);
+    const overlay = this.overlays.get(key);
+    if (!overlay) {
+      return base as string[];
+    }
+    const added = parentId === undefined ? overlay.added : overlay.added.filter((id) => overlay.parentOf.get(id) === parentId);
+    const all = added.length > 0 ? [...base, ...added] : (base as string[]);
+    return overlay.deleted.size > 0 ? all.filter((id) => !overlay.deleted.has(id)) : all;
+  }
+
+  /** A per-table counter for server-assigned ids; part of the state so that replay reproduces it. */
+  nextCounter(key: string): number {
+    const next = (this.counters.get(key) ?? 0) + 1;
+    this.counters.set(key, next);
+    return next;
+  }
+
+  apply(logged: LoggedEvent): void {
+    this.lastSeq = logged.seq;
+    this.applyEvent(logged.event);
+  }
+
+  private applyEvent(event: EpisodeEvent): void {
+    if (event.type === 'operation.called') {
+      return;
+    }
+    const overlay = this.overlay(event.table);
+    switch (event.type) {
+      case 'record.created':
+        overlay.added.push(event.id);
+        overlay.deleted.delete(event.id);
+        overlay.upserts.set(event.id, event.record);
+        if (event.parentId !== undefined) {
+          overlay.parentOf.set(event.id, event.parentId);
+        }
+        this.counters.set(event.table, Math.max(this.counters.get(event.table) ?? 0, overlay.added.length));
+        return;
+      case 'record.replaced':
+      case 'record.updated':
+        overlay.upserts.set(event.id, event.record);
+        return;
+      case 'record.deleted':
+        overlay.upserts.delete(event.id);
+        overlay.deleted.add(event.id);
+        return;
+    }
+  }
+
+  private overlay(key: string): TableOverlay {
+    let overlay = this.overlays.get(key);
+    if (!overlay) {
+      overlay = { upserts: new Map(), deleted: new Set(), added: [], parentOf: new Map() };
+      this.overlays.set(key, overlay);
+    }
+    return overlay;
+  }
+
+  /** Everything the episode changed, as plain data: what tests compare before and after a restart. */
+  fingerprint(): Record<string, { upserts: [string, WorldRecord][]; deleted: string[]; added: string[] }> {
+    return Object.fromEntries(
+      [...this.overlays.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, overlay]) => [
+          key,
+          { upserts: [...overlay.upserts.entries()], deleted: [...overlay.deleted].sort(), added: overlay.added },
+        ]),
+    );
+  }
+}

@@ -1,0 +1,90 @@
+import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
+import { EpisodeState } from './episode-state';
+import { FaultInjector } from './fault-injector';
+import { StackTwin } from './stack-twin';
+import { jsonResponse, TwinRequest, TwinResponse } from './twin-http';
+
+/** The simulated clock starts where the world's data ends and moves one second per recorded event. */
+const clockStart = Date.parse('2026-06-01T09:00:00Z');
+
+/**
+ * One agent run against a stack twin: its state overlay, its event log, its faults. Reads are answered straight
+ * from the state; writes are serialised per episode and answered only once their events are durable, so a crash
+ * never loses a change the agent was told about.
+ */
+export class Episode {
+  private writes: Promise<unknown> = Promise.resolve();
+  private readonly faults: FaultInjector;
+
+  constructor(
+    readonly descriptor: EpisodeDescriptor,
+    readonly twin: StackTwin,
+    readonly state: EpisodeState,
+    private readonly store: EpisodeStore,
+  ) {
+    this.faults = new FaultInjector(descriptor.faults, descriptor.seed);
+  }
+
+  get id(): string {
+    return this.descriptor.id;
+  }
+
+  configureFaults(faults: FaultSettings | undefined): void {
+    this.descriptor.faults = faults;
+    this.faults.configure(faults);
+  }
+
+  now(seq = this.state.seq): string {
+    return new Date(clockStart + seq * 1000).toISOString();
+  }
+
+  async handle(serviceName: string, request: TwinRequest, url: string): Promise<TwinResponse> {
+    const service = this.twin.services.get(serviceName);
+    if (!service) {
+      return jsonResponse(404, { error: 'not_found', message: `the stack has no service "${serviceName}"; it has ${[...this.twin.services.keys()].join(', ')}` });
+    }
+    const match = service.route(request.method, request.path);
+    if (!('plan' in match)) {
+      return match;
+    }
+    const decision = this.faults.active ? this.faults.decide(serviceName, match.plan.operation.id) : undefined;
+    if (decision && decision.kind !== 'none') {
+      switch (decision.kind) {
+        case 'rate-limited':
+          return { ...service.errorResponse(429, 'rate_limited', 'rate limit exceeded', match), headers: { 'content-type': 'application/json', 'retry-after': String(decision.retryAfterSeconds) } };
+        case 'timeout':
+          return { ...service.errorResponse(504, 'timeout', 'the upstream did not answer in time', match), delayMs: decision.delayMs };
+        case 'error':
+          return { ...service.errorResponse(503, 'service_unavailable', 'injected fault: service unavailable', match), delayMs: decision.delayMs };
+      }
+    }
+    const delayMs = decision?.delayMs ?? 0;
+    const method = request.method.toUpperCase();
+    if (method === 'GET' || method === 'HEAD') {
+      const { response } = service.execute(match, request, this.state, this.now(), url);
+      return delayMs ? { ...response, delayMs } : response;
+    }
+    const result = this.writes.then(async () => {
+      const outcome = service.execute(match, request, this.state, this.now(this.state.seq + 1), url);
+      if (outcome.events.length === 0) {
+        return outcome.response;
+      }
+      const logged: LoggedEvent[] = outcome.events.map((event, index) => ({
+        seq: this.state.seq + index + 1,
+        at: this.now(this.state.seq + index + 1),
+        operationId: match.plan.operation.id,
+        event,
+      }));
+      try {
+        await this.store.append(this.id, logged);
+      } catch (error) {
+        return jsonResponse(503, { error: 'unavailable', message: `the change could not be recorded: ${(error as Error).message}` });
+      }
+      logged.forEach((entry) => this.state.apply(entry));
+      return outcome.response;
+    });
+    this.writes = result.catch(() => undefined);
+    const response = await result;
+    return delayMs ? { ...response, delayMs } : response;
+  }
+}

@@ -1,0 +1,40 @@
+import { EpisodeDescriptor, EpisodeStore, LoggedEvent } from './episode-events';
+
+/**
+ * Keeps episodes in process memory: for in-process twins (`setupServer` in a user's own tests) where nothing has to
+ * survive the process, and for unit tests of the engine. Production uses the PostgreSQL store.
+ */
+export class InMemoryEpisodeStore extends EpisodeStore {
+  private readonly descriptors = new Map<string, EpisodeDescriptor>();
+  private readonly logs = new Map<string, LoggedEvent[]>();
+
+  createEpisode(episode: EpisodeDescriptor): Promise<void> {
+    this.descriptors.set(episode.id, structuredClone(episode));
+    this.logs.set(episode.id, []);
+    return Promise.resolve();
+  }
+
+  findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined> {
+    const found = this.descriptors.get(episodeId);
+    return Promise.resolve(found ? structuredClone(found) : undefined);
+  }
+
+  append(episodeId: string, events: LoggedEvent[]): Promise<void> {
+    const log = this.logs.get(episodeId);
+    if (!log) {
+      return Promise.reject(new Error(`no episode ${episodeId}`));
+    }
+    log.push(...structuredClone(events));
+    return Promise.resolve();
+  }
+
+  events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]> {
+    const log = this.logs.get(episodeId) ?? [];
+    return Promise.resolve(structuredClone(untilSeq === undefined ? log : log.filter((e) => e.seq <= untilSeq)));
+  }
+
+  truncate(episodeId: string): Promise<void> {
+    this.logs.set(episodeId, []);
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,71 @@
+import { flattenSchema, ResourceShape, Schema, schemaTypes } from '@libs/openapi-schemas';
+import type { OperationModel, ResourceRole, ServiceModel } from '@libs/stack-ingestion';
+
+export interface ParameterPlan {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  /** The schema as written in the document (may be a `$ref`), for validation. */
+  schema?: Schema;
+  /** Types after resolving, for coercing text into values. */
+  types: string[];
+  itemTypes: string[];
+}
+
+/** Everything the twin needs to answer one operation, worked out once when the service is compiled. */
+export interface OperationPlan {
+  index: number;
+  operation: OperationModel;
+  role?: ResourceRole;
+  shape?: ResourceShape;
+  parentShape?: ResourceShape;
+  successStatus: number;
+  successMediaType?: string;
+  successSchemaPointer?: string;
+  /** Media types the request body may have; empty when the operation takes no body. */
+  bodyMediaTypes: string[];
+  bodyRequired: boolean;
+  parameters: ParameterPlan[];
+}
+
+const typesOf = (document: unknown, schema: unknown): { types: string[]; itemTypes: string[] } => {
+  const flat = flattenSchema(document, schema);
+  const types = schemaTypes(flat);
+  return { types, itemTypes: types.includes('array') ? schemaTypes(flattenSchema(document, flat.items ?? {})) : [] };
+};
+
+const preferredSuccess = (operation: OperationModel): OperationModel['responses'][number] | undefined => {
+  const successes = operation.responses.filter((r) => /^2\d\d$/.test(r.status)).sort((a, b) => a.status.localeCompare(b.status));
+  return successes[0] ?? operation.responses.find((r) => r.status === 'default' || r.status === '2XX');
+};
+
+export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): OperationPlan[] => {
+  const roleOf = new Map<string, { role: ResourceRole; shape: ResourceShape }>();
+  for (const shape of shapes) {
+    for (const [role, operationId] of Object.entries(shape.resource.operations) as [ResourceRole, string][]) {
+      roleOf.set(operationId, { role, shape });
+    }
+  }
+  const shapeByName = new Map(shapes.map((s) => [s.resource.name, s]));
+  return service.operations.map((operation, index) => {
+    const crud = roleOf.get(operation.id);
+    const success = preferredSuccess(operation);
+    const media = success ? Object.entries(success.content).find(([type]) => /json/i.test(type)) ?? Object.entries(success.content)[0] : undefined;
+    const parameters = operation.parameters.map((parameter): ParameterPlan => {
+      // A `$ref` to the schema's place, so that validators resolve it against the document.
+      const schema: Schema | undefined = parameter.schemaPointer ? { $ref: `#${parameter.schemaPointer}` } : undefined;
+      return { name: parameter.name, in: parameter.in, required: parameter.required, ...(schema ? { schema } : {}), ...typesOf(service.document, schema ?? {}) };
+    });
+    return {
+      index,
+      operation,
+      ...(crud ? { role: crud.role, shape: crud.shape } : {}),
+      ...(crud?.shape.resource.parent ? { parentShape: shapeByName.get(crud.shape.resource.parent) } : {}),
+      successStatus: success && /^\d{3}$/.test(success.status) ? Number(success.status) : 200,
+      ...(media ? { successMediaType: media[0], ...(media[1] ? { successSchemaPointer: media[1] } : {}) } : {}),
+      bodyMediaTypes: Object.keys(operation.requestBody?.content ?? {}),
+      bodyRequired: operation.requestBody?.required ?? false,
+      parameters,
+    };
+  });
+};

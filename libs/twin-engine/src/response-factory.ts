@@ -1,0 +1,160 @@
+import { base, en, Faker } from '@faker-js/faker';
+
+import { DocumentValidators, flattenSchema, resolveSchema, Schema } from '@libs/openapi-schemas';
+import { dereference, escapePointerSegment, getAtPointer, type ServiceModel } from '@libs/stack-ingestion';
+import { defaultSynthesisOptions, hashSeed, ValueSynthesizer } from '@libs/synthetic-data';
+
+import { OperationPlan } from './operation-plan';
+import { jsonResponse, TwinResponse } from './twin-http';
+
+const messageFields = ['message', 'error_description', 'detail', 'details', 'error_message', 'msg', 'description', 'title'];
+const codeFields = ['error', 'code', 'error_code', 'id', 'type', 'status'];
+const locationFields = ['field', 'parameter', 'param', 'pointer', 'path', 'location', 'source'];
+
+/** Non-CRUD answers are cached per request shape: synthesizing per request costs several times the throughput. */
+const cacheLimit = 256;
+
+/**
+ * Bodies the spec describes but the twin's state does not hold: success bodies of non-CRUD operations (the spec's
+ * example when one validates, else synthesized), envelope templates for CRUD responses, and error bodies in the
+ * spec's own error shape. All deterministic for (world seed, operation, request).
+ */
+export class ResponseFactory {
+  private readonly faker = new Faker({ locale: [en, base] });
+  private readonly synthesizer: ValueSynthesizer;
+  private readonly cache = new Map<string, unknown>();
+
+  constructor(
+    private readonly service: ServiceModel,
+    private readonly validators: DocumentValidators,
+    private readonly seed: number,
+  ) {
+    this.synthesizer = new ValueSynthesizer(service.document, this.faker, {
+      ...defaultSynthesisOptions,
+      isValid: (schema, value) => {
+        try {
+          return this.validators.validatorForSchema(schema)(value) as boolean;
+        } catch {
+          return true;
+        }
+      },
+    });
+  }
+
+  /** A schema-valid value for the schema at `pointer`, the same every time for the same key. */
+  synthesize(pointer: string, key: string): unknown {
+    const cacheKey = `${pointer}\u0000${key}`;
+    if (this.cache.has(cacheKey)) {
+      return structuredClone(this.cache.get(cacheKey));
+    }
+    this.faker.seed(hashSeed(this.seed, pointer, key));
+    const value = this.synthesizer.value({ $ref: `#${pointer}` });
+    if (this.cache.size >= cacheLimit) {
+      this.cache.delete(this.cache.keys().next().value as string);
+    }
+    this.cache.set(cacheKey, value);
+    return structuredClone(value);
+  }
+
+  /** A value for a schema object (not cached): records created during an episode, each from its own seed. */
+  synthesizeSchema(schema: Schema, seed: number): unknown {
+    this.faker.seed(seed);
+    return this.synthesizer.value(schema);
+  }
+
+  /** The operation's documented example for its success response, if it validates against the schema. */
+  example(plan: OperationPlan): unknown {
+    const media = this.mediaObject(plan.operation.pointer, String(plan.successStatus), plan.successMediaType);
+    if (!media || !plan.successSchemaPointer) {
+      return undefined;
+    }
+    const examples = media.examples && typeof media.examples === 'object' ? Object.values(media.examples as Record<string, unknown>) : [];
+    const candidates = [
+      media.example,
+      ...examples.map((example) => resolveSchema(this.service.document, example).value),
+      flattenSchema(this.service.document, { $ref: `#${plan.successSchemaPointer}` }).example,
+    ];
+    const validate = this.validators.validator(plan.successSchemaPointer);
+    return candidates.find((candidate) => candidate !== undefined && validate(candidate));
+  }
+
+  success(plan: OperationPlan, requestKey: string): TwinResponse {
+    if (!plan.successSchemaPointer) {
+      return { status: plan.successStatus, headers: plan.successMediaType ? { 'content-type': plan.successMediaType } : {} };
+    }
+    const body = this.example(plan) ?? this.synthesize(plan.successSchemaPointer, `${plan.operation.id}:${requestKey}`);
+    return jsonResponse(plan.successStatus, structuredClone(body), { 'content-type': plan.successMediaType ?? 'application/json' });
+  }
+
+  /**
+   * An error in the spec's own shape: the response declared for this status (or its range, or `default`) with its
+   * message fields carrying ours. Without a declared shape, a plain `{ error, message }`.
+   */
+  error(plan: OperationPlan | undefined, status: number, code: string, message: string, extra: Record<string, unknown> = {}): TwinResponse {
+    const declared = plan ? this.declaredError(plan.operation.pointer, status) : this.serviceError(status);
+    if (declared) {
+      const body = this.synthesize(declared.pointer, `error:${status}`);
+      if (body && typeof body === 'object' && !Array.isArray(body)) {
+        const record = body as Record<string, unknown>;
+        const schema = flattenSchema(this.service.document, { $ref: `#${declared.pointer}` });
+        const properties = (schema.properties ?? {}) as Record<string, unknown>;
+        const fill = (fields: string[], value: string): void => {
+          for (const field of fields) {
+            const property = flattenSchema(this.service.document, properties[field]);
+            if (field in properties && !property.enum && (property.type === 'string' || property.type === undefined) && !property.pattern && !property.format) {
+              record[field] = value;
+              return;
+            }
+          }
+        };
+        fill(messageFields, message);
+        fill(codeFields, code);
+        const problems = extra.problems as { location: string }[] | undefined;
+        if (problems?.[0]) {
+          fill(locationFields, problems[0].location);
+        }
+        if (this.validators.validator(declared.pointer)(record)) {
+          return jsonResponse(status, record, { 'content-type': declared.mediaType });
+        }
+      }
+      return jsonResponse(status, body, { 'content-type': declared.mediaType });
+    }
+    return jsonResponse(status, { error: code, message, ...extra });
+  }
+
+  private declaredError(operationPointer: string, status: number): { pointer: string; mediaType: string } | undefined {
+    const responses = (getAtPointer(this.service.document, operationPointer) as { responses?: Record<string, unknown> } | undefined)?.responses ?? {};
+    for (const key of [String(status), `${String(status)[0]}XX`, `${String(status)[0]}xx`, 'default']) {
+      if (responses[key] === undefined) {
+        continue;
+      }
+      const media = this.mediaObject(operationPointer, key, undefined);
+      const pointer = media?.schemaPointer;
+      if (pointer && media) {
+        return { pointer, mediaType: media.mediaType };
+      }
+      return undefined;
+    }
+    return undefined;
+  }
+
+  private serviceError(status: number): { pointer: string; mediaType: string } | undefined {
+    const shape =
+      this.service.errorShapes.find((s) => s.status === String(status) && s.schemaPointer && /json/.test(s.contentType)) ??
+      this.service.errorShapes.find((s) => s.status === 'default' && s.schemaPointer && /json/.test(s.contentType));
+    return shape?.schemaPointer ? { pointer: shape.schemaPointer, mediaType: shape.contentType } : undefined;
+  }
+
+  /** The media type object of a response, with the pointer its schema lives at (through `$ref`ed responses). */
+  private mediaObject(operationPointer: string, status: string, mediaType: string | undefined): (Schema & { mediaType: string; schemaPointer?: string }) | undefined {
+    const responsePointer = `${operationPointer}/responses/${escapePointerSegment(status)}`;
+    const { value, pointer } = dereference(this.service.document, getAtPointer(this.service.document, responsePointer), responsePointer);
+    const content = ((value as { content?: Record<string, Schema> } | undefined)?.content ?? {}) as Record<string, Schema>;
+    const type = mediaType ?? Object.keys(content).find((t) => /json/i.test(t));
+    if (!type || !content[type]) {
+      return undefined;
+    }
+    const schemaPointer = `${pointer}/content/${escapePointerSegment(type)}/schema`;
+    return { ...content[type], mediaType: type, ...(content[type].schema !== undefined ? { schemaPointer: dereference(this.service.document, content[type].schema, schemaPointer).pointer } : {}) };
+  }
+}

@@ -1,0 +1,189 @@
+import FindMyWay from 'find-my-way';
+
+import { DocumentValidators, resourceShapes, ResourceShape } from '@libs/openapi-schemas';
+import type { ServiceModel } from '@libs/stack-ingestion';
+import { hashSeed } from '@libs/synthetic-data';
+
+import { changeRecord, createRecord, CrudContext, deleteRecord, getRecord, listRecords, Outcome } from './crud-behaviour';
+import { EpisodeState } from './episode-state';
+import { ListEnvelope, planListEnvelope } from './list-envelope';
+import { OperationPlan, planOperations } from './operation-plan';
+import { validateRequest } from './request-validation';
+import { ResponseFactory } from './response-factory';
+import { TwinRequest, TwinResponse } from './twin-http';
+
+export interface RouteMatch {
+  plan: OperationPlan;
+  params: Record<string, string>;
+}
+
+/** The path part of the service's first server URL (`https://erp.example/api/v1` → `/api/v1`). */
+export const basePathOf = (service: ServiceModel): string => {
+  const server = service.servers[0];
+  if (!server) {
+    return '';
+  }
+  try {
+    const url = new URL(server.replace(/\{[^}]+\}/g, 'x'), 'http://placeholder');
+    return url.pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * OpenAPI templates become find-my-way routes. Parameter names are replaced by positional ones because find-my-way
+ * reads `-` and `.` inside a name as separators; static colons are escaped.
+ */
+const toRoute = (path: string): { route: string; names: string[] } => {
+  const names: string[] = [];
+  const base = path.split('#')[0];
+  const route = base
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      const match = /^\{([^}]+)\}$/.exec(part);
+      if (match) {
+        names.push(match[1]);
+        return `:p${names.length - 1}`;
+      }
+      return part.replace(/:/g, '::');
+    })
+    .join('');
+  return { route, names };
+};
+
+type Handler = (params: Record<string, string | undefined>) => RouteMatch;
+
+/**
+ * One service's twin: its operations compiled into plans, a radix router that finds the one operation a request is
+ * for, and the behaviour that answers it from an episode's state (CRUD on inferred resources, the spec's examples or
+ * synthesized bodies for the rest). Stateless itself: everything that changes lives in the EpisodeState passed in.
+ */
+export class ServiceTwin {
+  readonly plans: OperationPlan[];
+  readonly shapes: ResourceShape[];
+  readonly basePath: string;
+  /** Operations whose route another operation already took (Box-style `#variant` keys). */
+  readonly shadowed: string[] = [];
+  private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: true });
+  private readonly validators: DocumentValidators;
+  private readonly responses: ResponseFactory;
+  private readonly envelopes = new Map<number, ListEnvelope>();
+  private readonly knownPaths = new Map<string, Set<string>>();
+
+  constructor(
+    readonly service: ServiceModel,
+    readonly seed: number,
+  ) {
+    this.shapes = resourceShapes(service);
+    this.plans = planOperations(service, this.shapes);
+    this.basePath = basePathOf(service);
+    this.validators = new DocumentValidators(service.document, service.dialect);
+    this.responses = new ResponseFactory(service, this.validators, seed);
+    for (const plan of this.plans) {
+      const { route, names } = toRoute(plan.operation.path);
+      const handler: Handler = (raw) => ({
+        plan,
+        params: Object.fromEntries(names.map((name, index) => [name, raw[`p${index}`] ?? ''])),
+      });
+      try {
+        this.router.on(plan.operation.method.toUpperCase() as FindMyWay.HTTPMethod, route, handler as never);
+        const methods = this.knownPaths.get(route) ?? new Set<string>();
+        methods.add(plan.operation.method.toUpperCase());
+        this.knownPaths.set(route, methods);
+      } catch {
+        this.shadowed.push(plan.operation.id);
+      }
+    }
+  }
+
+  get validatorsForTests(): DocumentValidators {
+    return this.validators;
+  }
+
+  /** Finds the operation for a request, or the 404/405 that says why there is none. */
+  route(method: string, path: string): RouteMatch | TwinResponse {
+    const found = this.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
+    if (found) {
+      return (found.handler as unknown as Handler)(found.params);
+    }
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].filter((m) => m !== method.toUpperCase() && this.router.find(m as FindMyWay.HTTPMethod, path));
+    if (allowed.length > 0) {
+      return { ...this.responses.error(undefined, 405, 'method_not_allowed', `${method.toUpperCase()} is not allowed on ${path}; use ${allowed.join(', ')}`), headers: { 'content-type': 'application/json', allow: allowed.join(', ') } };
+    }
+    return this.responses.error(undefined, 404, 'not_found', `no operation of ${this.service.name} matches ${method.toUpperCase()} ${path}`);
+  }
+
+  /** Answers a routed request from the episode's state; mutations come back as events for the caller to persist. */
+  execute(match: RouteMatch, request: TwinRequest, state: EpisodeState, now: string, url: string): Outcome {
+    const { plan } = match;
+    const valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
+    if (!valid.ok) {
+      const status = this.validationStatus(plan, valid.status);
+      return { response: this.responses.error(plan, status, status === 415 ? 'unsupported_media_type' : status === 413 ? 'payload_too_large' : 'invalid_request', valid.message, { problems: valid.problems }), events: [] };
+    }
+    if (plan.role && plan.shape) {
+      const context: CrudContext = {
+        plan: plan as OperationPlan & { shape: ResourceShape },
+        state,
+        request: valid,
+        document: this.service.document,
+        validators: this.validators,
+        responses: this.responses,
+        listEnvelope: (p) => this.envelope(p),
+        now,
+        seed: this.seed,
+        url,
+        rawQuery: request.query,
+      };
+      switch (plan.role) {
+        case 'list':
+          return listRecords(context);
+        case 'get':
+          return getRecord(context);
+        case 'create':
+          return createRecord(context);
+        case 'replace':
+          return changeRecord(context, 'record.replaced');
+        case 'update':
+          return changeRecord(context, 'record.updated');
+        case 'delete':
+          return deleteRecord(context);
+      }
+    }
+    const response = this.responses.success(plan, requestKey(request));
+    const safe = plan.operation.method === 'get' || plan.operation.method === 'head';
+    return {
+      response,
+      events: safe ? [] : [{ type: 'operation.called', service: this.service.name, operationId: plan.operation.id, status: response.status }],
+    };
+  }
+
+  /** A spec that declares 422 (and not 400) for validation failures gets 422; otherwise 400, as most APIs answer. */
+  private validationStatus(plan: OperationPlan, status: 400 | 413 | 415 | 422): number {
+    if (status !== 400) {
+      return status;
+    }
+    const declared = new Set(plan.operation.responses.map((r) => r.status));
+    return !declared.has('400') && declared.has('422') ? 422 : 400;
+  }
+
+  private envelope(plan: OperationPlan): ListEnvelope {
+    let envelope = this.envelopes.get(plan.index);
+    if (!envelope) {
+      envelope = plan.shape?.listSchema ? planListEnvelope(this.service.document, plan.shape.listSchema, plan.shape.listField) : { setters: [] };
+      this.envelopes.set(plan.index, envelope);
+    }
+    return envelope;
+  }
+
+  errorResponse(status: number, code: string, message: string, match?: RouteMatch): TwinResponse {
+    return this.responses.error(match?.plan, status, code, message);
+  }
+}
+
+/** What makes two calls of a non-CRUD operation "the same request" for deterministic answers. */
+const requestKey = (request: TwinRequest): string => {
+  const query = [...request.query.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join('&');
+  return `${request.path}?${query}#${request.body?.length ? hashSeed(request.body.toString('latin1')) : ''}`;
+};

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+
+import type { StackModel } from '@libs/stack-ingestion';
+import { defaultWorldSizes, worldKey, WorldSizes } from '@libs/synthetic-data';
+
+import { Episode } from './episode';
+import { EpisodeDescriptor, EpisodeStore, FaultSettings } from './episode-events';
+import { EpisodeState } from './episode-state';
+import { StackTwin } from './stack-twin';
+
+/** Where the engine finds the StackModel of a version: the stacks repository in production. */
+export abstract class StackSource {
+  abstract load(tenantId: string, stackVersion: string): Promise<StackModel | undefined>;
+}
+
+export class EpisodeNotFoundError extends Error {
+  constructor(readonly episodeId: string) {
+    super(`no episode ${episodeId}`);
+  }
+}
+
+export class StackVersionNotFoundError extends Error {
+  constructor(readonly stackVersion: string) {
+    super(`no stack version ${stackVersion}`);
+  }
+}
+
+export interface NewEpisode {
+  tenantId: string;
+  stackVersion: string;
+  seed: number;
+  sizes?: Partial<WorldSizes>;
+  faults?: FaultSettings;
+  /** Choose the id (the CLI's default episode); a random UUID otherwise. */
+  id?: string;
+}
+
+/**
+ * Owns the episodes a gateway process serves. Worlds are built once per (stack version, seed, sizes) and shared by
+ * every episode on them; an episode not in memory (after a restart, or served elsewhere before) is rebuilt from its
+ * world and its event log on first use.
+ */
+export class TwinEngine {
+  private readonly twins = new Map<string, Promise<StackTwin>>();
+  private readonly episodes = new Map<string, Promise<Episode>>();
+
+  constructor(
+    private readonly store: EpisodeStore,
+    private readonly stacks: StackSource,
+  ) {}
+
+  async createEpisode(request: NewEpisode): Promise<Episode> {
+    const descriptor: EpisodeDescriptor = {
+      id: request.id ?? randomUUID(),
+      tenantId: request.tenantId,
+      stackVersion: request.stackVersion,
+      seed: request.seed,
+      sizes: { ...defaultWorldSizes, ...request.sizes },
+      ...(request.faults ? { faults: request.faults } : {}),
+    };
+    const twin = await this.twinFor(descriptor);
+    await this.store.createEpisode(descriptor);
+    const episode = new Episode(descriptor, twin, new EpisodeState(twin.world), this.store);
+    this.episodes.set(descriptor.id, Promise.resolve(episode));
+    return episode;
+  }
+
+  /** The episode, from memory or rebuilt from the store. */
+  episode(episodeId: string): Promise<Episode> {
+    let episode = this.episodes.get(episodeId);
+    if (!episode) {
+      episode = this.rebuild(episodeId);
+      this.episodes.set(episodeId, episode);
+      episode.catch(() => this.episodes.delete(episodeId));
+    }
+    return episode;
+  }
+
+  /** Back to the world as it was: the event log is cleared and the overlay dropped. */
+  async reset(episodeId: string): Promise<Episode> {
+    const current = await this.episode(episodeId);
+    await this.store.truncate(episodeId);
+    const fresh = new Episode(current.descriptor, current.twin, new EpisodeState(current.twin.world), this.store);
+    this.episodes.set(episodeId, Promise.resolve(fresh));
+    return fresh;
+  }
+
+  /** A new episode that starts where another stood after event `atSeq` (its latest when absent). */
+  async fork(episodeId: string, atSeq?: number): Promise<Episode> {
+    const source = await this.episode(episodeId);
+    const seq = atSeq ?? source.state.seq;
+    const events = await this.store.events(episodeId, seq);
+    const descriptor: EpisodeDescriptor = { ...source.descriptor, id: randomUUID(), forkedFrom: { episodeId, seq } };
+    await this.store.createEpisode(descriptor);
+    await this.store.append(descriptor.id, events);
+    const state = new EpisodeState(source.twin.world);
+    events.forEach((event) => state.apply(event));
+    const fork = new Episode(descriptor, source.twin, state, this.store);
+    this.episodes.set(descriptor.id, Promise.resolve(fork));
+    return fork;
+  }
+
+  /** Forgets in-memory state (as a crash would); the next request rebuilds from the store. */
+  evict(episodeId: string): void {
+    this.episodes.delete(episodeId);
+  }
+
+  private async rebuild(episodeId: string): Promise<Episode> {
+    const descriptor = await this.store.findEpisode(episodeId);
+    if (!descriptor) {
+      throw new EpisodeNotFoundError(episodeId);
+    }
+    const twin = await this.twinFor(descriptor);
+    const state = new EpisodeState(twin.world);
+    for (const event of await this.store.events(episodeId)) {
+      state.apply(event);
+    }
+    return new Episode(descriptor, twin, state, this.store);
+  }
+
+  private twinFor(descriptor: EpisodeDescriptor): Promise<StackTwin> {
+    const key = `${descriptor.tenantId}:${worldKey(descriptor.stackVersion, descriptor.seed, descriptor.sizes)}`;
+    let twin = this.twins.get(key);
+    if (!twin) {
+      twin = this.stacks.load(descriptor.tenantId, descriptor.stackVersion).then((model) => {
+        if (!model) {
+          throw new StackVersionNotFoundError(descriptor.stackVersion);
+        }
+        return StackTwin.build(model, descriptor.stackVersion, descriptor.seed, descriptor.sizes);
+      });
+      this.twins.set(key, twin);
+      twin.catch(() => this.twins.delete(key));
+    }
+    return twin;
+  }
+}
