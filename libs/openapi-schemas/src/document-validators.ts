@@ -2,7 +2,13 @@ import Ajv, { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
-import { ConversionOptions, conversionFor, convertSchema, documentSchemaId, toJsonSchemaDocument } from './json-schema-conversion';
+import {
+  ConversionOptions,
+  conversionFor,
+  convertSchema,
+  documentSchemaId,
+  toJsonSchemaDocument,
+} from './json-schema-conversion';
 
 export type Dialect = 'openapi-3.0' | 'openapi-3.1' | 'swagger-2.0';
 
@@ -29,7 +35,13 @@ export class DocumentValidators {
 
   constructor(document: Record<string, unknown>, dialect: Dialect) {
     // unicodeRegExp off: vendor patterns such as `^[a-z\-\:]+$` are valid ECMAScript but not under the u flag.
-    const options = { strict: false, allErrors: false, logger: false as const, validateFormats: true, unicodeRegExp: false };
+    const options = {
+      strict: false,
+      allErrors: false,
+      logger: false as const,
+      validateFormats: true,
+      unicodeRegExp: false,
+    };
     this.ajv = dialect === 'openapi-3.1' ? new Ajv2020(options) : new Ajv(options);
     addFormats(this.ajv);
     for (const [name, validate] of Object.entries(openApiFormats)) {

@@ -12,7 +12,9 @@ export interface ConversionOptions {
   refSiblingsIgnored: boolean;
 }
 
-export const conversionFor = (dialect: string): ConversionOptions => ({ refSiblingsIgnored: dialect !== 'openapi-3.1' });
+export const conversionFor = (dialect: string): ConversionOptions => ({
+  refSiblingsIgnored: dialect !== 'openapi-3.1',
+});
 
 export const convertSchema = (schema: Json, options: ConversionOptions, depth = 0): Json => {
   if (Array.isArray(schema)) {
@@ -22,20 +24,28 @@ export const convertSchema = (schema: Json, options: ConversionOptions, depth = 
     return schema;
   }
   const original = schema as Record<string, Json>;
-  const source =
-    options.refSiblingsIgnored && typeof original.$ref === 'string' ? { $ref: original.$ref } : original;
+  const source = options.refSiblingsIgnored && typeof original.$ref === 'string' ? { $ref: original.$ref } : original;
   const out: Record<string, Json> = {};
   for (const [key, value] of Object.entries(source)) {
     if (key === '$ref' && typeof value === 'string') {
       out.$ref = value.startsWith('#') ? `${documentSchemaId}${value}` : value;
-    } else if (key === 'nullable' || key === 'example' || key === 'discriminator' || key === 'xml' || key === 'externalDocs') {
+    } else if (
+      key === 'nullable' ||
+      key === 'example' ||
+      key === 'discriminator' ||
+      key === 'xml' ||
+      key === 'externalDocs'
+    ) {
       continue;
     } else if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'boolean') {
       const bound = key === 'exclusiveMinimum' ? source.minimum : source.maximum;
       if (value && typeof bound === 'number') {
         out[key] = bound;
       }
-    } else if ((key === 'minimum' || key === 'maximum') && source[key === 'minimum' ? 'exclusiveMinimum' : 'exclusiveMaximum'] === true) {
+    } else if (
+      (key === 'minimum' || key === 'maximum') &&
+      source[key === 'minimum' ? 'exclusiveMinimum' : 'exclusiveMaximum'] === true
+    ) {
       continue;
     } else if (key.startsWith('x-') || key === 'examples' || key === 'default' || key === 'enum' || key === 'const') {
       out[key] = value;
@@ -68,7 +78,10 @@ const nullableOf = (schema: Record<string, Json>): Record<string, Json> => {
  * validator for `/paths/~1pets/get/…/schema` or `/components/schemas/Pet` resolves references exactly as the spec
  * does. Only values under schema positions are converted; the rest is copied as is.
  */
-export const toJsonSchemaDocument = (document: Record<string, unknown>, options: ConversionOptions): Record<string, unknown> => {
+export const toJsonSchemaDocument = (
+  document: Record<string, unknown>,
+  options: ConversionOptions,
+): Record<string, unknown> => {
   const walk = (value: Json, inSchema: boolean): Json => {
     if (inSchema) {
       return convertSchema(value, options);
@@ -84,7 +97,9 @@ export const toJsonSchemaDocument = (document: Record<string, unknown>, options:
       if (key === '$ref' && typeof child === 'string') {
         out.$ref = child.startsWith('#') ? `${documentSchemaId}${child}` : child;
       } else if (key === 'schemas' || key === 'definitions') {
-        out[key] = Object.fromEntries(Object.entries((child ?? {}) as Record<string, Json>).map(([name, s]) => [name, convertSchema(s, options)]));
+        out[key] = Object.fromEntries(
+          Object.entries((child ?? {}) as Record<string, Json>).map(([name, s]) => [name, convertSchema(s, options)]),
+        );
       } else if (key === 'example' || key === 'examples') {
         out[key] = child;
       } else {

@@ -27,12 +27,16 @@ export interface ResourceShape {
 
 const canonical = (name: string): string => {
   const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return flat.endsWith('ies') ? `${flat.slice(0, -3)}y` : flat.replace(/(ses|xes)$/, (m) => m.slice(0, 1)).replace(/s$/, '');
+  return flat.endsWith('ies')
+    ? `${flat.slice(0, -3)}y`
+    : flat.replace(/(ses|xes)$/, (m) => m.slice(0, 1)).replace(/s$/, '');
 };
 
 const successSchema = (document: unknown, operation: OperationModel | undefined): Schema | undefined => {
   const response = operation?.responses.find((r) => /^2\d\d$/.test(r.status));
-  const pointer = response ? Object.entries(response.content).find(([type, p]) => p && /json/i.test(type))?.[1] : undefined;
+  const pointer = response
+    ? Object.entries(response.content).find(([type, p]) => p && /json/i.test(type))?.[1]
+    : undefined;
   if (!pointer) {
     return undefined;
   }
@@ -48,7 +52,9 @@ const isObjectSchema = (document: unknown, schema: unknown): boolean => {
 const envelopeOf = (document: unknown, schema: Schema, resourceName: string): string | undefined => {
   const flat = flattenSchema(document, schema);
   const properties = Object.entries((flat.properties ?? {}) as Record<string, unknown>);
-  const objects = properties.filter(([, value]) => isObjectSchema(document, value) && !Array.isArray(flattenSchema(document, value).items));
+  const objects = properties.filter(
+    ([, value]) => isObjectSchema(document, value) && !Array.isArray(flattenSchema(document, value).items),
+  );
   const named = objects.find(([key]) => canonical(key) === canonical(resourceName));
   if (named) {
     return named[0];
@@ -84,20 +90,30 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
   const byName = new Map(service.resources.map((r) => [r.name, r]));
   return service.resources.map((resource) => {
     const leaf = resource.name.split('.').pop() ?? resource.name;
-    const single = successSchema(document, operation(resource.operations.get) ?? operation(resource.operations.create) ?? operation(resource.operations.replace));
+    const single = successSchema(
+      document,
+      operation(resource.operations.get) ??
+        operation(resource.operations.create) ??
+        operation(resource.operations.replace),
+    );
     const listSchema = successSchema(document, operation(resource.operations.list));
     const itemEnvelope = single ? envelopeOf(document, single, leaf) : undefined;
     let record: Schema | undefined;
     if (single) {
       const flat = flattenSchema(document, single);
-      record = flattenSchema(document, itemEnvelope ? (flat.properties as Record<string, unknown>)[itemEnvelope] : single);
+      record = flattenSchema(
+        document,
+        itemEnvelope ? (flat.properties as Record<string, unknown>)[itemEnvelope] : single,
+      );
     }
     let listField: string | undefined;
     if (listSchema) {
       const flatList = flattenSchema(document, listSchema);
       listField = schemaTypes(flatList).includes('array') ? undefined : arrayFieldOf(document, flatList, leaf);
       if (!record) {
-        const arraySchema = listField ? flattenSchema(document, (flatList.properties as Record<string, unknown>)[listField]) : flatList;
+        const arraySchema = listField
+          ? flattenSchema(document, (flatList.properties as Record<string, unknown>)[listField])
+          : flatList;
         record = flattenSchema(document, arraySchema.items ?? {});
       }
     }
@@ -105,24 +121,36 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
     if (!record || !(schemaTypes(record).includes('object') || record.properties)) {
       record = { type: 'object', properties: { id: { type: 'string' } } };
     }
-    const properties = Object.keys((record.properties ?? {}) as Record<string, unknown>);
+    const properties = Object.keys(record.properties ?? {});
     const findField = (...candidates: (string | undefined)[]): string | undefined =>
       candidates
         .filter((c): c is string => c !== undefined)
         .map((c) => properties.find((p) => p.toLowerCase().replace(/_/g, '') === c.toLowerCase().replace(/_/g, '')))
         .find((p) => p !== undefined);
-    const idField = findField(resource.idParameter, 'id', 'uuid', 'sid', 'key', `${canonical(leaf)}_id`, `${canonical(leaf)}Id`) ?? 'id';
+    const idField =
+      findField(resource.idParameter, 'id', 'uuid', 'sid', 'key', `${canonical(leaf)}_id`, `${canonical(leaf)}Id`) ??
+      'id';
     const parent = resource.parent ? byName.get(resource.parent) : undefined;
     const parentLeaf = parent ? (parent.name.split('.').pop() ?? parent.name) : undefined;
     const parentParameter = parent && resource.collectionPath.match(/\{([^}]+)\}(?!.*\{)/)?.[1];
-    const parentField = parent ? findField(parentParameter, `${canonical(parentLeaf ?? '')}_id`, `${canonical(parentLeaf ?? '')}Id`, `${canonical(parentLeaf ?? '')}_sid`) : undefined;
+    const parentField = parent
+      ? findField(
+          parentParameter,
+          `${canonical(parentLeaf ?? '')}_id`,
+          `${canonical(parentLeaf ?? '')}Id`,
+          `${canonical(parentLeaf ?? '')}_sid`,
+        )
+      : undefined;
     return {
       key: `${service.name}/${resource.name}`,
       service: service.name,
       resource,
       record,
       idField,
-      idKind: idKindOf((record.properties as Record<string, unknown> | undefined)?.[idField] ?? { type: 'string' }, document),
+      idKind: idKindOf(
+        (record.properties as Record<string, unknown> | undefined)?.[idField] ?? { type: 'string' },
+        document,
+      ),
       ...(parentField && parentField !== idField ? { parentField } : {}),
       ...(itemEnvelope ? { itemEnvelope } : {}),
       ...(listField ? { listField } : {}),

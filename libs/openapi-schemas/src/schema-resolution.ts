@@ -2,7 +2,8 @@ import { getAtPointer } from '@libs/stack-ingestion';
 
 export type Schema = Record<string, unknown>;
 
-const isSchema = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isSchema = (value: unknown): value is Schema =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Follows `$ref`s within one document until a schema with content; cycles stop at the hop limit. */
 export const resolveSchema = (document: unknown, schema: unknown): Schema => {

@@ -16,7 +16,11 @@ const rules: [RegExp, StringMaker][] = [
   [/(^|_)(url|website|homepage|href|link|uri)$/, (f) => f.internet.url()],
   [/(^|_)(avatar|image|photo|picture|logo)(_url)?$/, (f) => f.image.url()],
   [/(^|_)currency(_code)?$/, (f) => f.finance.currencyCode()],
-  [/(^|_)country(_code)?$/, (f, c) => (c.maxLength !== undefined && c.maxLength <= 3 ? f.location.countryCode('alpha-2') : f.location.country())],
+  [
+    /(^|_)country(_code)?$/,
+    (f, c) =>
+      c.maxLength !== undefined && c.maxLength <= 3 ? f.location.countryCode('alpha-2') : f.location.country(),
+  ],
   [/(^|_)city$/, (f) => f.location.city()],
   [/(^|_)(street|address(_line_?\d?)?)$/, (f) => f.location.streetAddress()],
   [/(^|_)(postal_code|post_code|zip(_code)?)$/, (f) => f.location.zipCode()],
@@ -35,7 +39,11 @@ const rules: [RegExp, StringMaker][] = [
   [/(^|_)(product|item)(_name)?$/, (f) => f.commerce.productName()],
 ];
 
-export const stringForField = (faker: Faker, name: string | undefined, constraints: { maxLength?: number }): string | undefined => {
+export const stringForField = (
+  faker: Faker,
+  name: string | undefined,
+  constraints: { maxLength?: number },
+): string | undefined => {
   if (!name) {
     return undefined;
   }
@@ -67,5 +75,7 @@ export const numberKindOf = (name: string | undefined): NumberKind => {
 };
 
 /** Timestamps named like these describe a record's life: creation first, then updates. */
-export const isCreatedField = (name: string): boolean => /^(created|creation|inserted)(_?(at|on|date|time))?$|^date_?created$/.test(normalise(name));
-export const isUpdatedField = (name: string): boolean => /^(updated|modified|last_modified|changed)(_?(at|on|date|time))?$|^date_?(updated|modified)$/.test(normalise(name));
+export const isCreatedField = (name: string): boolean =>
+  /^(created|creation|inserted)(_?(at|on|date|time))?$|^date_?created$/.test(normalise(name));
+export const isUpdatedField = (name: string): boolean =>
+  /^(updated|modified|last_modified|changed)(_?(at|on|date|time))?$|^date_?(updated|modified)$/.test(normalise(name));

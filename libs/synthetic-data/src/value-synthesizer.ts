@@ -76,7 +76,8 @@ export class ValueSynthesizer {
   }
 
   private fromBranches(schema: Schema, branches: unknown[], name: string | undefined, depth: number): unknown {
-    const discriminator = schema.discriminator as { propertyName?: string; mapping?: Record<string, string> } | undefined;
+    const discriminator = schema.discriminator as
+      { propertyName?: string; mapping?: Record<string, string> } | undefined;
     const { oneOf: _oneOf, anyOf: _anyOf, discriminator: _d, ...shared } = schema;
     const order = this.faker.helpers.shuffle(branches.map((_, index) => index));
     let fallback: unknown;
@@ -90,7 +91,10 @@ export class ValueSynthesizer {
         })?.[0];
         const referenceName = (branches[index] as { $ref?: string }).$ref?.split('/').pop();
         const tag = mappingKey ?? referenceName;
-        const property = flattenSchema(this.document, (branch.properties as Record<string, unknown> | undefined)?.[discriminator.propertyName]);
+        const property = flattenSchema(
+          this.document,
+          (branch.properties as Record<string, unknown> | undefined)?.[discriminator.propertyName],
+        );
         if (tag !== undefined && !Array.isArray(property.enum)) {
           (candidate as Record<string, unknown>)[discriminator.propertyName] = tag;
         }
@@ -109,7 +113,8 @@ export class ValueSynthesizer {
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
     for (const [property, raw] of Object.entries(properties)) {
       const propertySchema = resolveSchema(this.document, raw);
-      const hidden = this.options.direction === 'response' ? propertySchema.writeOnly === true : propertySchema.readOnly === true;
+      const hidden =
+        this.options.direction === 'response' ? propertySchema.writeOnly === true : propertySchema.readOnly === true;
       if (hidden || (!required.has(property) && (depth >= this.options.optionalDepth || depth >= hardDepth))) {
         continue;
       }
@@ -125,7 +130,12 @@ export class ValueSynthesizer {
         out[property] = this.value({}, property, depth + 1);
       }
     }
-    if (Object.keys(properties).length === 0 && schema.additionalProperties && typeof schema.additionalProperties === 'object' && depth < this.options.optionalDepth) {
+    if (
+      Object.keys(properties).length === 0 &&
+      schema.additionalProperties &&
+      typeof schema.additionalProperties === 'object' &&
+      depth < this.options.optionalDepth
+    ) {
       out[this.faker.lorem.word()] = this.value(schema.additionalProperties, undefined, depth + 1);
     }
     this.orderTimestamps(out);
@@ -172,7 +182,13 @@ export class ValueSynthesizer {
   private array(schema: Schema, name: string | undefined, depth: number): unknown[] {
     const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
     const max = typeof schema.maxItems === 'number' ? schema.maxItems : min + this.options.maxArrayItems;
-    const count = depth >= this.options.optionalDepth + 2 ? min : this.faker.number.int({ min: Math.max(min, Math.min(1, max)), max: Math.min(max, min + this.options.maxArrayItems) });
+    const count =
+      depth >= this.options.optionalDepth + 2
+        ? min
+        : this.faker.number.int({
+            min: Math.max(min, Math.min(1, max)),
+            max: Math.min(max, min + this.options.maxArrayItems),
+          });
     const items: unknown[] = [];
     const seen = new Set<string>();
     for (let attempt = 0; items.length < count && attempt < count * 4; attempt++) {
@@ -214,7 +230,11 @@ export class ValueSynthesizer {
     min = Math.ceil(schema.exclusiveMinimum === true || typeof schema.exclusiveMinimum === 'number' ? min + 0.5 : min);
     max = Math.floor(schema.exclusiveMaximum === true || typeof schema.exclusiveMaximum === 'number' ? max - 0.5 : max);
     const step = typeof schema.multipleOf === 'number' && schema.multipleOf >= 1 ? schema.multipleOf : 1;
-    const value = this.faker.number.int({ min: Math.ceil(min / step), max: Math.max(Math.ceil(min / step), Math.floor(max / step)) }) * step;
+    const value =
+      this.faker.number.int({
+        min: Math.ceil(min / step),
+        max: Math.max(Math.ceil(min / step), Math.floor(max / step)),
+      }) * step;
     return value;
   }
 
@@ -229,7 +249,10 @@ export class ValueSynthesizer {
     const fallback: [number, number] = kind === 'percentage' ? [0, 100] : kind === 'money' ? [10, 5000] : [0, 1000];
     const [min, max] = this.bounds(schema, fallback);
     if (typeof schema.multipleOf === 'number') {
-      const steps = this.faker.number.int({ min: Math.ceil(min / schema.multipleOf), max: Math.max(Math.ceil(min / schema.multipleOf), Math.floor(max / schema.multipleOf)) });
+      const steps = this.faker.number.int({
+        min: Math.ceil(min / schema.multipleOf),
+        max: Math.max(Math.ceil(min / schema.multipleOf), Math.floor(max / schema.multipleOf)),
+      });
       return Number((steps * schema.multipleOf).toPrecision(12));
     }
     return this.faker.number.float({ min, max, fractionDigits: 2 });
@@ -298,7 +321,9 @@ export class ValueSynthesizer {
       case 'url':
       case 'iri':
       case 'uri-reference':
-        return stringForField(this.faker, name, {})?.startsWith('http') ? (stringForField(this.faker, name, {}) as string) : this.faker.internet.url();
+        return stringForField(this.faker, name, {})?.startsWith('http')
+          ? stringForField(this.faker, name, {})
+          : this.faker.internet.url();
       case 'uuid':
         return this.faker.string.uuid();
       case 'hostname':
@@ -318,7 +343,18 @@ export class ValueSynthesizer {
   }
 }
 
-const formatsWithFixedShape = new Set(['date-time', 'date', 'time', 'uuid', 'ipv4', 'ipv6', 'email', 'uri', 'url', 'byte']);
+const formatsWithFixedShape = new Set([
+  'date-time',
+  'date',
+  'time',
+  'uuid',
+  'ipv4',
+  'ipv6',
+  'email',
+  'uri',
+  'url',
+  'byte',
+]);
 
 const matches = (pattern: string, value: string): boolean => {
   try {

@@ -7,10 +7,13 @@ import type { RelationModel, StackModel } from '@libs/stack-ingestion';
 
 import { hashSeed } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
-import { World, WorldRecord, WorldSizes, WorldTable } from './world';
+import { World, WorldRecord, WorldSizes } from './world';
 
 export const worldKey = (stackVersion: string, seed: number, sizes: WorldSizes): string =>
-  createHash('sha256').update(JSON.stringify([stackVersion, seed, sizes])).digest('hex').slice(0, 32);
+  createHash('sha256')
+    .update(JSON.stringify([stackVersion, seed, sizes]))
+    .digest('hex')
+    .slice(0, 32);
 
 const canonical = (name: string): string => {
   const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -31,7 +34,12 @@ const byDepth = (shapes: ResourceShape[]): ResourceShape[] => {
   return [...shapes].sort((a, b) => depth(a) - depth(b));
 };
 
-const makeId = (synthesizer: ValueSynthesizer, shape: ResourceShape, index: number, record: WorldRecord): string | number => {
+const makeId = (
+  synthesizer: ValueSynthesizer,
+  shape: ResourceShape,
+  index: number,
+  record: WorldRecord,
+): string | number => {
   if (shape.idKind === 'integer') {
     return index + 1;
   }
@@ -39,7 +47,10 @@ const makeId = (synthesizer: ValueSynthesizer, shape: ResourceShape, index: numb
     return synthesizer.faker.string.uuid();
   }
   const fromSchema = record[shape.idField];
-  const idSchema = flattenSchema({}, (shape.record.properties as Record<string, unknown> | undefined)?.[shape.idField] ?? {});
+  const idSchema = flattenSchema(
+    {},
+    (shape.record.properties as Record<string, unknown> | undefined)?.[shape.idField] ?? {},
+  );
   if (typeof fromSchema === 'string' && (idSchema.pattern !== undefined || idSchema.format !== undefined)) {
     return fromSchema;
   }
@@ -48,16 +59,25 @@ const makeId = (synthesizer: ValueSynthesizer, shape: ResourceShape, index: numb
 };
 
 /** Fields that point at another resource: declared relations first, then `<resource>_id` names. */
-const foreignKeys = (shape: ResourceShape, tables: Map<string, MutableTable>, relations: RelationModel[], entityResources: Map<string, string[]>): Map<string, string> => {
+const foreignKeys = (
+  shape: ResourceShape,
+  tables: Map<string, MutableTable>,
+  relations: RelationModel[],
+  entityResources: Map<string, string[]>,
+): Map<string, string> => {
   const keys = new Map<string, string>();
-  const properties = Object.keys((shape.record.properties ?? {}) as Record<string, unknown>);
-  const sameService = [...tables.values()].filter((t) => t.shape.service === shape.service && t.shape.key !== shape.key);
+  const properties = Object.keys(shape.record.properties ?? {});
+  const sameService = [...tables.values()].filter(
+    (t) => t.shape.service === shape.service && t.shape.key !== shape.key,
+  );
   for (const relation of relations) {
     if (relation.from.entity !== shape.resource.entity || relation.from.fields.length !== 1) {
       continue;
     }
     const field = properties.find((p) => p === relation.from.fields[0]);
-    const target = (entityResources.get(relation.to.entity) ?? []).map((key) => tables.get(key)).find((t) => t && t.shape.service === shape.service);
+    const target = (entityResources.get(relation.to.entity) ?? [])
+      .map((key) => tables.get(key))
+      .find((t) => t && t.shape.service === shape.service);
     if (field && target && field !== shape.idField) {
       keys.set(field, target.shape.key);
     }
@@ -67,7 +87,9 @@ const foreignKeys = (shape: ResourceShape, tables: Map<string, MutableTable>, re
     if (!match || property === shape.idField || property === shape.parentField || keys.has(property)) {
       continue;
     }
-    const target = sameService.find((t) => canonical(t.shape.resource.name.split('.').pop() ?? '') === canonical(match[1]));
+    const target = sameService.find(
+      (t) => canonical(t.shape.resource.name.split('.').pop() ?? '') === canonical(match[1]),
+    );
     if (target) {
       keys.set(property, target.shape.key);
     }
@@ -75,7 +97,13 @@ const foreignKeys = (shape: ResourceShape, tables: Map<string, MutableTable>, re
   return keys;
 };
 
-const compatible = (document: unknown, schema: unknown, id: string, record: WorldRecord | undefined, idField: string): unknown => {
+const compatible = (
+  document: unknown,
+  schema: unknown,
+  id: string,
+  record: WorldRecord | undefined,
+  idField: string,
+): unknown => {
   const types = schemaTypes(flattenSchema(document, schema));
   const raw = record?.[idField];
   if (types.includes('integer') || types.includes('number')) {
@@ -94,7 +122,10 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
   const tables = new Map<string, MutableTable>();
   const entityResources = new Map<string, string[]>();
   for (const entity of model.entities) {
-    entityResources.set(entity.name, entity.resources.map((qualified) => qualified.replace('.', '/')));
+    entityResources.set(
+      entity.name,
+      entity.resources.map((qualified) => qualified.replace('.', '/')),
+    );
   }
   let recordCount = 0;
   for (const service of model.services) {
@@ -104,7 +135,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       direction: 'response',
       isValid: (schema, value) => {
         try {
-          return validators.validatorForSchema(schema)(value) as boolean;
+          return validators.validatorForSchema(schema)(value);
         } catch {
           // A schema ajv cannot compile cannot be checked; the candidate stands.
           return true;
@@ -116,7 +147,9 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       tables.set(shape.key, table);
       const parentTable = shape.resource.parent ? tables.get(`${service.name}/${shape.resource.parent}`) : undefined;
       const parents = parentTable ? parentTable.ids : [undefined];
-      const perParent = parentTable ? sizes.childrenPerParent : (sizes.overrides?.[shape.key] ?? sizes.recordsPerResource);
+      const perParent = parentTable
+        ? sizes.childrenPerParent
+        : (sizes.overrides?.[shape.key] ?? sizes.recordsPerResource);
       let index = 0;
       for (const parentId of parents) {
         for (let n = 0; n < perParent; n++, index++) {
@@ -157,7 +190,13 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
           }
           faker.seed(hashSeed(seed, table.shape.key, index, field));
           const targetId = faker.helpers.arrayElement(target.ids);
-          const value = compatible(service.document, fieldSchema, targetId, target.records.get(targetId), target.shape.idField);
+          const value = compatible(
+            service.document,
+            fieldSchema,
+            targetId,
+            target.records.get(targetId),
+            target.shape.idField,
+          );
           if (value !== undefined) {
             record[field] = value;
           }
@@ -170,7 +209,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
     stackVersion,
     seed,
     sizes,
-    tables: tables as Map<string, WorldTable>,
+    tables: tables,
     recordCount,
   };
 };

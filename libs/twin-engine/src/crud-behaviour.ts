@@ -1,5 +1,5 @@
 import { DocumentValidators, flattenSchema, ResourceShape, Schema } from '@libs/openapi-schemas';
-import { hashSeed, seededRandom, WorldRecord } from '@libs/synthetic-data';
+import { hashSeed, seededUuid, WorldRecord } from '@libs/synthetic-data';
 
 import { EpisodeEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
@@ -32,7 +32,12 @@ export interface Outcome {
 }
 
 const isCreated = /^(created|creation|inserted)(_?(at|on|date|time))?$|^date_?created$|^createdAt$|^dateCreated$/i;
-const isUpdated = /^(updated|modified|last_?modified|changed)(_?(at|on|date|time))?$|^date_?updated$|^updatedAt$|^dateUpdated$/i;
+const isUpdated =
+  /^(updated|modified|last_?modified|changed)(_?(at|on|date|time))?$|^date_?updated$|^updatedAt$|^dateUpdated$/i;
+
+/** Path values are text coerced to numbers or booleans by their schema; ids compare as text. */
+const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 
 const notFound = (context: CrudContext, what: string): Outcome => ({
   response: context.responses.error(context.plan, 404, 'not_found', what),
@@ -43,7 +48,7 @@ const notFound = (context: CrudContext, what: string): Outcome => ({
 const parentIdOf = (context: CrudContext): string | undefined => {
   const parameter = context.plan.shape.resource.collectionPath.match(/\{([^}]+)\}(?!.*\{)/)?.[1];
   const value = parameter ? context.request.path[parameter] : undefined;
-  return value === undefined ? undefined : String(value);
+  return value === undefined ? undefined : asText(value);
 };
 
 const checkParent = (context: CrudContext): Outcome | string | undefined => {
@@ -63,14 +68,19 @@ const wrap = (context: CrudContext, record: WorldRecord): unknown => {
   if (!envelope || !context.plan.successSchemaPointer) {
     return record;
   }
-  const template = context.responses.synthesize(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>;
+  const template = context.responses.synthesize(context.plan.successSchemaPointer, 'envelope') as Record<
+    string,
+    unknown
+  >;
   return { ...template, [envelope]: record };
 };
 
 const success = (context: CrudContext, body: unknown): TwinResponse =>
   context.plan.successStatus === 204 || !context.plan.successSchemaPointer
     ? emptyResponse(context.plan.successStatus)
-    : jsonResponse(context.plan.successStatus, body, { 'content-type': context.plan.successMediaType ?? 'application/json' });
+    : jsonResponse(context.plan.successStatus, body, {
+        'content-type': context.plan.successMediaType ?? 'application/json',
+      });
 
 /** Query parameters that name record fields filter the listing (`?status=active`). */
 const filtersOf = (context: CrudContext): [string, unknown][] => {
@@ -83,7 +93,9 @@ const matches = (record: WorldRecord, filters: [string, unknown][]): boolean =>
   filters.every(([field, wanted]) => {
     const actual = record[field];
     const wants = Array.isArray(wanted) ? wanted.map(String) : [String(wanted)];
-    return Array.isArray(actual) ? actual.some((value) => wants.includes(String(value))) : wants.includes(String(actual));
+    return Array.isArray(actual)
+      ? actual.some((value) => wants.includes(String(value)))
+      : wants.includes(String(actual));
   });
 
 const nextUrl = (context: CrudContext, page: Page): string | undefined => {
@@ -127,9 +139,13 @@ export const listRecords = (context: CrudContext): Outcome => {
   }
   const records = page.ids.map((id) => context.state.get(shape.key, id));
   const next = nextUrl(context, page);
-  const headers: Record<string, string> = next && shape.resource.pagination.style === 'link-header' ? { link: `<${next}>; rel="next"` } : {};
+  const headers: Record<string, string> =
+    next && shape.resource.pagination.style === 'link-header' ? { link: `<${next}>; rel="next"` } : {};
   if (!shape.listField || !context.plan.successSchemaPointer) {
-    return { response: { ...success(context, records), headers: { ...success(context, records).headers, ...headers } }, events: [] };
+    return {
+      response: { ...success(context, records), headers: { ...success(context, records).headers, ...headers } },
+      events: [],
+    };
   }
   const body = context.responses.synthesize(context.plan.successSchemaPointer, 'list') as Record<string, unknown>;
   body[shape.listField] = records;
@@ -153,7 +169,7 @@ const findRecord = (context: CrudContext): { id: string; record: WorldRecord } |
   }
   const { shape } = context.plan;
   const raw = shape.resource.idParameter ? context.request.path[shape.resource.idParameter] : undefined;
-  const id = raw === undefined ? '' : String(raw);
+  const id = asText(raw);
   const record = context.state.get(shape.key, id);
   if (!record || (parent !== undefined && context.state.parentOf(shape.key, id) !== parent)) {
     return notFound(context, `no ${shape.resource.name} with id ${id}`);
@@ -198,21 +214,15 @@ const stamp = (context: CrudContext, record: WorldRecord, created: boolean): voi
       continue;
     }
     const property = flattenSchema(context.document, properties[name]);
-    if (property.format === 'date-time' || (property.format === undefined && typeof record[name] === 'string' && /T\d\d:/.test(String(record[name])))) {
+    if (
+      property.format === 'date-time' ||
+      (property.format === undefined && typeof record[name] === 'string' && /T\d\d:/.test(String(record[name])))
+    ) {
       record[name] = context.now;
     } else if (property.format === 'date') {
       record[name] = context.now.slice(0, 10);
     }
   }
-};
-
-const seededUuid = (seed: number): string => {
-  const random = seededRandom(seed);
-  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
-  hex[12] = '4';
-  hex[16] = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  const h = hex.join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
 export const createRecord = (context: CrudContext): Outcome => {
@@ -223,7 +233,10 @@ export const createRecord = (context: CrudContext): Outcome => {
   const { shape } = context.plan;
   const counter = context.state.nextCounter(shape.key);
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
-  const record = { ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord), ...acceptedFields(context, context.request.body) };
+  const record = {
+    ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord),
+    ...acceptedFields(context, context.request.body),
+  };
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
   let id: string | number;
   switch (shape.idKind) {
@@ -235,8 +248,14 @@ export const createRecord = (context: CrudContext): Outcome => {
       break;
     default: {
       const existing = record[shape.idField];
-      const idSchema = flattenSchema(context.document, (shape.record.properties as Record<string, unknown> | undefined)?.[shape.idField] ?? {});
-      id = typeof existing === 'string' && (idSchema.pattern || idSchema.format) ? existing : `${shape.resource.name.split('.').pop()?.slice(0, 3).toLowerCase()}_new${counter}`;
+      const idSchema = flattenSchema(
+        context.document,
+        (shape.record.properties as Record<string, unknown> | undefined)?.[shape.idField] ?? {},
+      );
+      id =
+        typeof existing === 'string' && (idSchema.pattern || idSchema.format)
+          ? existing
+          : `${shape.resource.name.split('.').pop()?.slice(0, 3).toLowerCase()}_new${counter}`;
     }
   }
   while (context.state.get(shape.key, String(id))) {
@@ -244,12 +263,21 @@ export const createRecord = (context: CrudContext): Outcome => {
   }
   record[shape.idField] = id;
   if (parent !== undefined && shape.parentField && context.plan.parentShape) {
-    record[shape.parentField] = context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
+    record[shape.parentField] =
+      context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
   }
   stamp(context, record, true);
   return {
     response: success(context, wrap(context, record)),
-    events: [{ type: 'record.created', table: shape.key, id: String(id), ...(parent !== undefined ? { parentId: parent } : {}), record }],
+    events: [
+      {
+        type: 'record.created',
+        table: shape.key,
+        id: String(id),
+        ...(parent !== undefined ? { parentId: parent } : {}),
+        record,
+      },
+    ],
   };
 };
 
@@ -271,7 +299,9 @@ export const deleteRecord = (context: CrudContext): Outcome => {
   if ('response' in found) {
     return found;
   }
-  const body = context.plan.successSchemaPointer ? context.responses.synthesize(context.plan.successSchemaPointer, 'deleted') : undefined;
+  const body = context.plan.successSchemaPointer
+    ? context.responses.synthesize(context.plan.successSchemaPointer, 'deleted')
+    : undefined;
   return {
     response: success(context, body),
     events: [{ type: 'record.deleted', table: context.plan.shape.key, id: found.id }],

@@ -27,6 +27,7 @@ export abstract class EpisodeStore {
   abstract events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]>;
   /** Drops the episode's events (reset); the episode itself stays. */
   abstract truncate(episodeId: string): Promise<void>;
+  abstract setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void>;
 }
 
 export interface EpisodeDescriptor {

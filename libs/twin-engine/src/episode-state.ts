@@ -58,7 +58,8 @@ export class EpisodeState {
     if (!overlay) {
       return base as string[];
     }
-    const added = parentId === undefined ? overlay.added : overlay.added.filter((id) => overlay.parentOf.get(id) === parentId);
+    const added =
+      parentId === undefined ? overlay.added : overlay.added.filter((id) => overlay.parentOf.get(id) === parentId);
     const all = added.length > 0 ? [...base, ...added] : (base as string[]);
     return overlay.deleted.size > 0 ? all.filter((id) => !overlay.deleted.has(id)) : all;
   }

@@ -41,7 +41,10 @@ export class Episode {
   async handle(serviceName: string, request: TwinRequest, url: string): Promise<TwinResponse> {
     const service = this.twin.services.get(serviceName);
     if (!service) {
-      return jsonResponse(404, { error: 'not_found', message: `the stack has no service "${serviceName}"; it has ${[...this.twin.services.keys()].join(', ')}` });
+      return jsonResponse(404, {
+        error: 'not_found',
+        message: `the stack has no service "${serviceName}"; it has ${[...this.twin.services.keys()].join(', ')}`,
+      });
     }
     const match = service.route(request.method, request.path);
     if (!('plan' in match)) {
@@ -51,11 +54,20 @@ export class Episode {
     if (decision && decision.kind !== 'none') {
       switch (decision.kind) {
         case 'rate-limited':
-          return { ...service.errorResponse(429, 'rate_limited', 'rate limit exceeded', match), headers: { 'content-type': 'application/json', 'retry-after': String(decision.retryAfterSeconds) } };
+          return {
+            ...service.errorResponse(429, 'rate_limited', 'rate limit exceeded', match),
+            headers: { 'content-type': 'application/json', 'retry-after': String(decision.retryAfterSeconds) },
+          };
         case 'timeout':
-          return { ...service.errorResponse(504, 'timeout', 'the upstream did not answer in time', match), delayMs: decision.delayMs };
+          return {
+            ...service.errorResponse(504, 'timeout', 'the upstream did not answer in time', match),
+            delayMs: decision.delayMs,
+          };
         case 'error':
-          return { ...service.errorResponse(503, 'service_unavailable', 'injected fault: service unavailable', match), delayMs: decision.delayMs };
+          return {
+            ...service.errorResponse(503, 'service_unavailable', 'injected fault: service unavailable', match),
+            delayMs: decision.delayMs,
+          };
       }
     }
     const delayMs = decision?.delayMs ?? 0;
@@ -78,7 +90,10 @@ export class Episode {
       try {
         await this.store.append(this.id, logged);
       } catch (error) {
-        return jsonResponse(503, { error: 'unavailable', message: `the change could not be recorded: ${(error as Error).message}` });
+        return jsonResponse(503, {
+          error: 'unavailable',
+          message: `the change could not be recorded: ${(error as Error).message}`,
+        });
       }
       logged.forEach((entry) => this.state.apply(entry));
       return outcome.response;

@@ -31,7 +31,10 @@ export class FaultInjector {
   }
 
   get active(): boolean {
-    return Boolean(this.settings && (Object.keys(this.settings.services ?? {}).length > 0 || Object.keys(this.settings.operations ?? {}).length > 0));
+    return Boolean(
+      this.settings &&
+      (Object.keys(this.settings.services ?? {}).length > 0 || Object.keys(this.settings.operations ?? {}).length > 0),
+    );
   }
 
   decide(service: string, operationId: string): FaultDecision {
@@ -47,7 +50,10 @@ export class FaultInjector {
       if (!window || now - window.start >= windowMs) {
         this.windows.set(key, { start: now, count: 1 });
       } else if (window.count >= rule.rateLimit.requests) {
-        return { kind: 'rate-limited', retryAfterSeconds: Math.max(1, Math.ceil((window.start + windowMs - now) / 1000)) };
+        return {
+          kind: 'rate-limited',
+          retryAfterSeconds: Math.max(1, Math.ceil((window.start + windowMs - now) / 1000)),
+        };
       } else {
         window.count++;
       }

@@ -1,4 +1,4 @@
-import { EpisodeDescriptor, EpisodeStore, LoggedEvent } from './episode-events';
+import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
 
 /**
  * Keeps episodes in process memory: for in-process twins (`setupServer` in a user's own tests) where nothing has to
@@ -35,6 +35,14 @@ export class InMemoryEpisodeStore extends EpisodeStore {
 
   truncate(episodeId: string): Promise<void> {
     this.logs.set(episodeId, []);
+    return Promise.resolve();
+  }
+
+  setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+    const descriptor = this.descriptors.get(episodeId);
+    if (descriptor) {
+      descriptor.faults = faults;
+    }
     return Promise.resolve();
   }
 }

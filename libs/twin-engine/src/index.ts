@@ -7,3 +7,5 @@ export * from './stack-twin';
 export * from './twin-engine';
 export * from './in-memory-episode-store';
 export * from './msw-handlers';
+export * from './http/gateway-server';
+export * from './http/node-adapter';

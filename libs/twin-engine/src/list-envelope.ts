@@ -35,27 +35,33 @@ export const planListEnvelope = (document: unknown, schema: Schema, listField: s
       const property = flattenSchema(document, raw);
       const types = schemaTypes(property);
       const at = [...path, name];
-      const set = (value: (page: Page, links: { next?: string }) => unknown): Setter => (body, page, links) => {
-        const parent = at.slice(0, -1).reduce<Record<string, unknown> | undefined>((node, key) => {
-          const child = node?.[key];
-          return child && typeof child === 'object' && !Array.isArray(child) ? (child as Record<string, unknown>) : undefined;
-        }, body);
-        if (!parent) {
-          return;
-        }
-        const next = value(page, links);
-        if (next === undefined) {
-          if (!required.has(name)) {
-            delete parent[name];
-          } else if (types.includes('null')) {
-            parent[name] = null;
+      const set =
+        (value: (page: Page, links: { next?: string }) => unknown): Setter =>
+        (body, page, links) => {
+          const parent = at.slice(0, -1).reduce<Record<string, unknown> | undefined>((node, key) => {
+            const child = node?.[key];
+            return child && typeof child === 'object' && !Array.isArray(child)
+              ? (child as Record<string, unknown>)
+              : undefined;
+          }, body);
+          if (!parent) {
+            return;
           }
-        } else {
-          parent[name] = next;
-        }
-      };
+          const next = value(page, links);
+          if (next === undefined) {
+            if (!required.has(name)) {
+              delete parent[name];
+            } else if (types.includes('null')) {
+              parent[name] = null;
+            }
+          } else {
+            parent[name] = next;
+          }
+        };
       if (types.includes('string') && cursorField.test(name) && !property.format) {
-        setters.push(set((page) => page.nextCursor ?? (required.has(name) && !types.includes('null') ? '' : undefined)));
+        setters.push(
+          set((page) => page.nextCursor ?? (required.has(name) && !types.includes('null') ? '' : undefined)),
+        );
       } else if (types.includes('string') && urlField.test(name)) {
         setters.push(set((page, links) => (page.hasMore ? links.next : undefined)));
       } else if (types.includes('integer') && totalField.test(name)) {

@@ -9,7 +9,8 @@ const relativePath = (url: URL, basePath: string): string =>
 const toTwinRequest = async (request: Request, basePath: string): Promise<TwinRequest> => {
   const url = new URL(request.url);
   const path = relativePath(url, basePath);
-  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
+  const body =
+    request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
   return { method: request.method, path, query: url.searchParams, headers: Object.fromEntries(request.headers), body };
 };
 
@@ -20,7 +21,8 @@ const toResponse = async (response: TwinResponse): Promise<Response> => {
   return new HttpResponse(serializeBody(response) ?? null, { status: response.status, headers: response.headers });
 };
 
-const mswPath = (path: string): string => path.split('#')[0].replace(/\{([^}]+)\}/g, (_, name: string) => `:${name.replace(/[^A-Za-z0-9_]/g, '_')}`);
+const mswPath = (path: string): string =>
+  path.split('#')[0].replace(/\{([^}]+)\}/g, (_, name: string) => `:${name.replace(/[^A-Za-z0-9_]/g, '_')}`);
 
 export interface EpisodeHandlerOptions {
   /** Base URL per service; defaults to the service's first server URL (the production address). */
@@ -40,8 +42,16 @@ export const episodeHandlers = (episode: Episode, options: EpisodeHandlerOptions
     }
     const basePath = new URL(base).pathname.replace(/\/+$/, '');
     const perOperation = service.plans.map((plan) =>
-      http[plan.operation.method === 'trace' ? 'all' : plan.operation.method](`${base}${mswPath(plan.operation.path)}`, async ({ request }) =>
-        toResponse(await episode.handle(service.service.name, await toTwinRequest(request, basePath), request.url.split('?')[0])),
+      http[plan.operation.method === 'trace' ? 'all' : plan.operation.method](
+        `${base}${mswPath(plan.operation.path)}`,
+        async ({ request }) =>
+          toResponse(
+            await episode.handle(
+              service.service.name,
+              await toTwinRequest(request, basePath),
+              request.url.split('?')[0],
+            ),
+          ),
       ),
     );
     const dispatcher = http.all(`${base}/*`, async ({ request }) => {

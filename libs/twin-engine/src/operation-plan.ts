@@ -35,7 +35,9 @@ const typesOf = (document: unknown, schema: unknown): { types: string[]; itemTyp
 };
 
 const preferredSuccess = (operation: OperationModel): OperationModel['responses'][number] | undefined => {
-  const successes = operation.responses.filter((r) => /^2\d\d$/.test(r.status)).sort((a, b) => a.status.localeCompare(b.status));
+  const successes = operation.responses
+    .filter((r) => /^2\d\d$/.test(r.status))
+    .sort((a, b) => a.status.localeCompare(b.status));
   return successes[0] ?? operation.responses.find((r) => r.status === 'default' || r.status === '2XX');
 };
 
@@ -50,11 +52,19 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
   return service.operations.map((operation, index) => {
     const crud = roleOf.get(operation.id);
     const success = preferredSuccess(operation);
-    const media = success ? Object.entries(success.content).find(([type]) => /json/i.test(type)) ?? Object.entries(success.content)[0] : undefined;
+    const media = success
+      ? (Object.entries(success.content).find(([type]) => /json/i.test(type)) ?? Object.entries(success.content)[0])
+      : undefined;
     const parameters = operation.parameters.map((parameter): ParameterPlan => {
       // A `$ref` to the schema's place, so that validators resolve it against the document.
       const schema: Schema | undefined = parameter.schemaPointer ? { $ref: `#${parameter.schemaPointer}` } : undefined;
-      return { name: parameter.name, in: parameter.in, required: parameter.required, ...(schema ? { schema } : {}), ...typesOf(service.document, schema ?? {}) };
+      return {
+        name: parameter.name,
+        in: parameter.in,
+        required: parameter.required,
+        ...(schema ? { schema } : {}),
+        ...typesOf(service.document, schema ?? {}),
+      };
     });
     return {
       index,

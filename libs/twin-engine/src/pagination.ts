@@ -28,7 +28,12 @@ const positiveInt = (value: unknown, fallback: number): number =>
   typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
 
 /** Cuts one page out of a listing the way the spec's pagination style says. */
-export const paginate = (ids: string[], pagination: PaginationModel, query: Record<string, unknown>, defaultLimit: number): Page => {
+export const paginate = (
+  ids: string[],
+  pagination: PaginationModel,
+  query: Record<string, unknown>,
+  defaultLimit: number,
+): Page => {
   const limitParameter = pagination.parameters.limit;
   const limit = positiveInt(limitParameter ? query[limitParameter] : undefined, defaultLimit);
   let offset = 0;

@@ -19,7 +19,8 @@ export interface InvalidRequest {
   problems: { location: string; message: string }[];
 }
 
-const mediaTypeOf = (header: string | undefined): string | undefined => header?.split(';')[0]?.trim().toLowerCase() || undefined;
+const mediaTypeOf = (header: string | undefined): string | undefined =>
+  header?.split(';')[0]?.trim().toLowerCase() || undefined;
 
 const mediaMatches = (declared: string, actual: string): boolean => {
   const d = declared.toLowerCase();
@@ -28,7 +29,10 @@ const mediaMatches = (declared: string, actual: string): boolean => {
   }
   const [dType, dSub] = d.split('/');
   const [aType, aSub] = actual.split('/');
-  return dType === aType && (dSub === '*' || (dSub?.endsWith('+json') && aSub === 'json') || (aSub?.endsWith('+json') && dSub === 'json'));
+  return (
+    dType === aType &&
+    (dSub === '*' || (dSub?.endsWith('+json') && aSub === 'json') || (aSub?.endsWith('+json') && dSub === 'json'))
+  );
 };
 
 /** Path and query values arrive as text; the schema says what they mean. */
@@ -48,7 +52,9 @@ const coerce = (raw: string, types: string[]): unknown => {
 const readParameter = (parameter: ParameterPlan, request: TwinRequest, pathParams: Record<string, string>): unknown => {
   switch (parameter.in) {
     case 'path':
-      return pathParams[parameter.name] === undefined ? undefined : coerce(decodeURIComponent(pathParams[parameter.name]), parameter.types);
+      return pathParams[parameter.name] === undefined
+        ? undefined
+        : coerce(decodeURIComponent(pathParams[parameter.name]), parameter.types);
     case 'query': {
       const values = request.query.getAll(parameter.name);
       if (values.length === 0) {
@@ -81,7 +87,12 @@ const formToObject = (text: string, document: unknown, schemaPointer: string | u
     const types = key in properties ? schemaTypes(flattenSchema(document, properties[key])) : ['string'];
     const coerced = coerce(value, types);
     const existing = out[key];
-    out[key] = existing === undefined ? (types.includes('array') ? [coerced] : coerced) : [...(Array.isArray(existing) ? (existing as unknown[]) : [existing]), coerced];
+    out[key] =
+      existing === undefined
+        ? types.includes('array')
+          ? [coerced]
+          : coerced
+        : [...(Array.isArray(existing) ? (existing as unknown[]) : [existing]), coerced];
   }
   return out;
 };
@@ -101,7 +112,10 @@ export const validateRequest = (
   const problems: { location: string; message: string }[] = [];
   const values: Record<'path' | 'query' | 'header', Record<string, unknown>> = { path: {}, query: {}, header: {} };
   for (const parameter of plan.parameters) {
-    if (parameter.in === 'cookie' || (parameter.in === 'header' && transportHeaders.has(parameter.name.toLowerCase()))) {
+    if (
+      parameter.in === 'cookie' ||
+      (parameter.in === 'header' && transportHeaders.has(parameter.name.toLowerCase()))
+    ) {
       continue;
     }
     const value = readParameter(parameter, request, pathParams);
@@ -116,19 +130,32 @@ export const validateRequest = (
     if (parameter.schema) {
       const validate = validators.validatorForSchema(parameter.schema);
       if (!validate(value)) {
-        problems.push({ location, message: `${validate.errors?.[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})` });
+        problems.push({
+          location,
+          message: `${validate.errors?.[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`,
+        });
       }
     }
   }
   if (problems.length > 0) {
-    return { ok: false, status: 400, message: `invalid request: ${problems.map((p) => `${p.location} ${p.message}`).join('; ')}`, problems };
+    return {
+      ok: false,
+      status: 400,
+      message: `invalid request: ${problems.map((p) => `${p.location} ${p.message}`).join('; ')}`,
+      problems,
+    };
   }
 
   const raw = request.body;
   const hasBody = raw !== undefined && raw.length > 0;
   if (plan.bodyMediaTypes.length === 0 || !hasBody) {
     if (plan.bodyRequired && !hasBody) {
-      return { ok: false, status: 400, message: 'request body is required', problems: [{ location: 'body', message: 'is required' }] };
+      return {
+        ok: false,
+        status: 400,
+        message: 'request body is required',
+        problems: [{ location: 'body', message: 'is required' }],
+      };
     }
     return { ok: true, path: values.path, query: values.query, body: undefined };
   }
@@ -148,7 +175,12 @@ export const validateRequest = (
     try {
       body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
-      return { ok: false, status: 400, message: `malformed JSON body: ${(error as Error).message}`, problems: [{ location: 'body', message: 'is not valid JSON' }] };
+      return {
+        ok: false,
+        status: 400,
+        message: `malformed JSON body: ${(error as Error).message}`,
+        problems: [{ location: 'body', message: 'is not valid JSON' }],
+      };
     }
   } else if (mediaType === 'application/x-www-form-urlencoded') {
     body = formToObject(raw.toString('utf8'), document, schemaPointer ?? undefined);
@@ -163,9 +195,17 @@ export const validateRequest = (
     if (!validate(body)) {
       const errors = (validate.errors ?? []).slice(0, 10).map((error) => ({
         location: `body${error.instancePath}`,
-        message: error.keyword === 'required' ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}` : (error.message ?? 'is invalid'),
+        message:
+          error.keyword === 'required'
+            ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}`
+            : (error.message ?? 'is invalid'),
       }));
-      return { ok: false, status: 400, message: `invalid body: ${errors.map((e) => `${e.location} ${e.message}`).join('; ')}`, problems: errors };
+      return {
+        ok: false,
+        status: 400,
+        message: `invalid body: ${errors.map((e) => `${e.location} ${e.message}`).join('; ')}`,
+        problems: errors,
+      };
     }
   }
   return { ok: true, path: values.path, query: values.query, body, mediaType };

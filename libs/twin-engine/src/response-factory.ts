@@ -7,7 +7,16 @@ import { defaultSynthesisOptions, hashSeed, ValueSynthesizer } from '@libs/synth
 import { OperationPlan } from './operation-plan';
 import { jsonResponse, TwinResponse } from './twin-http';
 
-const messageFields = ['message', 'error_description', 'detail', 'details', 'error_message', 'msg', 'description', 'title'];
+const messageFields = [
+  'message',
+  'error_description',
+  'detail',
+  'details',
+  'error_message',
+  'msg',
+  'description',
+  'title',
+];
 const codeFields = ['error', 'code', 'error_code', 'id', 'type', 'status'];
 const locationFields = ['field', 'parameter', 'param', 'pointer', 'path', 'location', 'source'];
 
@@ -33,7 +42,7 @@ export class ResponseFactory {
       ...defaultSynthesisOptions,
       isValid: (schema, value) => {
         try {
-          return this.validators.validatorForSchema(schema)(value) as boolean;
+          return this.validators.validatorForSchema(schema)(value);
         } catch {
           return true;
         }
@@ -68,7 +77,10 @@ export class ResponseFactory {
     if (!media || !plan.successSchemaPointer) {
       return undefined;
     }
-    const examples = media.examples && typeof media.examples === 'object' ? Object.values(media.examples as Record<string, unknown>) : [];
+    const examples =
+      media.examples && typeof media.examples === 'object'
+        ? Object.values(media.examples as Record<string, unknown>)
+        : [];
     const candidates = [
       media.example,
       ...examples.map((example) => resolveSchema(this.service.document, example).value),
@@ -80,17 +92,28 @@ export class ResponseFactory {
 
   success(plan: OperationPlan, requestKey: string): TwinResponse {
     if (!plan.successSchemaPointer) {
-      return { status: plan.successStatus, headers: plan.successMediaType ? { 'content-type': plan.successMediaType } : {} };
+      return {
+        status: plan.successStatus,
+        headers: plan.successMediaType ? { 'content-type': plan.successMediaType } : {},
+      };
     }
     const body = this.example(plan) ?? this.synthesize(plan.successSchemaPointer, `${plan.operation.id}:${requestKey}`);
-    return jsonResponse(plan.successStatus, structuredClone(body), { 'content-type': plan.successMediaType ?? 'application/json' });
+    return jsonResponse(plan.successStatus, structuredClone(body), {
+      'content-type': plan.successMediaType ?? 'application/json',
+    });
   }
 
   /**
    * An error in the spec's own shape: the response declared for this status (or its range, or `default`) with its
    * message fields carrying ours. Without a declared shape, a plain `{ error, message }`.
    */
-  error(plan: OperationPlan | undefined, status: number, code: string, message: string, extra: Record<string, unknown> = {}): TwinResponse {
+  error(
+    plan: OperationPlan | undefined,
+    status: number,
+    code: string,
+    message: string,
+    extra: Record<string, unknown> = {},
+  ): TwinResponse {
     const declared = plan ? this.declaredError(plan.operation.pointer, status) : this.serviceError(status);
     if (declared) {
       const body = this.synthesize(declared.pointer, `error:${status}`);
@@ -101,7 +124,13 @@ export class ResponseFactory {
         const fill = (fields: string[], value: string): void => {
           for (const field of fields) {
             const property = flattenSchema(this.service.document, properties[field]);
-            if (field in properties && !property.enum && (property.type === 'string' || property.type === undefined) && !property.pattern && !property.format) {
+            if (
+              field in properties &&
+              !property.enum &&
+              (property.type === 'string' || property.type === undefined) &&
+              !property.pattern &&
+              !property.format
+            ) {
               record[field] = value;
               return;
             }
@@ -123,7 +152,9 @@ export class ResponseFactory {
   }
 
   private declaredError(operationPointer: string, status: number): { pointer: string; mediaType: string } | undefined {
-    const responses = (getAtPointer(this.service.document, operationPointer) as { responses?: Record<string, unknown> } | undefined)?.responses ?? {};
+    const responses =
+      (getAtPointer(this.service.document, operationPointer) as { responses?: Record<string, unknown> } | undefined)
+        ?.responses ?? {};
     for (const key of [String(status), `${String(status)[0]}XX`, `${String(status)[0]}xx`, 'default']) {
       if (responses[key] === undefined) {
         continue;
@@ -140,21 +171,37 @@ export class ResponseFactory {
 
   private serviceError(status: number): { pointer: string; mediaType: string } | undefined {
     const shape =
-      this.service.errorShapes.find((s) => s.status === String(status) && s.schemaPointer && /json/.test(s.contentType)) ??
+      this.service.errorShapes.find(
+        (s) => s.status === String(status) && s.schemaPointer && /json/.test(s.contentType),
+      ) ??
       this.service.errorShapes.find((s) => s.status === 'default' && s.schemaPointer && /json/.test(s.contentType));
     return shape?.schemaPointer ? { pointer: shape.schemaPointer, mediaType: shape.contentType } : undefined;
   }
 
   /** The media type object of a response, with the pointer its schema lives at (through `$ref`ed responses). */
-  private mediaObject(operationPointer: string, status: string, mediaType: string | undefined): (Schema & { mediaType: string; schemaPointer?: string }) | undefined {
+  private mediaObject(
+    operationPointer: string,
+    status: string,
+    mediaType: string | undefined,
+  ): (Schema & { mediaType: string; schemaPointer?: string }) | undefined {
     const responsePointer = `${operationPointer}/responses/${escapePointerSegment(status)}`;
-    const { value, pointer } = dereference(this.service.document, getAtPointer(this.service.document, responsePointer), responsePointer);
-    const content = ((value as { content?: Record<string, Schema> } | undefined)?.content ?? {}) as Record<string, Schema>;
+    const { value, pointer } = dereference(
+      this.service.document,
+      getAtPointer(this.service.document, responsePointer),
+      responsePointer,
+    );
+    const content = (value as { content?: Record<string, Schema> } | undefined)?.content ?? {};
     const type = mediaType ?? Object.keys(content).find((t) => /json/i.test(t));
     if (!type || !content[type]) {
       return undefined;
     }
     const schemaPointer = `${pointer}/content/${escapePointerSegment(type)}/schema`;
-    return { ...content[type], mediaType: type, ...(content[type].schema !== undefined ? { schemaPointer: dereference(this.service.document, content[type].schema, schemaPointer).pointer } : {}) };
+    return {
+      ...content[type],
+      mediaType: type,
+      ...(content[type].schema !== undefined
+        ? { schemaPointer: dereference(this.service.document, content[type].schema, schemaPointer).pointer }
+        : {}),
+    };
   }
 }

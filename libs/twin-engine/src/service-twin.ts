@@ -4,7 +4,15 @@ import { DocumentValidators, resourceShapes, ResourceShape } from '@libs/openapi
 import type { ServiceModel } from '@libs/stack-ingestion';
 import { hashSeed } from '@libs/synthetic-data';
 
-import { changeRecord, createRecord, CrudContext, deleteRecord, getRecord, listRecords, Outcome } from './crud-behaviour';
+import {
+  changeRecord,
+  createRecord,
+  CrudContext,
+  deleteRecord,
+  getRecord,
+  listRecords,
+  Outcome,
+} from './crud-behaviour';
 import { EpisodeState } from './episode-state';
 import { ListEnvelope, planListEnvelope } from './list-envelope';
 import { OperationPlan, planOperations } from './operation-plan';
@@ -107,11 +115,26 @@ export class ServiceTwin {
     if (found) {
       return (found.handler as unknown as Handler)(found.params);
     }
-    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].filter((m) => m !== method.toUpperCase() && this.router.find(m as FindMyWay.HTTPMethod, path));
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].filter(
+      (m) => m !== method.toUpperCase() && this.router.find(m as FindMyWay.HTTPMethod, path),
+    );
     if (allowed.length > 0) {
-      return { ...this.responses.error(undefined, 405, 'method_not_allowed', `${method.toUpperCase()} is not allowed on ${path}; use ${allowed.join(', ')}`), headers: { 'content-type': 'application/json', allow: allowed.join(', ') } };
+      return {
+        ...this.responses.error(
+          undefined,
+          405,
+          'method_not_allowed',
+          `${method.toUpperCase()} is not allowed on ${path}; use ${allowed.join(', ')}`,
+        ),
+        headers: { 'content-type': 'application/json', allow: allowed.join(', ') },
+      };
     }
-    return this.responses.error(undefined, 404, 'not_found', `no operation of ${this.service.name} matches ${method.toUpperCase()} ${path}`);
+    return this.responses.error(
+      undefined,
+      404,
+      'not_found',
+      `no operation of ${this.service.name} matches ${method.toUpperCase()} ${path}`,
+    );
   }
 
   /** Answers a routed request from the episode's state; mutations come back as events for the caller to persist. */
@@ -120,7 +143,16 @@ export class ServiceTwin {
     const valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
     if (!valid.ok) {
       const status = this.validationStatus(plan, valid.status);
-      return { response: this.responses.error(plan, status, status === 415 ? 'unsupported_media_type' : status === 413 ? 'payload_too_large' : 'invalid_request', valid.message, { problems: valid.problems }), events: [] };
+      return {
+        response: this.responses.error(
+          plan,
+          status,
+          status === 415 ? 'unsupported_media_type' : status === 413 ? 'payload_too_large' : 'invalid_request',
+          valid.message,
+          { problems: valid.problems },
+        ),
+        events: [],
+      };
     }
     if (plan.role && plan.shape) {
       const context: CrudContext = {
@@ -155,7 +187,16 @@ export class ServiceTwin {
     const safe = plan.operation.method === 'get' || plan.operation.method === 'head';
     return {
       response,
-      events: safe ? [] : [{ type: 'operation.called', service: this.service.name, operationId: plan.operation.id, status: response.status }],
+      events: safe
+        ? []
+        : [
+            {
+              type: 'operation.called',
+              service: this.service.name,
+              operationId: plan.operation.id,
+              status: response.status,
+            },
+          ],
     };
   }
 
@@ -171,7 +212,9 @@ export class ServiceTwin {
   private envelope(plan: OperationPlan): ListEnvelope {
     let envelope = this.envelopes.get(plan.index);
     if (!envelope) {
-      envelope = plan.shape?.listSchema ? planListEnvelope(this.service.document, plan.shape.listSchema, plan.shape.listField) : { setters: [] };
+      envelope = plan.shape?.listSchema
+        ? planListEnvelope(this.service.document, plan.shape.listSchema, plan.shape.listField)
+        : { setters: [] };
       this.envelopes.set(plan.index, envelope);
     }
     return envelope;
@@ -184,6 +227,9 @@ export class ServiceTwin {
 
 /** What makes two calls of a non-CRUD operation "the same request" for deterministic answers. */
 const requestKey = (request: TwinRequest): string => {
-  const query = [...request.query.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join('&');
+  const query = [...request.query.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
   return `${request.path}?${query}#${request.body?.length ? hashSeed(request.body.toString('latin1')) : ''}`;
 };

@@ -100,6 +100,12 @@ export class TwinEngine {
     return fork;
   }
 
+  async setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+    const episode = await this.episode(episodeId);
+    await this.store.setFaults(episodeId, faults);
+    episode.configureFaults(faults);
+  }
+
   /** Forgets in-memory state (as a crash would); the next request rebuilds from the store. */
   evict(episodeId: string): void {
     this.episodes.delete(episodeId);

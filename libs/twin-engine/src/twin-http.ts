@@ -27,7 +27,10 @@ export const jsonResponse = (status: number, body: unknown, headers: Record<stri
   body,
 });
 
-export const emptyResponse = (status: number, headers: Record<string, string> = {}): TwinResponse => ({ status, headers });
+export const emptyResponse = (status: number, headers: Record<string, string> = {}): TwinResponse => ({
+  status,
+  headers,
+});
 
 /** The body as the transport sends it: JSON serialised, strings as UTF-8. */
 export const serializeBody = (response: TwinResponse): Buffer | string | undefined => {

@@ -1,0 +1,127 @@
+import { AddressInfo } from 'node:net';
+import { Server } from 'node:http';
+
+import { Command, InvalidArgumentError } from 'commander';
+
+import { loadConfig } from '@libs/config';
+import { provideDatabase, silentLog, stderrLog } from '@libs/embedded-services';
+import {
+  assertNoPendingMigrations,
+  createDataSource,
+  PostgresEpisodeStore,
+  RepositoryStackSource,
+  StackRepository,
+} from '@libs/persistence';
+import { ingestStack } from '@libs/stack-ingestion';
+import { hashSeed, seededUuid } from '@libs/synthetic-data';
+import { createGatewayServer, createServiceOriginServer, EpisodeNotFoundError, TwinEngine } from '@libs/twin-engine';
+
+interface ServeOptions {
+  port: number;
+  seed: number;
+  records: number;
+  json?: boolean;
+}
+
+const integer =
+  (name: string, min: number, max: number) =>
+  (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+    }
+    return parsed;
+  };
+
+const listen = (server: Server, port: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+/**
+ * Serves one default episode of a bundle until stopped: the gateway on --port, and each service at the root of the
+ * next ports (port + 1, + 2 …; all random with --port 0). The default episode's id follows from (stack version,
+ * seed, sizes), so a restarted `serve` finds the same episode and rebuilds it from its event log.
+ */
+export const serveCommand = (): Command =>
+  new Command('serve')
+    .description('serve a twin of every service of a bundle, with one default episode')
+    .argument('<path>', 'bundle folder, spec file or archive')
+    .option(
+      '-p, --port <port>',
+      'gateway port; services take the ports after it (0: all random)',
+      integer('--port', 0, 65000),
+      4000,
+    )
+    .option('-s, --seed <seed>', 'world seed', integer('--seed', 0, 2 ** 32 - 1), 1)
+    .option('--records <n>', 'records per resource', integer('--records', 0, 100_000), 20)
+    .option('--json', 'print one JSON line with the base URLs once ready')
+    .action(async (path: string, options: ServeOptions) => {
+      const { model, version } = await ingestStack({ kind: 'path', path });
+      const config = loadConfig();
+      const log = options.json ? silentLog : stderrLog;
+      const database = await provideDatabase(config, log);
+      const dataSource = createDataSource(database.url);
+      await dataSource.initialize();
+      if (database.source === 'DATABASE_URL') {
+        await assertNoPendingMigrations(dataSource);
+      } else {
+        await dataSource.runMigrations({ transaction: 'each' });
+      }
+      const stacks = new StackRepository(dataSource);
+      await stacks.saveVersion(config.MIRROR_TENANT, version, model);
+      const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), new RepositoryStackSource(stacks));
+      const sizes = { recordsPerResource: options.records, childrenPerParent: 3 };
+      const episodeId = seededUuid(hashSeed(config.MIRROR_TENANT, version, options.seed, JSON.stringify(sizes)));
+      const episode = await engine.episode(episodeId).catch((error: unknown) => {
+        if (error instanceof EpisodeNotFoundError) {
+          return engine.createEpisode({
+            id: episodeId,
+            tenantId: config.MIRROR_TENANT,
+            stackVersion: version,
+            seed: options.seed,
+            sizes,
+          });
+        }
+        throw error;
+      });
+      const errors = { error: (message: string) => process.stderr.write(`gateway: ${message}\n`) };
+      const gateway = createGatewayServer(engine, config.MIRROR_TENANT, errors);
+      const gatewayPort = await listen(gateway, options.port);
+      const servers: Server[] = [gateway];
+      const services = [];
+      let next = options.port === 0 ? 0 : gatewayPort + 1;
+      for (const twin of episode.twin.services.values()) {
+        const server = createServiceOriginServer(engine, episodeId, twin.service.name, errors);
+        const port = await listen(server, next === 0 ? 0 : next++);
+        servers.push(server);
+        services.push({
+          name: twin.service.name,
+          baseUrl: `http://127.0.0.1:${port}${twin.basePath}`,
+          gatewayUrl: `http://127.0.0.1:${gatewayPort}/e/${episodeId}/${twin.service.name}`,
+        });
+      }
+      if (options.json) {
+        process.stdout.write(
+          `${JSON.stringify({ episodeId, stackVersion: version, gateway: `http://127.0.0.1:${gatewayPort}`, services })}\n`,
+        );
+      } else {
+        process.stdout.write(
+          `Serving ${model.name} (version ${version.slice(0, 12)}), episode ${episodeId} at event ${episode.state.seq}\n`,
+        );
+        for (const service of services) {
+          process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}\n`);
+        }
+        process.stdout.write(
+          `  gateway                  http://127.0.0.1:${gatewayPort}/e/{episodeId}/{service}/…  (episodes: /_mirror/episodes)\nPress Ctrl-C to stop.\n`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+      await dataSource.destroy();
+      await database.stop();
+    });

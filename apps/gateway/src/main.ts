@@ -1,0 +1,49 @@
+import { Logger } from '@nestjs/common';
+
+import { loadConfig } from '@libs/config';
+import { provideDatabase } from '@libs/embedded-services';
+import {
+  assertNoPendingMigrations,
+  createDataSource,
+  PostgresEpisodeStore,
+  RepositoryStackSource,
+  StackRepository,
+} from '@libs/persistence';
+import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+
+/**
+ * The twin gateway process: serves `/e/{episodeId}/{service}/…` for every episode in the database and manages
+ * episodes under `/_mirror/`. Episodes are rebuilt from their event logs on first use, so any gateway process can
+ * serve any episode and a crashed one loses nothing.
+ */
+const main = async (): Promise<void> => {
+  const logger = new Logger('gateway');
+  const config = loadConfig();
+  const database = await provideDatabase(config, logger);
+  const dataSource = createDataSource(database.url);
+  await dataSource.initialize();
+  if (database.source === 'DATABASE_URL') {
+    await assertNoPendingMigrations(dataSource);
+  } else {
+    await dataSource.runMigrations({ transaction: 'each' });
+  }
+  const engine = new TwinEngine(
+    new PostgresEpisodeStore(dataSource),
+    new RepositoryStackSource(new StackRepository(dataSource)),
+  );
+  const server = createGatewayServer(engine, config.MIRROR_TENANT, { error: (message) => logger.error(message) });
+  const port = Number(process.env.GATEWAY_PORT ?? 4000);
+  server.listen(port, '127.0.0.1', () => logger.log(`listening on http://127.0.0.1:${port}`));
+  const stop = (): void => {
+    server.close(() => {
+      void dataSource.destroy().then(() => database.stop());
+    });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+};
+
+main().catch((error: unknown) => {
+  process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

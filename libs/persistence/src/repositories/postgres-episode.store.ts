@@ -1,0 +1,108 @@
+import { DataSource } from 'typeorm';
+
+import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from '@libs/twin-engine';
+
+interface EpisodeRow {
+  id: string;
+  tenant_id: string;
+  stack_version: string;
+  seed: string;
+  sizes: EpisodeDescriptor['sizes'];
+  faults: FaultSettings | null;
+  forked_from: string | null;
+  forked_at_seq: number | null;
+}
+
+interface EventRow {
+  seq: number;
+  at: Date;
+  operation_id: string;
+  event: LoggedEvent['event'];
+}
+
+/**
+ * Episodes and their event logs in PostgreSQL. Raw SQL on purpose: `append` sits on the write path of every twin
+ * mutation, and one multi-row INSERT is the whole cost. The primary key (episode, seq) makes a double append fail
+ * loudly instead of forking history.
+ */
+export class PostgresEpisodeStore extends EpisodeStore {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async createEpisode(episode: EpisodeDescriptor): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO episodes (id, tenant_id, stack_version, seed, sizes, faults, forked_from, forked_at_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+      [
+        episode.id,
+        episode.tenantId,
+        episode.stackVersion,
+        episode.seed,
+        JSON.stringify(episode.sizes),
+        episode.faults ? JSON.stringify(episode.faults) : null,
+        episode.forkedFrom?.episodeId ?? null,
+        episode.forkedFrom?.seq ?? null,
+      ],
+    );
+  }
+
+  async findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(episodeId)) {
+      return undefined;
+    }
+    const [row] = await this.dataSource.query<EpisodeRow[]>('SELECT * FROM episodes WHERE id = $1', [episodeId]);
+    if (!row) {
+      return undefined;
+    }
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      stackVersion: row.stack_version,
+      seed: Number(row.seed),
+      sizes: row.sizes,
+      ...(row.faults ? { faults: row.faults } : {}),
+      ...(row.forked_from ? { forkedFrom: { episodeId: row.forked_from, seq: row.forked_at_seq ?? 0 } } : {}),
+    };
+  }
+
+  async setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+    await this.dataSource.query('UPDATE episodes SET faults = $2 WHERE id = $1', [
+      episodeId,
+      faults ? JSON.stringify(faults) : null,
+    ]);
+  }
+
+  async append(episodeId: string, events: LoggedEvent[]): Promise<void> {
+    if (events.length === 0) {
+      return;
+    }
+    const values: unknown[] = [];
+    const rows = events.map((event, index) => {
+      values.push(episodeId, event.seq, event.at, event.operationId, JSON.stringify(event.event));
+      const at = index * 5;
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5})`;
+    });
+    await this.dataSource.query(
+      `INSERT INTO episode_events (episode_id, seq, at, operation_id, event) VALUES ${rows.join(', ')}`,
+      values,
+    );
+  }
+
+  async events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]> {
+    const rows = await this.dataSource.query<EventRow[]>(
+      `SELECT seq, at, operation_id, event FROM episode_events WHERE episode_id = $1 AND ($2::int IS NULL OR seq <= $2) ORDER BY seq`,
+      [episodeId, untilSeq ?? null],
+    );
+    return rows.map((row) => ({
+      seq: row.seq,
+      at: new Date(row.at).toISOString(),
+      operationId: row.operation_id,
+      event: row.event,
+    }));
+  }
+
+  async truncate(episodeId: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM episode_events WHERE episode_id = $1', [episodeId]);
+  }
+}

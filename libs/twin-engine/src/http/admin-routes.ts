@@ -1,0 +1,139 @@
+import { ServerResponse } from 'node:http';
+
+import { z } from 'zod';
+
+import { TwinEngine } from '../twin-engine';
+import { writeJson } from './node-adapter';
+
+const faultRule = z
+  .object({
+    latencyMs: z.tuple([z.number().min(0), z.number().min(0)]).optional(),
+    errorRate: z.number().min(0).max(1).optional(),
+    rateLimit: z.object({ requests: z.number().int().positive(), windowSeconds: z.number().positive() }).optional(),
+    timeoutRate: z.number().min(0).max(1).optional(),
+    timeoutMs: z.number().int().positive().max(600_000).optional(),
+  })
+  .strict();
+
+const faultSettings = z
+  .object({
+    services: z.record(z.string(), faultRule).optional(),
+    operations: z.record(z.string(), faultRule).optional(),
+  })
+  .strict();
+
+const newEpisode = z
+  .object({
+    stackVersion: z.string().regex(/^[0-9a-f]{8,64}$/, 'must be a stack version (sha256 hex or a prefix of 8+)'),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .default(1),
+    sizes: z
+      .object({
+        recordsPerResource: z.number().int().min(0).max(100_000).optional(),
+        childrenPerParent: z.number().int().min(0).max(1000).optional(),
+      })
+      .strict()
+      .optional(),
+    faults: faultSettings.optional(),
+  })
+  .strict();
+
+const forkRequest = z.object({ atSeq: z.number().int().min(0).optional() }).strict();
+
+const parseJson = <S extends z.ZodTypeAny>(
+  schema: S,
+  body: Buffer | undefined,
+  response: ServerResponse,
+): z.infer<S> | undefined => {
+  let raw: unknown = {};
+  if (body && body.length > 0) {
+    try {
+      raw = JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      writeJson(response, 400, { error: 'invalid_json', message: (error as Error).message });
+      return undefined;
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    writeJson(response, 422, {
+      error: 'invalid_request',
+      message: 'the request body is invalid',
+      problems: parsed.error.issues.map((issue) => ({
+        location: `body/${issue.path.join('/')}`,
+        message: issue.message,
+      })),
+    });
+    return undefined;
+  }
+  return parsed.data as z.infer<S>;
+};
+
+/** Episode management on the gateway: create, inspect, reset, fork, and configure faults. */
+export const handleAdmin = async (
+  engine: TwinEngine,
+  tenantId: string,
+  method: string,
+  path: string,
+  body: Buffer | undefined,
+  response: ServerResponse,
+): Promise<void> => {
+  if (method === 'GET' && path === '/health') {
+    writeJson(response, 200, { status: 'ok' });
+    return;
+  }
+  if (method === 'POST' && path === '/episodes') {
+    const request = parseJson(newEpisode, body, response);
+    if (request) {
+      const episode = await engine.createEpisode({
+        tenantId,
+        stackVersion: request.stackVersion,
+        seed: request.seed,
+        ...(request.sizes ? { sizes: request.sizes } : {}),
+        ...(request.faults ? { faults: request.faults } : {}),
+      });
+      writeJson(response, 201, describe(episode));
+    }
+    return;
+  }
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults))?$/.exec(path);
+  if (!match) {
+    writeJson(response, 404, { error: 'not_found', message: `no admin route ${method} ${path}` });
+    return;
+  }
+  const [, episodeId, , action] = match;
+  if (method === 'GET' && !action) {
+    writeJson(response, 200, describe(await engine.episode(episodeId)));
+  } else if (method === 'POST' && action === 'reset') {
+    writeJson(response, 200, describe(await engine.reset(episodeId)));
+  } else if (method === 'POST' && action === 'fork') {
+    const request = parseJson(forkRequest, body, response);
+    if (request) {
+      writeJson(response, 201, describe(await engine.fork(episodeId, request.atSeq)));
+    }
+  } else if (method === 'PUT' && action === 'faults') {
+    const faults = parseJson(faultSettings, body, response);
+    if (faults) {
+      const episode = await engine.episode(episodeId);
+      await engine.setFaults(episodeId, faults);
+      writeJson(response, 200, describe(episode));
+    }
+  } else {
+    writeJson(response, 405, { error: 'method_not_allowed', message: `${method} is not allowed on ${path}` });
+  }
+};
+
+const describe = (episode: Awaited<ReturnType<TwinEngine['episode']>>) => ({
+  id: episode.id,
+  stackVersion: episode.descriptor.stackVersion,
+  seed: episode.descriptor.seed,
+  sizes: episode.descriptor.sizes,
+  seq: episode.state.seq,
+  services: [...episode.twin.services.keys()],
+  faults: episode.descriptor.faults ?? null,
+  forkedFrom: episode.descriptor.forkedFrom ?? null,
+});
