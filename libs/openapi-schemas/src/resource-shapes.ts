@@ -15,6 +15,8 @@ export interface ResourceShape {
   record: Schema;
   idField: string;
   idKind: 'integer' | 'uuid' | 'string';
+  /** The id path parameter's schema, when it constrains ids (a format, a pattern): new ids are made to fit it. */
+  idSchema?: Schema;
   /** The record field holding the parent's id, when the schema has one. */
   parentField?: string;
   /** Property of a single-record response that wraps the record. */
@@ -83,6 +85,18 @@ const idKindOf = (schema: unknown, document: unknown): ResourceShape['idKind'] =
   return flat.format === 'uuid' ? 'uuid' : 'string';
 };
 
+/** The path parameter's schema says what ids look like on the wire (`{firewall_id}` as a uuid) even when the record does not. */
+const pathIdSchema = (document: unknown, operation: OperationModel | undefined, name: string | undefined): Schema | undefined => {
+  const parameter = operation?.parameters.find((p) => p.in === 'path' && p.name === name);
+  if (!parameter?.schemaPointer) {
+    return undefined;
+  }
+  const schema = flattenSchema(document, { $ref: `#${parameter.schemaPointer}` });
+  const constraining =
+    schema.format !== undefined || schema.pattern !== undefined || schemaTypes(schema).some((t) => t === 'integer' || t === 'number');
+  return constraining ? schema : undefined;
+};
+
 export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
   const document = service.document;
   const operation = (id: string | undefined): OperationModel | undefined =>
@@ -128,8 +142,17 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
         .map((c) => properties.find((p) => p.toLowerCase().replace(/_/g, '') === c.toLowerCase().replace(/_/g, '')))
         .find((p) => p !== undefined);
     const idField =
-      findField(resource.idParameter, 'id', 'uuid', 'sid', 'key', `${canonical(leaf)}_id`, `${canonical(leaf)}Id`) ??
-      'id';
+      findField(
+        resource.idParameter,
+        resource.idParameter?.split('_').pop(),
+        'id',
+        'uuid',
+        'sid',
+        'key',
+        `${canonical(leaf)}_id`,
+        `${canonical(leaf)}Id`,
+      ) ?? 'id';
+    const idSchema = pathIdSchema(document, operation(resource.operations.get) ?? operation(resource.operations.delete), resource.idParameter);
     const parent = resource.parent ? byName.get(resource.parent) : undefined;
     const parentLeaf = parent ? (parent.name.split('.').pop() ?? parent.name) : undefined;
     const parentParameter = parent && resource.collectionPath.match(/\{([^}]+)\}(?!.*\{)/)?.[1];
@@ -147,10 +170,8 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
       resource,
       record,
       idField,
-      idKind: idKindOf(
-        (record.properties as Record<string, unknown> | undefined)?.[idField] ?? { type: 'string' },
-        document,
-      ),
+      idKind: idKindOf(idSchema ?? (record.properties as Record<string, unknown> | undefined)?.[idField] ?? { type: 'string' }, document),
+      ...(idSchema && schemaTypes(idSchema).includes('string') && idSchema.format !== 'uuid' ? { idSchema } : {}),
       ...(parentField && parentField !== idField ? { parentField } : {}),
       ...(itemEnvelope ? { itemEnvelope } : {}),
       ...(listField ? { listField } : {}),

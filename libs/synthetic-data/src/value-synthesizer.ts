@@ -79,7 +79,9 @@ export class ValueSynthesizer {
     const discriminator = schema.discriminator as
       { propertyName?: string; mapping?: Record<string, string> } | undefined;
     const { oneOf: _oneOf, anyOf: _anyOf, discriminator: _d, ...shared } = schema;
-    const order = this.faker.helpers.shuffle(branches.map((_, index) => index));
+    // Each branch is tried three times: a value can match two branches by chance, and oneOf needs exactly one.
+    const shuffled = this.faker.helpers.shuffle(branches.map((_, index) => index));
+    const order = [...shuffled, ...shuffled, ...shuffled];
     let fallback: unknown;
     for (const index of order) {
       const branch = flattenSchema(this.document, { allOf: [shared, branches[index]] });

@@ -46,6 +46,12 @@ const makeId = (
   if (shape.idKind === 'uuid') {
     return synthesizer.faker.string.uuid();
   }
+  if (shape.idSchema) {
+    const made = synthesizer.value(shape.idSchema, shape.idField);
+    if (typeof made === 'string' && made !== '') {
+      return made;
+    }
+  }
   const fromSchema = record[shape.idField];
   const idSchema = flattenSchema(
     {},

@@ -247,6 +247,11 @@ export const createRecord = (context: CrudContext): Outcome => {
       id = seededUuid(seed);
       break;
     default: {
+      const made = shape.idSchema ? context.responses.synthesizeSchema(shape.idSchema, seed) : undefined;
+      if (typeof made === 'string' && made !== '') {
+        id = made;
+        break;
+      }
       const existing = record[shape.idField];
       const idSchema = flattenSchema(
         context.document,

@@ -3,6 +3,7 @@ export * from './episode-events';
 export * from './episode-state';
 export * from './episode';
 export * from './service-twin';
+export * from './operation-plan';
 export * from './stack-twin';
 export * from './twin-engine';
 export * from './in-memory-episode-store';

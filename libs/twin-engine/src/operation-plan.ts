@@ -34,6 +34,24 @@ const typesOf = (document: unknown, schema: unknown): { types: string[]; itemTyp
   return { types, itemTypes: types.includes('array') ? schemaTypes(flattenSchema(document, flat.items ?? {})) : [] };
 };
 
+/**
+ * Paths alone can mislead: `GET /databases/{id}/online-migration` sits where a list would, but answers one object,
+ * and `GET /files/{id}/content` answers bytes. Such operations keep their spec's shape instead of CRUD semantics.
+ */
+const fitsRole = (document: unknown, role: ResourceRole, shape: ResourceShape, media: [string, string | null] | undefined): boolean => {
+  if (role === 'delete') {
+    return true;
+  }
+  if (!media || !/json/i.test(media[0]) || !media[1]) {
+    return false;
+  }
+  const types = schemaTypes(flattenSchema(document, { $ref: `#${media[1]}` }));
+  if (role === 'list') {
+    return types.includes('array') || shape.listField !== undefined;
+  }
+  return types.includes('object') || types.length === 0;
+};
+
 const preferredSuccess = (operation: OperationModel): OperationModel['responses'][number] | undefined => {
   const successes = operation.responses
     .filter((r) => /^2\d\d$/.test(r.status))
@@ -50,11 +68,12 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
   }
   const shapeByName = new Map(shapes.map((s) => [s.resource.name, s]));
   return service.operations.map((operation, index) => {
-    const crud = roleOf.get(operation.id);
     const success = preferredSuccess(operation);
     const media = success
       ? (Object.entries(success.content).find(([type]) => /json/i.test(type)) ?? Object.entries(success.content)[0])
       : undefined;
+    const candidate = roleOf.get(operation.id);
+    const crud = candidate && fitsRole(service.document, candidate.role, candidate.shape, media) ? candidate : undefined;
     const parameters = operation.parameters.map((parameter): ParameterPlan => {
       // A `$ref` to the schema's place, so that validators resolve it against the document.
       const schema: Schema | undefined = parameter.schemaPointer ? { $ref: `#${parameter.schemaPointer}` } : undefined;

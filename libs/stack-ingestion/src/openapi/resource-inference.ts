@@ -74,9 +74,10 @@ export const inferResources = ({
     const itemPath = itemPathsByCollection.get(collectionPath);
     // Parameter names differ between levels (`/Workspaces/{Sid}` vs `/Workspaces/{WorkspaceSid}/Tasks`): compare shapes.
     const shape = template(collectionPath);
-    const parent = resources
-      .filter((r) => r.itemPath !== undefined && shape.startsWith(`${template(r.itemPath)}/`))
-      .sort((a, b) => (b.itemPath?.length ?? 0) - (a.itemPath?.length ?? 0))[0];
+    // The parent's item path must be exactly what precedes the collection's last segment: with two parameters in a
+    // row (`/taxonomies/{namespace}/{key}/levels`) the parent is a composite key no inferred resource has.
+    const parentShape = shape.slice(0, shape.lastIndexOf('/'));
+    const parent = resources.find((r) => r.itemPath !== undefined && template(r.itemPath) === parentShape);
     const base = segmentsOf(collectionPath).pop() as string;
     const qualified = parent ? `${parent.name}.${base}` : base;
     let name = qualified;
