@@ -10,7 +10,7 @@ const moduleNameMapper = Object.fromEntries(
 );
 
 const transform = {
-  '^.+\\.ts$': [
+  '^.+\\.(ts|mjs|js)$': [
     '@swc/jest',
     {
       jsc: {
@@ -34,6 +34,11 @@ const project = (displayName, testMatch) => ({
   testEnvironment: 'node',
   rootDir: __dirname,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  // MSW 2 depends on a few ES-module-only packages; jest on Node 20 cannot require them untransformed.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(until-async|rettime|@open-draft|@mswjs|msw|outvariant|strict-event-emitter)/)',
+  ],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
 });
 
 /** @type {import('jest').Config} */

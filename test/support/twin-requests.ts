@@ -21,7 +21,7 @@ export class RequestMaker {
       ...defaultSynthesisOptions,
       direction: 'request',
       optionalDepth: 1,
-      isValid: (schema, value) => twin.validatorsForTests.validatorForSchema(schema)(value) as boolean,
+      isValid: (schema, value) => twin.validatorsForTests.validatorForSchema(schema)(value),
     });
     this.faker.seed(seed);
   }
@@ -29,7 +29,9 @@ export class RequestMaker {
   request(plan: OperationPlan, attempt = 0): TwinRequest {
     this.faker.seed(hashSeed(plan.operation.id, attempt));
     const pathValues = this.pathValues(plan);
-    const path = plan.operation.path.split('#')[0].replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name] ?? 'x'));
+    const path = plan.operation.path
+      .split('#')[0]
+      .replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name] ?? 'x'));
     const query = new URLSearchParams();
     const headers: Record<string, string> = { accept: 'application/json' };
     for (const parameter of plan.parameters) {
@@ -38,13 +40,18 @@ export class RequestMaker {
       }
       const value = this.scalar(parameter.schema ?? {}, parameter.name);
       if (parameter.in === 'query') {
-        (Array.isArray(value) ? value : [value]).forEach((item) => query.append(parameter.name, typeof item === 'object' ? JSON.stringify(item) : String(item)));
+        (Array.isArray(value) ? value : [value]).forEach((item) =>
+          query.append(parameter.name, typeof item === 'object' ? JSON.stringify(item) : String(item)),
+        );
       } else if (parameter.in === 'header') {
         headers[parameter.name.toLowerCase()] = String(value);
       }
     }
     let body: Buffer | undefined;
-    const mediaType = plan.bodyMediaTypes.find((t) => /json/i.test(t)) ?? plan.bodyMediaTypes.find((t) => /form-urlencoded/.test(t)) ?? plan.bodyMediaTypes[0];
+    const mediaType =
+      plan.bodyMediaTypes.find((t) => /json/i.test(t)) ??
+      plan.bodyMediaTypes.find((t) => /form-urlencoded/.test(t)) ??
+      plan.bodyMediaTypes[0];
     if (mediaType) {
       const pointer = plan.operation.requestBody?.content[mediaType];
       const value = pointer ? this.synthesizer.value({ $ref: `#${pointer}` }) : {};
@@ -54,7 +61,9 @@ export class RequestMaker {
       } else if (/form-urlencoded/.test(mediaType)) {
         const form = new URLSearchParams();
         for (const [key, field] of Object.entries((value ?? {}) as Record<string, unknown>)) {
-          (Array.isArray(field) ? field : [field]).forEach((item) => form.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item)));
+          (Array.isArray(field) ? field : [field]).forEach((item) =>
+            form.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item)),
+          );
         }
         body = Buffer.from(form.toString());
       } else {
@@ -75,14 +84,24 @@ export class RequestMaker {
     let parentId: string | undefined;
     for (const name of names) {
       const prefix = plan.operation.path.slice(0, plan.operation.path.indexOf(`{${name}}`) + name.length + 2);
-      const shape = this.twin.shapes.find((s) => s.resource.itemPath !== undefined && prefix.replace(/\{[^}]+\}/g, '{}') === s.resource.itemPath.replace(/\{[^}]+\}/g, '{}'));
+      const shape = this.twin.shapes.find(
+        (s) =>
+          s.resource.itemPath !== undefined &&
+          prefix.replace(/\{[^}]+\}/g, '{}') === s.resource.itemPath.replace(/\{[^}]+\}/g, '{}'),
+      );
       if (shape) {
         const ids = this.state.ids(shape.key, shape.resource.parent ? parentId : undefined);
-        const withChildren = ids.find((id) => this.twin.shapes.some((child) => child.resource.parent === shape.resource.name && this.state.ids(child.key, id).length > 0));
+        const withChildren = ids.find((id) =>
+          this.twin.shapes.some(
+            (child) => child.resource.parent === shape.resource.name && this.state.ids(child.key, id).length > 0,
+          ),
+        );
         const id = withChildren ?? ids[0];
         const parameter = plan.parameters.find((p) => p.in === 'path' && p.name === name);
         const value = id !== undefined && /^\d+$/.test(id) && parameter?.types.includes('integer') ? Number(id) : id;
-        const fits = id !== undefined && (!parameter?.schema || this.twin.validatorsForTests.validatorForSchema(parameter.schema)(value));
+        const fits =
+          id !== undefined &&
+          (!parameter?.schema || this.twin.validatorsForTests.validatorForSchema(parameter.schema)(value));
         if (id !== undefined && fits) {
           values[name] = id;
           parentId = id;
@@ -91,7 +110,7 @@ export class RequestMaker {
       }
       const parameter = plan.parameters.find((p) => p.in === 'path' && p.name === name);
       const value = this.scalar(parameter?.schema ?? { type: 'string' }, name);
-      values[name] = typeof value === 'object' ? JSON.stringify(value) : String(value);
+      values[name] = typeof value === 'string' ? value : JSON.stringify(value);
     }
     return values;
   }
@@ -108,7 +127,9 @@ export const conformance = (twin: ServiceTwin, plan: OperationPlan, response: Tw
     return `status ${status} is not declared (declared: ${plan.operation.responses.map((r) => r.status).join(', ')})`;
   }
   const type = (response.headers['content-type'] ?? '').split(';')[0];
-  const pointer = declared.content[type] ?? Object.entries(declared.content).find(([t]) => /json/i.test(t) && /json/i.test(type))?.[1];
+  const pointer =
+    declared.content[type] ??
+    Object.entries(declared.content).find(([t]) => /json/i.test(t) && /json/i.test(type))?.[1];
   if (!pointer || response.body === undefined) {
     return undefined;
   }
@@ -119,4 +140,5 @@ export const conformance = (twin: ServiceTwin, plan: OperationPlan, response: Tw
   return undefined;
 };
 
-export const schemaOf = (document: unknown, pointer: string): Schema => flattenSchema(document, { $ref: `#${pointer}` });
+export const schemaOf = (document: unknown, pointer: string): Schema =>
+  flattenSchema(document, { $ref: `#${pointer}` });

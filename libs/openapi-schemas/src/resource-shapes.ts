@@ -86,14 +86,20 @@ const idKindOf = (schema: unknown, document: unknown): ResourceShape['idKind'] =
 };
 
 /** The path parameter's schema says what ids look like on the wire (`{firewall_id}` as a uuid) even when the record does not. */
-const pathIdSchema = (document: unknown, operation: OperationModel | undefined, name: string | undefined): Schema | undefined => {
+const pathIdSchema = (
+  document: unknown,
+  operation: OperationModel | undefined,
+  name: string | undefined,
+): Schema | undefined => {
   const parameter = operation?.parameters.find((p) => p.in === 'path' && p.name === name);
   if (!parameter?.schemaPointer) {
     return undefined;
   }
   const schema = flattenSchema(document, { $ref: `#${parameter.schemaPointer}` });
   const constraining =
-    schema.format !== undefined || schema.pattern !== undefined || schemaTypes(schema).some((t) => t === 'integer' || t === 'number');
+    schema.format !== undefined ||
+    schema.pattern !== undefined ||
+    schemaTypes(schema).some((t) => t === 'integer' || t === 'number');
   return constraining ? schema : undefined;
 };
 
@@ -152,7 +158,11 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
         `${canonical(leaf)}_id`,
         `${canonical(leaf)}Id`,
       ) ?? 'id';
-    const idSchema = pathIdSchema(document, operation(resource.operations.get) ?? operation(resource.operations.delete), resource.idParameter);
+    const idSchema = pathIdSchema(
+      document,
+      operation(resource.operations.get) ?? operation(resource.operations.delete),
+      resource.idParameter,
+    );
     const parent = resource.parent ? byName.get(resource.parent) : undefined;
     const parentLeaf = parent ? (parent.name.split('.').pop() ?? parent.name) : undefined;
     const parentParameter = parent && resource.collectionPath.match(/\{([^}]+)\}(?!.*\{)/)?.[1];
@@ -170,7 +180,10 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
       resource,
       record,
       idField,
-      idKind: idKindOf(idSchema ?? (record.properties as Record<string, unknown> | undefined)?.[idField] ?? { type: 'string' }, document),
+      idKind: idKindOf(
+        idSchema ?? (record.properties as Record<string, unknown> | undefined)?.[idField] ?? { type: 'string' },
+        document,
+      ),
       ...(idSchema && schemaTypes(idSchema).includes('string') && idSchema.format !== 'uuid' ? { idSchema } : {}),
       ...(parentField && parentField !== idField ? { parentField } : {}),
       ...(itemEnvelope ? { itemEnvelope } : {}),

@@ -38,7 +38,12 @@ const typesOf = (document: unknown, schema: unknown): { types: string[]; itemTyp
  * Paths alone can mislead: `GET /databases/{id}/online-migration` sits where a list would, but answers one object,
  * and `GET /files/{id}/content` answers bytes. Such operations keep their spec's shape instead of CRUD semantics.
  */
-const fitsRole = (document: unknown, role: ResourceRole, shape: ResourceShape, media: [string, string | null] | undefined): boolean => {
+const fitsRole = (
+  document: unknown,
+  role: ResourceRole,
+  shape: ResourceShape,
+  media: [string, string | null] | undefined,
+): boolean => {
   if (role === 'delete') {
     return true;
   }
@@ -73,7 +78,8 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
       ? (Object.entries(success.content).find(([type]) => /json/i.test(type)) ?? Object.entries(success.content)[0])
       : undefined;
     const candidate = roleOf.get(operation.id);
-    const crud = candidate && fitsRole(service.document, candidate.role, candidate.shape, media) ? candidate : undefined;
+    const crud =
+      candidate && fitsRole(service.document, candidate.role, candidate.shape, media) ? candidate : undefined;
     const parameters = operation.parameters.map((parameter): ParameterPlan => {
       // A `$ref` to the schema's place, so that validators resolve it against the document.
       const schema: Schema | undefined = parameter.schemaPointer ? { $ref: `#${parameter.schemaPointer}` } : undefined;

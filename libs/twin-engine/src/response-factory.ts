@@ -114,7 +114,10 @@ export class ResponseFactory {
     message: string,
     extra: Record<string, unknown> = {},
   ): TwinResponse {
-    const declared = plan ? this.declaredError(plan.operation.pointer, status) : this.serviceError(status);
+    // The operation's own error response first; else the service's usual error body, which is what the real API
+    // would most likely send for a status the spec forgot to declare.
+    const declared =
+      (plan ? this.declaredError(plan.operation.pointer, status) : undefined) ?? this.serviceError(status);
     if (declared) {
       const body = this.synthesize(declared.pointer, `error:${status}`);
       if (body && typeof body === 'object' && !Array.isArray(body)) {
@@ -175,7 +178,8 @@ export class ResponseFactory {
         (s) => s.status === String(status) && s.schemaPointer && /json/.test(s.contentType),
       ) ??
       this.service.errorShapes.find((s) => s.status === 'default' && s.schemaPointer && /json/.test(s.contentType));
-    return shape?.schemaPointer ? { pointer: shape.schemaPointer, mediaType: shape.contentType } : undefined;
+    const fallback = shape ?? this.service.errorShapes.find((s) => s.schemaPointer && /json/.test(s.contentType));
+    return fallback?.schemaPointer ? { pointer: fallback.schemaPointer, mediaType: fallback.contentType } : undefined;
   }
 
   /** The media type object of a response, with the pointer its schema lives at (through `$ref`ed responses). */

@@ -2,7 +2,6 @@ import * as path from 'node:path';
 
 import { sharedSpecsDir } from '@test/support/bundle-fixtures';
 import { conformance, RequestMaker } from '@test/support/twin-requests';
-
 import { ingestStack } from '@libs/stack-ingestion';
 
 import { InMemoryEpisodeStore } from './in-memory-episode-store';
@@ -23,7 +22,8 @@ const knownDivergences: Record<string, Record<string, string>> = {
     'get_shared_items#app_items': 'shadowed route',
     'post_metadata_templates_schema#classifications': 'shadowed route',
     'put_metadata_templates_enterprise_securityClassification-6VMVochwUWo_schema#update': 'shadowed route',
-    get_files_id_metadata_global_boxSkillsCards: 'nested oneOf of skill cards: a synthesized card can match two branches',
+    get_files_id_metadata_global_boxSkillsCards:
+      'nested oneOf of skill cards: a synthesized card can match two branches',
     post_metadata_taxonomies: 'the create response schema requires fields the read schema (the record) lacks',
     // The request maker cannot always satisfy these request schemas; the twin rightly refuses with a 400.
     put_retention_policies_id: 'request enum inside allOf',
@@ -55,31 +55,39 @@ const engineFor = async (file: string) => {
     load = () => Promise.resolve(model);
   })();
   const engine = new TwinEngine(new InMemoryEpisodeStore(), source);
-  const episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed: 3, sizes: { recordsPerResource: 5, childrenPerParent: 2 } });
+  const episode = await engine.createEpisode({
+    tenantId: 'test',
+    stackVersion: version,
+    seed: 3,
+    sizes: { recordsPerResource: 5, childrenPerParent: 2 },
+  });
   return { engine, episode, model };
 };
 
 describe('twins of the shared real-world specs', () => {
-  it.each(specs)('%s: every operation answers, never with a 5xx, and in the shape its spec declares', async (name, file) => {
-    const { episode } = await engineFor(file);
-    const divergences: Record<string, string> = {};
-    let answered = 0;
-    for (const twin of episode.twin.services.values()) {
-      const maker = new RequestMaker(twin, episode.state, 1);
-      for (const plan of twin.plans) {
-        const request = maker.request(plan);
-        const response = await episode.handle(twin.service.name, request, `http://twin${request.path}`);
-        answered++;
-        expect(response.status).toBeLessThan(500);
-        const problem = response.status >= 400 ? `status ${response.status}` : conformance(twin, plan, response);
-        if (problem) {
-          divergences[plan.operation.id] = problem;
+  it.each(specs)(
+    '%s: every operation answers, never with a 5xx, and in the shape its spec declares',
+    async (name, file) => {
+      const { episode } = await engineFor(file);
+      const divergences: Record<string, string> = {};
+      let answered = 0;
+      for (const twin of episode.twin.services.values()) {
+        const maker = new RequestMaker(twin, episode.state, 1);
+        for (const plan of twin.plans) {
+          const request = maker.request(plan);
+          const response = await episode.handle(twin.service.name, request, `http://twin${request.path}`);
+          answered++;
+          expect(response.status).toBeLessThan(500);
+          const problem = response.status >= 400 ? `status ${response.status}` : conformance(twin, plan, response);
+          if (problem) {
+            divergences[plan.operation.id] = problem;
+          }
         }
       }
-    }
-    expect(answered).toBe(episode.twin.model.services.reduce((sum, s) => sum + s.operations.length, 0));
-    expect(Object.keys(divergences).sort()).toEqual(Object.keys(knownDivergences[name] ?? {}).sort());
-  });
+      expect(answered).toBe(episode.twin.model.services.reduce((sum, s) => sum + s.operations.length, 0));
+      expect(Object.keys(divergences).sort()).toEqual(Object.keys(knownDivergences[name] ?? {}).sort());
+    },
+  );
 
   it.each(specs)('%s: create, get, list and delete round-trip on every inferred resource', async (_name, file) => {
     const { episode } = await engineFor(file);
@@ -98,24 +106,42 @@ describe('twins of the shared real-world specs', () => {
           // The request maker could not make a valid body (an ambiguous schema); the twin refused it correctly.
           continue;
         }
-        const record = (shape.itemEnvelope ? (created.body as Record<string, unknown>)[shape.itemEnvelope] : created.body) as Record<string, unknown>;
+        const record = (
+          shape.itemEnvelope ? (created.body as Record<string, unknown>)[shape.itemEnvelope] : created.body
+        ) as Record<string, unknown>;
         const id = String(record[shape.idField]);
         const itemPath = (p: typeof getPlan) =>
-          createRequest.path.replace(/\/$/, '') + p.operation.path.slice(shape.resource.collectionPath.length).replace(/\{[^}]+\}/, encodeURIComponent(id));
-        const fetched = await episode.handle(twin.service.name, { ...maker.request(getPlan), path: itemPath(getPlan), body: undefined }, 'http://twin');
-        expect({ resource: shape.key, status: fetched.status }).toEqual({ resource: shape.key, status: getPlan.successStatus });
+          createRequest.path.replace(/\/$/, '') +
+          p.operation.path.slice(shape.resource.collectionPath.length).replace(/\{[^}]+\}/, encodeURIComponent(id));
+        const fetched = await episode.handle(
+          twin.service.name,
+          { ...maker.request(getPlan), path: itemPath(getPlan), body: undefined },
+          'http://twin',
+        );
+        expect({ resource: shape.key, status: fetched.status }).toEqual({
+          resource: shape.key,
+          status: getPlan.successStatus,
+        });
         expect(conformance(twin, getPlan, fetched)).toBeUndefined();
 
         const ids = episode.state.ids(shape.key, episode.state.parentOf(shape.key, id));
         expect(ids).toContain(id);
 
-        const deleted = await episode.handle(twin.service.name, { ...maker.request(deletePlan), path: itemPath(deletePlan), body: undefined }, 'http://twin');
+        const deleted = await episode.handle(
+          twin.service.name,
+          { ...maker.request(deletePlan), path: itemPath(deletePlan), body: undefined },
+          'http://twin',
+        );
         if (shape.key === 'digitalocean-public-v2/saas') {
           // Known: its delete takes `resource_uuid`, which is not the id the list and read operations use.
           continue;
         }
         expect({ resource: shape.key, deleted: deleted.status < 300 }).toEqual({ resource: shape.key, deleted: true });
-        const gone = await episode.handle(twin.service.name, { ...maker.request(getPlan), path: itemPath(getPlan), body: undefined }, 'http://twin');
+        const gone = await episode.handle(
+          twin.service.name,
+          { ...maker.request(getPlan), path: itemPath(getPlan), body: undefined },
+          'http://twin',
+        );
         expect({ resource: shape.key, status: gone.status }).toEqual({ resource: shape.key, status: 404 });
       }
     }
