@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Mirror's main job, end to end on a fresh machine: install, build, then ingest the example stack (a procurement
-# company's ERP spec, SQL DDL and JSON Schemas) into the embedded database and print its summary.
+# Mirror's main job, end to end on a fresh machine: install, build, ingest the example stack (a procurement company's
+# ERP spec, SQL DDL and JSON Schemas) into the embedded database, then serve its twin and act on it as an agent would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/prerequisites.sh
@@ -11,3 +11,17 @@ build
 
 log "ingesting examples/acme-procurement"
 node bin/mirror.js ingest examples/acme-procurement "$@"
+
+log "serving its twin (one default episode) and calling it"
+mkdir -p .mirror
+ready=.mirror/demo-serve.json
+rm -f "$ready"
+node bin/mirror.js serve examples/acme-procurement --port 0 --json >"$ready" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+  [[ -s $ready ]] && break
+  kill -0 "$server" 2>/dev/null || { log "mirror serve stopped before it was ready"; exit 1; }
+  sleep 0.5
+done
+node scripts/demo-agent.js "$ready"

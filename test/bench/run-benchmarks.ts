@@ -5,6 +5,8 @@ import * as path from 'node:path';
 
 import { ingestStack } from '@libs/stack-ingestion';
 
+import { runTwinBenchmarks } from './twin-benchmark';
+
 /**
  * `npm run bench`: ingest time and peak memory for every shared spec, smallest to largest, each next to baselines
  * measured in the same run on the same machine (parse-only floor, Redocly's bundler), reported as ratios.
@@ -130,4 +132,16 @@ const listSpannedFiles = (target: string): string[] => {
   return [...seen];
 };
 
-void main();
+const only = process.argv
+  .slice(2)
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length);
+
+void (async () => {
+  if (!only || only === 'ingest') {
+    await main();
+  }
+  if (!only || only === 'twin') {
+    await runTwinBenchmarks(sharedSpecs);
+  }
+})();

@@ -8,6 +8,7 @@ import { OperationPlan } from './operation-plan';
 import { Page, paginate, PaginationError } from './pagination';
 import { ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
+import { recordJson, withField } from './record-json';
 import { emptyResponse, jsonResponse, TwinResponse } from './twin-http';
 
 export interface CrudContext {
@@ -63,24 +64,44 @@ const checkParent = (context: CrudContext): Outcome | string | undefined => {
   return parentId;
 };
 
-const wrap = (context: CrudContext, record: WorldRecord): unknown => {
-  const envelope = context.plan.shape.itemEnvelope;
-  if (!envelope || !context.plan.successSchemaPointer) {
-    return record;
+/** The template of an envelope without its record field, and that rest's JSON, computed once per operation. */
+const envelopeRest = new WeakMap<object, { rest: Record<string, unknown>; json: string }>();
+
+const restOf = (template: Record<string, unknown>, field: string): { rest: Record<string, unknown>; json: string } => {
+  let cached = envelopeRest.get(template);
+  if (!cached) {
+    const { [field]: _omitted, ...rest } = template;
+    cached = { rest, json: JSON.stringify(rest) };
+    envelopeRest.set(template, cached);
   }
-  const template = context.responses.synthesize(context.plan.successSchemaPointer, 'envelope') as Record<
-    string,
-    unknown
-  >;
-  return { ...template, [envelope]: record };
+  return cached;
 };
 
-const success = (context: CrudContext, body: unknown): TwinResponse =>
+/** A record as the operation answers it: bare, or inside its envelope (`{ "droplet": … }`), value and JSON. */
+const wrap = (context: CrudContext, record: WorldRecord): { body: unknown; text: string } => {
+  const envelope = context.plan.shape.itemEnvelope;
+  if (!envelope || !context.plan.successSchemaPointer) {
+    return { body: record, text: recordJson(record) };
+  }
+  const template = context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>;
+  const { rest, json } = restOf(template, envelope);
+  return { body: { ...rest, [envelope]: record }, text: withField(json, envelope, recordJson(record)) };
+};
+
+const success = (context: CrudContext, body: unknown, text?: string): TwinResponse =>
   context.plan.successStatus === 204 || !context.plan.successSchemaPointer
     ? emptyResponse(context.plan.successStatus)
-    : jsonResponse(context.plan.successStatus, body, {
-        'content-type': context.plan.successMediaType ?? 'application/json',
-      });
+    : {
+        ...jsonResponse(context.plan.successStatus, body, {
+          'content-type': context.plan.successMediaType ?? 'application/json',
+        }),
+        ...(text !== undefined ? { text } : {}),
+      };
+
+const wrapped = (context: CrudContext, record: WorldRecord): TwinResponse => {
+  const { body, text } = wrap(context, record);
+  return success(context, body, text);
+};
 
 /** Query parameters that name record fields filter the listing (`?status=active`). */
 const filtersOf = (context: CrudContext): [string, unknown][] => {
@@ -137,22 +158,26 @@ export const listRecords = (context: CrudContext): Outcome => {
     }
     throw error;
   }
-  const records = page.ids.map((id) => context.state.get(shape.key, id));
+  const records = page.ids.map((id) => context.state.get(shape.key, id) as WorldRecord);
+  const recordsText = `[${records.map(recordJson).join(',')}]`;
   const next = nextUrl(context, page);
   const headers: Record<string, string> =
     next && shape.resource.pagination.style === 'link-header' ? { link: `<${next}>; rel="next"` } : {};
   if (!shape.listField || !context.plan.successSchemaPointer) {
-    return {
-      response: { ...success(context, records), headers: { ...success(context, records).headers, ...headers } },
-      events: [],
-    };
+    const response = success(context, records, recordsText);
+    return { response: { ...response, headers: { ...response.headers, ...headers } }, events: [] };
   }
-  const body = context.responses.synthesize(context.plan.successSchemaPointer, 'list') as Record<string, unknown>;
-  body[shape.listField] = records;
+  // The template without its page of records is small: copying it per request keeps the setters' writes private.
+  const template = context.responses.template(context.plan.successSchemaPointer, 'list') as Record<string, unknown>;
+  const envelope = structuredClone(restOf(template, shape.listField).rest);
   for (const setter of context.listEnvelope(context.plan).setters) {
-    setter(body, page, { next });
+    setter(envelope, page, { next });
   }
-  const response = success(context, body);
+  const response = success(
+    context,
+    { ...envelope, [shape.listField]: records },
+    withField(JSON.stringify(envelope), shape.listField, recordsText),
+  );
   return { response: { ...response, headers: { ...response.headers, ...headers } }, events: [] };
 };
 
@@ -179,7 +204,7 @@ const findRecord = (context: CrudContext): { id: string; record: WorldRecord } |
 
 export const getRecord = (context: CrudContext): Outcome => {
   const found = findRecord(context);
-  return 'response' in found ? found : { response: success(context, wrap(context, found.record)), events: [] };
+  return 'response' in found ? found : { response: wrapped(context, found.record), events: [] };
 };
 
 /** A body field is taken into the record only when it is valid where the record keeps it (requests and records differ). */
@@ -273,7 +298,7 @@ export const createRecord = (context: CrudContext): Outcome => {
   }
   stamp(context, record, true);
   return {
-    response: success(context, wrap(context, record)),
+    response: wrapped(context, record),
     events: [
       {
         type: 'record.created',
@@ -294,7 +319,7 @@ export const changeRecord = (context: CrudContext, kind: 'record.replaced' | 're
   const record: WorldRecord = { ...found.record, ...acceptedFields(context, context.request.body) };
   stamp(context, record, false);
   return {
-    response: success(context, wrap(context, record)),
+    response: wrapped(context, record),
     events: [{ type: kind, table: context.plan.shape.key, id: found.id, record }],
   };
 };

@@ -65,6 +65,15 @@ export class ResponseFactory {
     return structuredClone(value);
   }
 
+  /** Like `synthesize`, but the shared cached value itself: for callers that only read it. */
+  template(pointer: string, key: string): unknown {
+    const cacheKey = `${pointer}\u0000${key}`;
+    if (!this.cache.has(cacheKey)) {
+      this.synthesize(pointer, key);
+    }
+    return this.cache.get(cacheKey);
+  }
+
   /** A value for a schema object (not cached): records created during an episode, each from its own seed. */
   synthesizeSchema(schema: Schema, seed: number): unknown {
     this.faker.seed(seed);

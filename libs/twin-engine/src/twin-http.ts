@@ -19,6 +19,8 @@ export interface TwinResponse {
   body?: unknown;
   /** When set, the transport holds the request open this long before answering (latency or timeout faults). */
   delayMs?: number;
+  /** The body already serialised, when the twin could build it from cached record JSON (the read hot path). */
+  text?: string;
 }
 
 export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): TwinResponse => ({
@@ -34,6 +36,9 @@ export const emptyResponse = (status: number, headers: Record<string, string> = 
 
 /** The body as the transport sends it: JSON serialised, strings as UTF-8. */
 export const serializeBody = (response: TwinResponse): Buffer | string | undefined => {
+  if (response.text !== undefined) {
+    return response.text;
+  }
   if (response.body === undefined) {
     return undefined;
   }

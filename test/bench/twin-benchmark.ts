@@ -1,0 +1,282 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import autocannon from 'autocannon';
+
+import { ingestStack } from '@libs/stack-ingestion';
+import { buildWorld } from '@libs/synthetic-data';
+import { EpisodeState, InMemoryEpisodeStore, StackSource, TwinEngine } from '@libs/twin-engine';
+
+const seconds = Number(process.env.MIRROR_BENCH_SECONDS ?? 5);
+const runs = Number(process.env.MIRROR_BENCH_RUNS ?? 3);
+/** Prism walks the whole spec before it listens; give it time, and say so when it does not make it. */
+const prismStartSeconds = Number(process.env.MIRROR_BENCH_PRISM_START_SECONDS ?? 600);
+const canPin = spawnSync('sh', ['-c', 'command -v taskset']).status === 0 && os.cpus().length >= 2;
+const pinned = (core: number, command: string[]): string[] =>
+  canPin ? ['taskset', '-c', String(core), ...command] : command;
+
+interface Started {
+  child: ChildProcess;
+  port: number;
+  info: Record<string, unknown>;
+}
+
+/** Resolves once anything answers HTTP on the port: Prism's own log lines are coloured and change between versions. */
+const waitForHttp = async (port: number, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const answered = await new Promise<boolean>((resolve) => {
+      const request = http.get({ host: '127.0.0.1', port, path: '/', timeout: 1000 }, (response) => {
+        response.resume();
+        resolve(true);
+      });
+      // A server still loading may accept the connection and say nothing: give up on this try, not forever.
+      request.on('timeout', () => request.destroy());
+      request.on('error', () => resolve(false));
+    });
+    if (answered) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`did not start within ${Math.round(timeoutMs / 1000)} s`);
+};
+
+/** Starts a server process on core 0 and waits for the JSON line with its port (or for `fixedPort` to answer). */
+const start = (command: string[], timeoutMs: number, fixedPort?: number): Promise<Started> =>
+  new Promise((resolve, reject) => {
+    const [file, ...args] = pinned(0, command);
+    // Its own process group: `npm exec` → sh → prism is three processes, and all of them must stop with it.
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    const timer = setTimeout(() => {
+      killGroup(child);
+      reject(new Error(`did not start within ${Math.round(timeoutMs / 1000)} s`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const line = output.split('\n').find((l) => l.startsWith('{"port"'));
+      if (line) {
+        clearTimeout(timer);
+        const info = JSON.parse(line) as { port: number };
+        resolve({ child, port: info.port, info });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}: ${output.slice(-500)}`));
+    });
+    if (fixedPort) {
+      waitForHttp(fixedPort, timeoutMs).then(
+        () => {
+          clearTimeout(timer);
+          resolve({ child, port: fixedPort, info: {} });
+        },
+        (error: unknown) => reject(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+  });
+
+const killGroup = (child: ChildProcess): void => {
+  try {
+    process.kill(-(child.pid as number), 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+};
+
+const stop = async (started: Started): Promise<void> => {
+  const closed = new Promise((resolve) => started.child.once('close', resolve));
+  killGroup(started.child);
+  await closed;
+};
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Throughput: autocannon, 10 connections, `seconds` per run, median of `runs` (load from this process, core 1). */
+const throughput = async (url: string): Promise<{ median: number; min: number; max: number; non2xx: number }> => {
+  const values: number[] = [];
+  let non2xx = 0;
+  for (let i = 0; i < runs; i++) {
+    const result = await autocannon({
+      url,
+      connections: 10,
+      duration: seconds,
+      headers: { authorization: 'Bearer benchmark' },
+    });
+    values.push(result.requests.average);
+    non2xx += result.non2xx;
+  }
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values), non2xx };
+};
+
+/** Sequential latency on one keep-alive connection: 50 warm-up then 500 measured requests. */
+const latency = async (url: string): Promise<{ p50: number; p99: number }> => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const once = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const started = process.hrtime.bigint();
+      http
+        .get(url, { agent, headers: { authorization: 'Bearer benchmark' } }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
+        })
+        .on('error', reject);
+    });
+  for (let i = 0; i < 50; i++) {
+    await once();
+  }
+  const samples: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    samples.push(await once());
+  }
+  samples.sort((a, b) => a - b);
+  agent.destroy();
+  return { p50: samples[249], p99: samples[494] };
+};
+
+const format = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+export const runTwinBenchmarks = async (sharedSpecs: string): Promise<void> => {
+  const distBench = __dirname;
+  const digitalocean = path.join(sharedSpecs, 'digitalocean', 'DigitalOcean-public.v2.yaml');
+  console.log(
+    `\nTwin benchmark — ${runs} runs of ${seconds} s per figure, 10 connections; servers on core 0, load on core 1${canPin ? '' : ' (not pinned: taskset missing)'}`,
+  );
+  if (canPin) {
+    spawnSync('taskset', ['-cp', '1', String(process.pid)]);
+  }
+
+  const widths = [56, 26, 9, 9, 7];
+  const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(['server', 'requests/s median (min–max)', 'p50 ms', 'p99 ms', 'non-2xx']));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  const measure = async (label: string, url: string): Promise<number> => {
+    const rate = await throughput(url);
+    const lat = await latency(url);
+    const range = `${format(rate.median)} (${format(rate.min)}–${format(rate.max)})`;
+    console.log(line([label, range, lat.p50.toFixed(2), lat.p99.toFixed(2), String(rate.non2xx)]));
+    return rate.median;
+  };
+
+  const bare = await start([process.execPath, path.join(distBench, 'bare-server.js')], 10_000);
+  const bareRate = await measure('bare node:http, fixed JSON (ceiling)', `http://127.0.0.1:${bare.port}/`);
+  await stop(bare);
+
+  const twin = await start([process.execPath, path.join(distBench, 'twin-server.js'), digitalocean, '20'], 60_000);
+  const dropletId = (twin.info.firstIds as Record<string, string>).droplets;
+  const twinById = await measure(
+    'Mirror twin, DigitalOcean GET /v2/droplets/{id}',
+    `http://127.0.0.1:${twin.port}/v2/droplets/${dropletId}`,
+  );
+  const twinList = await measure(
+    'Mirror twin, DigitalOcean GET /v2/droplets?per_page=20',
+    `http://127.0.0.1:${twin.port}/v2/droplets?per_page=20`,
+  );
+  await stop(twin);
+
+  const fiveOps = ['droplets_list', 'droplets_get', 'droplets_create', 'droplets_destroy', 'sizes_list'];
+  const small = await start(
+    [process.execPath, path.join(distBench, 'twin-server.js'), digitalocean, '20', JSON.stringify(fiveOps)],
+    60_000,
+  );
+  const smallById = await measure(
+    'Mirror twin, same spec cut to 5 operations, GET by id',
+    `http://127.0.0.1:${small.port}/v2/droplets/${(small.info.firstIds as Record<string, string>).droplets}`,
+  );
+  await stop(small);
+
+  let prismById: number | undefined;
+  let prismNote = '';
+  const prismPort = 14010;
+  try {
+    const prism = await start(
+      [
+        'npm',
+        'exec',
+        '--yes',
+        '--package=@stoplight/prism-cli@5.14.2',
+        '--',
+        'prism',
+        'mock',
+        '-p',
+        String(prismPort),
+        '-h',
+        '127.0.0.1',
+        digitalocean,
+      ],
+      prismStartSeconds * 1000,
+      prismPort,
+    );
+    prismById = await measure(
+      'Stoplight Prism 5.14 (static mock), same request',
+      `http://127.0.0.1:${prismPort}/v2/droplets/${dropletId}`,
+    );
+    await stop(prism);
+  } catch (error) {
+    prismNote = `Prism: ${(error as Error).message}`;
+  }
+
+  if (prismNote) {
+    console.log(prismNote);
+  }
+  console.log(
+    `\ntwin by id ÷ bare ceiling: ${(twinById / bareRate).toFixed(2)} (target ≥ 0.7); list ÷ bare: ${(twinList / bareRate).toFixed(2)}`,
+  );
+  if (prismById) {
+    console.log(`twin ÷ Prism: ${(twinById / prismById).toFixed(1)}× (target ≥ 5)`);
+  }
+  console.log(`659-operation ÷ 5-operation throughput: ${(twinById / smallById).toFixed(2)} (target ≥ 0.9)`);
+
+  await episodeBenchmarks(sharedSpecs);
+};
+
+/** Fork cost and the memory of idle episodes over one large world, in this process. */
+const episodeBenchmarks = async (sharedSpecs: string): Promise<void> => {
+  const { model, version } = await ingestStack({ kind: 'path', path: path.join(sharedSpecs, 'oai-petstore.yaml') });
+  const engine = new TwinEngine(
+    new InMemoryEpisodeStore(),
+    new (class extends StackSource {
+      load = () => Promise.resolve(model);
+    })(),
+  );
+  const source = await engine.createEpisode({
+    tenantId: 'bench',
+    stackVersion: version,
+    seed: 1,
+    sizes: { recordsPerResource: 10_000 },
+  });
+  const forks = 10_000;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < forks; i++) {
+    await engine.createEpisode({
+      tenantId: 'bench',
+      stackVersion: version,
+      seed: 1,
+      sizes: { recordsPerResource: 10_000 },
+    });
+  }
+  const perFork = Number(process.hrtime.bigint() - started) / 1e6 / forks;
+
+  const world = buildWorld(model, version, 1, { recordsPerResource: 10_000, childrenPerParent: 3 });
+  global.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  const episodes: EpisodeState[] = [];
+  for (let i = 0; i < 10_000; i++) {
+    episodes.push(new EpisodeState(world));
+  }
+  global.gc?.();
+  const idleBytes = process.memoryUsage().heapUsed - before;
+  console.log(
+    `\nepisodes over a ${format(world.recordCount)}-record world (the world is built once: ${format(source.twin.world.recordCount)} records):`,
+  );
+  console.log(`  new episode on a cached world: ${(perFork * 1000).toFixed(1)} µs each (target < 1 ms)`);
+  console.log(
+    `  10,000 idle episodes: ${(idleBytes / 1024 / 1024).toFixed(1)} MB of heap (target < 1 GB)${global.gc ? '' : ' — run with --expose-gc for a steadier figure'}`,
+  );
+  void episodes.length;
+};
