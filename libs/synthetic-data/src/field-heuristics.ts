@@ -79,3 +79,13 @@ export const isCreatedField = (name: string): boolean =>
   /^(created|creation|inserted)(_?(at|on|date|time))?$|^date_?created$/.test(normalise(name));
 export const isUpdatedField = (name: string): boolean =>
   /^(updated|modified|last_modified|changed)(_?(at|on|date|time))?$|^date_?(updated|modified)$/.test(normalise(name));
+
+const organisationSubjects =
+  /(supplier|vendor|compan|organi[sz]ation|customer|account|merchant|partner|client|business|tenant|team)/i;
+
+/**
+ * A record's own `name` depends on what the record is: a supplier is called like a company, an employee like a
+ * person. Field names alone cannot tell, so the resource's name decides.
+ */
+export const subjectName = (faker: Faker, resourceName: string): string | undefined =>
+  organisationSubjects.test(resourceName.split('.').pop() ?? resourceName) ? faker.company.name() : undefined;

@@ -5,6 +5,7 @@ import { base, en, Faker } from '@faker-js/faker';
 import { DocumentValidators, ResourceShape, resourceShapes, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
 import type { RelationModel, StackModel } from '@libs/stack-ingestion';
 
+import { subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
 import { World, WorldRecord, WorldSizes } from './world';
@@ -27,6 +28,19 @@ interface MutableTable {
   parentOf: Map<string, string>;
   childrenOf: Map<string, string[]>;
 }
+
+/** `name` of an organisation-like record reads like a company, when the schema lets it be any string. */
+export const nameBySubject = (record: WorldRecord, shape: ResourceShape, synthesizer: ValueSynthesizer): void => {
+  const property = (shape.record.properties as Record<string, Record<string, unknown>> | undefined)?.name;
+  if (typeof record.name !== 'string' || !property || property.enum || property.pattern || property.format) {
+    return;
+  }
+  const name = subjectName(synthesizer.faker, shape.resource.name);
+  const maxLength = typeof property.maxLength === 'number' ? property.maxLength : Infinity;
+  if (name !== undefined && name.length <= maxLength) {
+    record.name = name;
+  }
+};
 
 /** Parents before children, so a child can name a parent that already exists. */
 const byDepth = (shapes: ResourceShape[]): ResourceShape[] => {
@@ -161,6 +175,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
         for (let n = 0; n < perParent; n++, index++) {
           faker.seed(hashSeed(seed, shape.key, index));
           const record = synthesizer.value(shape.record) as WorldRecord;
+          nameBySubject(record, shape, synthesizer);
           let id = makeId(synthesizer, shape, index, record);
           while (table.records.has(String(id))) {
             id = `${String(id)}_${index}`;
