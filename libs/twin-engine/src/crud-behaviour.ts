@@ -232,6 +232,19 @@ const acceptedFields = (context: CrudContext, body: unknown): Record<string, unk
   return accepted;
 };
 
+/** What the server fills in when the client leaves a field out: the spec's `default`s, as a real API would. */
+const schemaDefaults = (context: CrudContext): Record<string, unknown> => {
+  const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
+  const defaults: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(properties)) {
+    const property = flattenSchema(context.document, raw);
+    if (property.default !== undefined) {
+      defaults[name] = structuredClone(property.default);
+    }
+  }
+  return defaults;
+};
+
 const stamp = (context: CrudContext, record: WorldRecord, created: boolean): void => {
   const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(properties)) {
@@ -260,6 +273,7 @@ export const createRecord = (context: CrudContext): Outcome => {
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
   const record = {
     ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord),
+    ...schemaDefaults(context),
     ...acceptedFields(context, context.request.body),
   };
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
