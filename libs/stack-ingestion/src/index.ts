@@ -8,3 +8,4 @@ export * from './model/stack-summary';
 export * from './typegen/generate-types';
 export { stackManifestSchema, type StackManifest } from './manifest/stack-manifest';
 export { bundleLimits } from './bundle/bundle-limits';
+export type { FieldProfile, SampleProfile } from './samples/sample-profile';

@@ -19,6 +19,7 @@ import {
 } from './manifest/stack-manifest';
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './model/stack-model';
 import { loadService } from './openapi/service-loader';
+import { readSamples } from './samples/sample-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
 export type StackInput = { kind: 'path'; path: string } | { kind: 'upload'; name: string; content: Buffer };
@@ -46,6 +47,7 @@ interface OpenedBundle {
 const singleSpecManifest = (file: string): StackManifest => ({
   name: serviceNameFromFile(file),
   services: [{ name: serviceNameFromFile(file), spec: file }],
+  samples: [],
 });
 
 const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
@@ -165,10 +167,30 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const entities = [...json.entities, ...sql.entities];
   const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
 
-  const model: StackModel = { format: stackModelFormat, name: manifest.name, services, entities, relations, warnings };
+  const sampleFiles = manifest.samples ?? files.list().filter((file) => /^samples\/.+\.(json|csv|har)$/i.test(file));
+  const samples = readSamples(
+    files,
+    sampleFiles,
+    services,
+    entities.map((e) => e.name),
+  );
+
+  const model: StackModel = {
+    format: stackModelFormat,
+    name: manifest.name,
+    services,
+    entities,
+    relations,
+    samples,
+    warnings,
+  };
   return {
     model,
     version: contentVersion(model),
-    stats: { files: fileCount + schemaFiles.length, references, milliseconds: performance.now() - started },
+    stats: {
+      files: fileCount + schemaFiles.length + sampleFiles.length,
+      references,
+      milliseconds: performance.now() - started,
+    },
   };
 };

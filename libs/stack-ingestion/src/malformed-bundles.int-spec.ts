@@ -280,6 +280,34 @@ describe('refusing malformed bundles', () => {
       ],
     ],
     [
+      'a CSV sample with a broken row',
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\n',
+          'api.yaml': minimalSpec(),
+          'samples/things.csv': 'id,name\n1,a\n2\n',
+        }),
+      'DOCUMENT_UNPARSABLE',
+      [{ file: 'samples/things.csv', line: 3, pointer: '', message: 'invalid CSV: 1 fields where the header has 2' }],
+    ],
+    [
+      'a sample that names no resource',
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\n',
+          'api.yaml': minimalSpec(),
+          'samples/widgets.json': '[{"id": 1}]',
+        }),
+      'MANIFEST_INVALID',
+      [
+        {
+          file: 'samples/widgets.json',
+          pointer: '',
+          message: 'sample names no resource or entity ("widget"); name the file after one',
+        },
+      ],
+    ],
+    [
       'a 50 MB file',
       () => {
         const dir = writeBundle({});

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { base, en, Faker } from '@faker-js/faker';
 
 import { DocumentValidators, ResourceShape, resourceShapes, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
-import type { RelationModel, StackModel } from '@libs/stack-ingestion';
+import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@libs/stack-ingestion';
 
 import { subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
@@ -40,6 +40,61 @@ export const nameBySubject = (record: WorldRecord, shape: ResourceShape, synthes
   if (name !== undefined && name.length <= maxLength) {
     record.name = name;
   }
+};
+
+/**
+ * Makes a synthesized record look like the client's: categories drawn with the sample's frequencies, numbers and
+ * dates within the sample's range. Only where the result is still valid for the record's schema.
+ */
+const fitToSample = (
+  record: WorldRecord,
+  shape: ResourceShape,
+  profile: Record<string, FieldProfile>,
+  faker: Faker,
+  isValid: (schema: object, value: unknown) => boolean,
+): void => {
+  const properties = (shape.record.properties ?? {}) as Record<string, object>;
+  for (const [field, fitted] of Object.entries(profile)) {
+    if (!(field in properties) || field === shape.idField || field === shape.parentField) {
+      continue;
+    }
+    let value: unknown;
+    switch (fitted.kind) {
+      case 'categorical':
+        value = faker.helpers.weightedArrayElement(fitted.values.map(({ value: v, weight }) => ({ value: v, weight })));
+        break;
+      case 'numeric':
+        value = fitted.integer
+          ? faker.number.int({ min: fitted.min, max: fitted.max })
+          : faker.number.float({ min: fitted.min, max: fitted.max, fractionDigits: 2 });
+        break;
+      case 'date': {
+        const date = faker.date.between({ from: fitted.from, to: fitted.to }).toISOString();
+        value = typeof record[field] === 'string' && (record[field]).length === 10 ? date.slice(0, 10) : date;
+        break;
+      }
+      case 'text':
+      case 'redacted':
+        continue;
+    }
+    if (isValid(properties[field], value)) {
+      record[field] = value;
+    }
+  }
+};
+
+const profilesByTable = (
+  samples: SampleProfile[] | undefined,
+  entityResources: Map<string, string[]>,
+): Map<string, Record<string, FieldProfile>> => {
+  const byTable = new Map<string, Record<string, FieldProfile>>();
+  for (const sample of samples ?? []) {
+    const tables = sample.target.includes('/') ? [sample.target] : (entityResources.get(sample.target) ?? []);
+    for (const table of tables) {
+      byTable.set(table, { ...byTable.get(table), ...sample.fields });
+    }
+  }
+  return byTable;
 };
 
 /** Parents before children, so a child can name a parent that already exists. */
@@ -98,7 +153,8 @@ const foreignKeys = (
     const target = (entityResources.get(relation.to.entity) ?? [])
       .map((key) => tables.get(key))
       .find((t) => t && t.shape.service === shape.service);
-    if (field && target && field !== shape.idField) {
+    // The parent link is already right by construction; a relation must not point it at a random parent.
+    if (field && target && field !== shape.idField && field !== shape.parentField) {
       keys.set(field, target.shape.key);
     }
   }
@@ -147,6 +203,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       entity.resources.map((qualified) => qualified.replace('.', '/')),
     );
   }
+  const profiles = profilesByTable(model.samples, entityResources);
   let recordCount = 0;
   for (const service of model.services) {
     const validators = new DocumentValidators(service.document, service.dialect);
@@ -176,6 +233,16 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
           faker.seed(hashSeed(seed, shape.key, index));
           const record = synthesizer.value(shape.record) as WorldRecord;
           nameBySubject(record, shape, synthesizer);
+          const profile = profiles.get(shape.key);
+          if (profile) {
+            fitToSample(
+              record,
+              shape,
+              profile,
+              faker,
+              (schema, value) => validators.validatorForSchema(schema)(value),
+            );
+          }
           let id = makeId(synthesizer, shape, index, record);
           while (table.records.has(String(id))) {
             id = `${String(id)}_${index}`;

@@ -13,6 +13,7 @@ const model = (name: string, title = 'API'): StackModel => ({
   services: [],
   entities: [],
   relations: [],
+  samples: [],
   warnings: [{ location: 'api.yaml:1', file: 'api.yaml', line: 1, pointer: '', message: title }],
 });
 

@@ -74,6 +74,11 @@ export const readManifest = (files: BundleFiles, locator: SourceLocator): StackM
       );
     }
   });
+  (manifest.samples ?? []).forEach((sample, index) => {
+    if (!files.has(sample)) {
+      problems.push(locator.problem(manifestFile, `/samples/${index}`, `sample file "${sample}" is not in the bundle`));
+    }
+  });
   (manifest.schemas ?? []).forEach((schema, index) => {
     if (!files.has(schema)) {
       problems.push(locator.problem(manifestFile, `/schemas/${index}`, `schema file "${schema}" is not in the bundle`));

@@ -2,6 +2,8 @@
  * The normalized description of a client's stack: what every later stage (world synthesis, twins, scenarios,
  * graders) reads. Plain JSON so it can be hashed, stored as jsonb and diffed.
  */
+import type { SampleProfile } from '../samples/sample-profile';
+
 export const stackModelFormat = 1;
 
 export type SourceDialect = 'openapi-3.0' | 'openapi-3.1' | 'swagger-2.0';
@@ -145,5 +147,7 @@ export interface StackModel {
   services: ServiceModel[];
   entities: EntityModel[];
   relations: RelationModel[];
+  /** Value distributions fitted from the bundle's samples, secrets and personal data redacted. */
+  samples: SampleProfile[];
   warnings: StackWarning[];
 }

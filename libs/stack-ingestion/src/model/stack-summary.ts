@@ -48,6 +48,12 @@ export const summarizeStack = (model: StackModel, identity: StackIdentity) => ({
       resources,
     })),
     relations: model.relations,
+    samples: model.samples.map(({ target, file, records, fields }) => ({
+      target,
+      file,
+      records,
+      fields: Object.keys(fields).length,
+    })),
     warnings: model.warnings,
   },
 });

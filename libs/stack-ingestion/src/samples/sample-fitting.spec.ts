@@ -1,0 +1,72 @@
+import { fitField, fitRecords } from './sample-fitting';
+import { parseCsv } from './sample-reader';
+
+describe(fitField.name, () => {
+  it.each<[string, unknown[], unknown]>([
+    [
+      'status',
+      ['active', 'active', 'active', 'blocked'],
+      {
+        kind: 'categorical',
+        values: [
+          { value: 'active', weight: 0.75 },
+          { value: 'blocked', weight: 0.25 },
+        ],
+      },
+    ],
+    ['amount', [10.5, 99, 42], { kind: 'numeric', min: 10.5, max: 99, integer: false }],
+    [
+      'payment_terms_days',
+      [30, 30, 60, 30],
+      {
+        kind: 'categorical',
+        values: [
+          { value: 30, weight: 0.75 },
+          { value: 60, weight: 0.25 },
+        ],
+      },
+    ],
+    [
+      'created_at',
+      ['2024-01-01T00:00:00Z', '2025-06-30T12:00:00Z'],
+      { kind: 'date', from: '2024-01-01T00:00:00.000Z', to: '2025-06-30T12:00:00.000Z' },
+    ],
+    ['reference', ['PO-1', 'PO-2', 'PO-3'], { kind: 'text', minLength: 4, maxLength: 4 }],
+    ['api_key', ['abc'], { kind: 'redacted', reason: 'its name says it holds a secret' }],
+    ['contact_email', ['x'], { kind: 'redacted', reason: 'its name says it holds personal data' }],
+    [
+      'owner',
+      ['ann@example.com', 'bob@example.org'],
+      { kind: 'redacted', reason: 'its values look like email addresses' },
+    ],
+    [
+      'note',
+      ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc'],
+      { kind: 'redacted', reason: 'its values look like JSON web tokens' },
+    ],
+    ['payer', ['4111 1111 1111 1111'], { kind: 'redacted', reason: 'its values look like card-like numbers' }],
+    ['empty', [null, ''], undefined],
+  ])('fits %s from %j', (field, values, expected) => {
+    expect(fitField(field, values)).toEqual(expected);
+  });
+
+  it('never keeps a redacted or free-text value anywhere in a profile', () => {
+    const profile = fitRecords([
+      { id: 'a-1', email: 'secret.person@corp.example', token: 'sk_live_123456789012', note: 'call after 5' },
+      { id: 'a-2', email: 'other.person@corp.example', token: 'sk_live_987654321098', note: 'urgent' },
+    ]);
+    expect(JSON.stringify(profile)).not.toMatch(/corp\.example|sk_live|call after|a-1/);
+  });
+});
+
+describe(parseCsv.name, () => {
+  it('reads quoted fields with commas, quotes and newlines, and types numbers and booleans', () => {
+    expect(parseCsv('s.csv', 'name,count,ok\n"Bolt, ""Nut""\nGmbH",3,true\n')).toEqual([
+      { name: 'Bolt, "Nut"\nGmbH', count: 3, ok: true },
+    ]);
+  });
+
+  it('refuses a row with the wrong number of fields, naming its line', () => {
+    expect(() => parseCsv('s.csv', 'a,b\n1,2\n3\n')).toThrow('s.csv:3: invalid CSV: 1 fields where the header has 2');
+  });
+});

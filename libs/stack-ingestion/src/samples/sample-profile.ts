@@ -1,0 +1,19 @@
+/**
+ * What Mirror keeps of a client's sample data: the shape of each field's values, never the values themselves unless
+ * they are categories (a `status`, a `currency`) that carry no personal data. Worlds draw from these to look like the
+ * client's data.
+ */
+export type FieldProfile =
+  | { kind: 'categorical'; values: { value: string | number | boolean; weight: number }[] }
+  | { kind: 'numeric'; min: number; max: number; integer: boolean }
+  | { kind: 'date'; from: string; to: string }
+  | { kind: 'text'; minLength: number; maxLength: number }
+  | { kind: 'redacted'; reason: string };
+
+export interface SampleProfile {
+  /** `service/resource` the sample describes, or an entity name. */
+  target: string;
+  file: string;
+  records: number;
+  fields: Record<string, FieldProfile>;
+}
