@@ -1,4 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -164,20 +165,28 @@ export const runTwinBenchmarks = async (sharedSpecs: string): Promise<void> => {
   };
 
   const bare = await start([process.execPath, path.join(distBench, 'bare-server.js')], 10_000);
-  const bareRate = await measure('bare node:http, fixed JSON (ceiling)', `http://127.0.0.1:${bare.port}/`);
+  const bareRate = await measure('bare node:http, fixed 100-byte JSON (ceiling)', `http://127.0.0.1:${bare.port}/`);
   await stop(bare);
 
   const twin = await start([process.execPath, path.join(distBench, 'twin-server.js'), digitalocean, '20'], 60_000);
   const dropletId = (twin.info.firstIds as Record<string, string>).droplets;
-  const twinById = await measure(
-    'Mirror twin, DigitalOcean GET /v2/droplets/{id}',
-    `http://127.0.0.1:${twin.port}/v2/droplets/${dropletId}`,
-  );
+  const twinUrl = `http://127.0.0.1:${twin.port}/v2/droplets/${dropletId}`;
+  const sameBody = path.join(os.tmpdir(), 'mirror-bench-droplet.json');
+  fs.writeFileSync(sameBody, await (await fetch(twinUrl, { headers: { authorization: 'Bearer benchmark' } })).text());
+  const twinById = await measure('Mirror twin, DigitalOcean GET /v2/droplets/{id}', twinUrl);
   const twinList = await measure(
     'Mirror twin, DigitalOcean GET /v2/droplets?per_page=20',
     `http://127.0.0.1:${twin.port}/v2/droplets?per_page=20`,
   );
   await stop(twin);
+
+  // The same bytes the twin answered, from the bare server: a ceiling that sends as much as the twin does.
+  const bareSame = await start([process.execPath, path.join(distBench, 'bare-server.js'), '0', sameBody], 10_000);
+  const bareSameRate = await measure(
+    `bare node:http, the twin's ${fs.statSync(sameBody).size}-byte body`,
+    `http://127.0.0.1:${bareSame.port}/`,
+  );
+  await stop(bareSame);
 
   const fiveOps = ['droplets_list', 'droplets_get', 'droplets_create', 'droplets_destroy', 'sizes_list'];
   const small = await start(
@@ -225,7 +234,7 @@ export const runTwinBenchmarks = async (sharedSpecs: string): Promise<void> => {
     console.log(prismNote);
   }
   console.log(
-    `\ntwin by id ÷ bare ceiling: ${(twinById / bareRate).toFixed(2)} (target ≥ 0.7); list ÷ bare: ${(twinList / bareRate).toFixed(2)}`,
+    `\ntwin by id ÷ bare ceiling: ${(twinById / bareRate).toFixed(2)} (target ≥ 0.7); ÷ bare with the same body: ${(twinById / bareSameRate).toFixed(2)}; list ÷ bare: ${(twinList / bareRate).toFixed(2)}`,
   );
   if (prismById) {
     console.log(`twin ÷ Prism: ${(twinById / prismById).toFixed(1)}× (target ≥ 5)`);

@@ -70,7 +70,7 @@ const fitToSample = (
         break;
       case 'date': {
         const date = faker.date.between({ from: fitted.from, to: fitted.to }).toISOString();
-        value = typeof record[field] === 'string' && (record[field]).length === 10 ? date.slice(0, 10) : date;
+        value = typeof record[field] === 'string' && record[field].length === 10 ? date.slice(0, 10) : date;
         break;
       }
       case 'text':
@@ -235,13 +235,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
           nameBySubject(record, shape, synthesizer);
           const profile = profiles.get(shape.key);
           if (profile) {
-            fitToSample(
-              record,
-              shape,
-              profile,
-              faker,
-              (schema, value) => validators.validatorForSchema(schema)(value),
-            );
+            fitToSample(record, shape, profile, faker, (schema, value) => validators.validatorForSchema(schema)(value));
           }
           let id = makeId(synthesizer, shape, index, record);
           while (table.records.has(String(id))) {

@@ -34,11 +34,25 @@ export class Episode {
     this.faults.configure(faults);
   }
 
+  private clock = { seq: -1, iso: '' };
+
   now(seq = this.state.seq): string {
-    return new Date(clockStart + seq * 1000).toISOString();
+    // Every request asks; the answer changes only when an event is recorded.
+    if (this.clock.seq !== seq) {
+      this.clock = { seq, iso: new Date(clockStart + seq * 1000).toISOString() };
+    }
+    return this.clock.iso;
   }
 
   async handle(serviceName: string, request: TwinRequest, url: string): Promise<TwinResponse> {
+    return this.dispatch(serviceName, request, url);
+  }
+
+  /**
+   * Like `handle`, but reads are answered synchronously: the gateway's hot path skips a promise per request. Writes
+   * still return a promise, settled once their events are durable.
+   */
+  dispatch(serviceName: string, request: TwinRequest, url: string): TwinResponse | Promise<TwinResponse> {
     const service = this.twin.services.get(serviceName);
     if (!service) {
       return jsonResponse(404, {
@@ -99,7 +113,6 @@ export class Episode {
       return outcome.response;
     });
     this.writes = result.catch(() => undefined);
-    const response = await result;
-    return delayMs ? { ...response, delayMs } : response;
+    return delayMs ? result.then((response) => ({ ...response, delayMs })) : result;
   }
 }

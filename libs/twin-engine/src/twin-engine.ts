@@ -43,6 +43,8 @@ export interface NewEpisode {
 export class TwinEngine {
   private readonly twins = new Map<string, Promise<StackTwin>>();
   private readonly episodes = new Map<string, Promise<Episode>>();
+  /** The same episodes once loaded, for synchronous access on the read path. */
+  private readonly loaded = new Map<string, Episode>();
 
   constructor(
     private readonly store: EpisodeStore,
@@ -61,7 +63,7 @@ export class TwinEngine {
     const twin = await this.twinFor(descriptor);
     await this.store.createEpisode(descriptor);
     const episode = new Episode(descriptor, twin, new EpisodeState(twin.world), this.store);
-    this.episodes.set(descriptor.id, Promise.resolve(episode));
+    this.track(descriptor.id, Promise.resolve(episode));
     return episode;
   }
 
@@ -70,10 +72,27 @@ export class TwinEngine {
     let episode = this.episodes.get(episodeId);
     if (!episode) {
       episode = this.rebuild(episodeId);
-      this.episodes.set(episodeId, episode);
-      episode.catch(() => this.episodes.delete(episodeId));
+      this.track(episodeId, episode);
     }
     return episode;
+  }
+
+  /** The episode if it is in memory already; undefined means "ask `episode()`". */
+  loadedEpisode(episodeId: string): Episode | undefined {
+    return this.loaded.get(episodeId);
+  }
+
+  private track(episodeId: string, episode: Promise<Episode>): void {
+    this.episodes.set(episodeId, episode);
+    this.loaded.delete(episodeId);
+    episode.then(
+      (ready) => {
+        if (this.episodes.get(episodeId) === episode) {
+          this.loaded.set(episodeId, ready);
+        }
+      },
+      () => this.episodes.delete(episodeId),
+    );
   }
 
   /** Back to the world as it was: the event log is cleared and the overlay dropped. */
@@ -81,7 +100,7 @@ export class TwinEngine {
     const current = await this.episode(episodeId);
     await this.store.truncate(episodeId);
     const fresh = new Episode(current.descriptor, current.twin, new EpisodeState(current.twin.world), this.store);
-    this.episodes.set(episodeId, Promise.resolve(fresh));
+    this.track(episodeId, Promise.resolve(fresh));
     return fresh;
   }
 
@@ -96,7 +115,7 @@ export class TwinEngine {
     const state = new EpisodeState(source.twin.world);
     events.forEach((event) => state.apply(event));
     const fork = new Episode(descriptor, source.twin, state, this.store);
-    this.episodes.set(descriptor.id, Promise.resolve(fork));
+    this.track(descriptor.id, Promise.resolve(fork));
     return fork;
   }
 
@@ -109,6 +128,7 @@ export class TwinEngine {
   /** Forgets in-memory state (as a crash would); the next request rebuilds from the store. */
   evict(episodeId: string): void {
     this.episodes.delete(episodeId);
+    this.loaded.delete(episodeId);
   }
 
   private async rebuild(episodeId: string): Promise<Episode> {
