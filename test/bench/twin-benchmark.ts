@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 
 import { ingestStack } from '@libs/stack-ingestion';
 import { buildWorld } from '@libs/synthetic-data';
-import { EpisodeState, InMemoryEpisodeStore, StackSource, TwinEngine } from '@libs/twin-engine';
+import { EpisodeState, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
 
 const seconds = Number(process.env.MIRROR_BENCH_SECONDS ?? 5);
 const runs = Number(process.env.MIRROR_BENCH_RUNS ?? 3);
@@ -247,12 +247,7 @@ export const runTwinBenchmarks = async (sharedSpecs: string): Promise<void> => {
 /** Fork cost and the memory of idle episodes over one large world, in this process. */
 const episodeBenchmarks = async (sharedSpecs: string): Promise<void> => {
   const { model, version } = await ingestStack({ kind: 'path', path: path.join(sharedSpecs, 'oai-petstore.yaml') });
-  const engine = new TwinEngine(
-    new InMemoryEpisodeStore(),
-    new (class extends StackSource {
-      load = () => Promise.resolve(model);
-    })(),
-  );
+  const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model));
   const source = await engine.createEpisode({
     tenantId: 'bench',
     stackVersion: version,

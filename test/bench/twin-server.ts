@@ -1,7 +1,7 @@
 import { AddressInfo } from 'node:net';
 
 import { ingestStack } from '@libs/stack-ingestion';
-import { createServiceOriginServer, InMemoryEpisodeStore, StackSource, TwinEngine } from '@libs/twin-engine';
+import { createServiceOriginServer, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
 
 /**
  * One twin service at the root of its own port, as `mirror serve` runs it. The benchmark only reads, so the episode
@@ -18,12 +18,7 @@ const main = async (): Promise<void> => {
       service.resources = service.resources.filter((r) => Object.values(r.operations).some((id) => wanted.has(id)));
     }
   }
-  const engine = new TwinEngine(
-    new InMemoryEpisodeStore(),
-    new (class extends StackSource {
-      load = () => Promise.resolve(model);
-    })(),
-  );
+  const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model));
   const episode = await engine.createEpisode({
     tenantId: 'bench',
     stackVersion: version,

@@ -3,27 +3,17 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 
 import { loadConfig } from '@libs/config';
-import { provideDatabase } from '@libs/embedded-services';
-import { assertNoPendingMigrations, createDataSource } from '@libs/persistence';
-
-import { createApiApp } from './bootstrap';
+import { openDatabase } from '@libs/persistence';
+import { createApiApp } from '@api/bootstrap';
 
 const bootstrap = async (): Promise<void> => {
   const logger = new Logger('api');
   const config = loadConfig();
-  const database = await provideDatabase(config, logger);
-  const dataSource = createDataSource(database.url);
-  await dataSource.initialize();
-  if (database.source === 'DATABASE_URL') {
-    await assertNoPendingMigrations(dataSource);
-  } else {
-    await dataSource.runMigrations({ transaction: 'each' });
-  }
-  const app = await createApiApp(config, dataSource);
+  const database = await openDatabase(config, logger);
+  const app = await createApiApp(config, database.dataSource);
   const shutdown = async (): Promise<void> => {
     await app.close();
-    await dataSource.destroy();
-    await database.stop();
+    await database.close();
   };
   process.once('SIGTERM', () => void shutdown());
   process.once('SIGINT', () => void shutdown());

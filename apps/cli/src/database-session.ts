@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 
 import { loadConfig, MirrorConfig } from '@libs/config';
 import { provideDatabase, ServiceLog } from '@libs/embedded-services';
-import { assertNoPendingMigrations, createDataSource, StackRepository } from '@libs/persistence';
+import { createDataSource, openDatabase, StackRepository } from '@libs/persistence';
 
 export interface DatabaseSession {
   config: MirrorConfig;
@@ -10,27 +10,14 @@ export interface DatabaseSession {
   stacks: StackRepository;
 }
 
-/**
- * Opens the database for one command and always closes it. The embedded database belongs to Mirror, so its schema
- * is migrated on the spot; a database named by DATABASE_URL is someone's server and is only checked.
- */
+/** Opens the database for one command and always closes it. */
 export const withDatabase = async <T>(log: ServiceLog, work: (session: DatabaseSession) => Promise<T>): Promise<T> => {
   const config = loadConfig();
-  const database = await provideDatabase(config, log);
-  const dataSource = createDataSource(database.url);
+  const database = await openDatabase(config, log);
   try {
-    await dataSource.initialize();
-    if (database.source === 'DATABASE_URL') {
-      await assertNoPendingMigrations(dataSource);
-    } else {
-      await dataSource.runMigrations({ transaction: 'each' });
-    }
-    return await work({ config, dataSource, stacks: new StackRepository(dataSource) });
+    return await work({ config, dataSource: database.dataSource, stacks: new StackRepository(database.dataSource) });
   } finally {
-    if (dataSource.isInitialized) {
-      await dataSource.destroy();
-    }
-    await database.stop();
+    await database.close();
   }
 };
 

@@ -1,14 +1,7 @@
 import { Logger } from '@nestjs/common';
 
 import { loadConfig } from '@libs/config';
-import { provideDatabase } from '@libs/embedded-services';
-import {
-  assertNoPendingMigrations,
-  createDataSource,
-  PostgresEpisodeStore,
-  RepositoryStackSource,
-  StackRepository,
-} from '@libs/persistence';
+import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 
 /**
@@ -19,14 +12,8 @@ import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 const main = async (): Promise<void> => {
   const logger = new Logger('gateway');
   const config = loadConfig();
-  const database = await provideDatabase(config, logger);
-  const dataSource = createDataSource(database.url);
-  await dataSource.initialize();
-  if (database.source === 'DATABASE_URL') {
-    await assertNoPendingMigrations(dataSource);
-  } else {
-    await dataSource.runMigrations({ transaction: 'each' });
-  }
+  const database = await openDatabase(config, logger);
+  const { dataSource } = database;
   const engine = new TwinEngine(
     new PostgresEpisodeStore(dataSource),
     new RepositoryStackSource(new StackRepository(dataSource)),
@@ -35,9 +22,7 @@ const main = async (): Promise<void> => {
   const port = Number(process.env.GATEWAY_PORT ?? 4000);
   server.listen(port, '127.0.0.1', () => logger.log(`listening on http://127.0.0.1:${port}`));
   const stop = (): void => {
-    server.close(() => {
-      void dataSource.destroy().then(() => database.stop());
-    });
+    server.close(() => void database.close());
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -4,3 +4,4 @@ export * from './entities/stack-version.entity';
 export * from './repositories/stack.repository';
 export * from './repositories/postgres-episode.store';
 export * from './repositories/repository-stack.source';
+export * from './open-database';

@@ -7,7 +7,7 @@ import { ingestStack } from '@libs/stack-ingestion';
 
 import { InMemoryEpisodeStore } from './in-memory-episode-store';
 import { episodeHandlers } from './msw-handlers';
-import { StackSource, TwinEngine } from './twin-engine';
+import { StaticStackSource, TwinEngine } from './twin-engine';
 
 /**
  * Real: MSW's setupServer intercepting fetch in this process, the twin engine. Mocked: nothing — the point is that
@@ -19,12 +19,7 @@ describe(episodeHandlers.name, () => {
       kind: 'path',
       path: path.join(repositoryRoot, 'examples', 'acme-procurement'),
     });
-    const engine = new TwinEngine(
-      new InMemoryEpisodeStore(),
-      new (class extends StackSource {
-        load = () => Promise.resolve(model);
-      })(),
-    );
+    const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model));
     const episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed: 4 });
     const server = setupServer(...episodeHandlers(episode));
     server.listen({ onUnhandledRequest: 'error' });

@@ -5,7 +5,7 @@ import { conformance, RequestMaker } from '@test/support/twin-requests';
 import { ingestStack } from '@libs/stack-ingestion';
 
 import { InMemoryEpisodeStore } from './in-memory-episode-store';
-import { StackSource, TwinEngine } from './twin-engine';
+import { StaticStackSource, TwinEngine } from './twin-engine';
 
 /**
  * Every operation of every shared real-world spec, answered by its twin. Real: ingestion, world synthesis, the twin
@@ -51,9 +51,7 @@ const specs: [string, string][] = [
 
 const engineFor = async (file: string) => {
   const { model, version } = await ingestStack({ kind: 'path', path: path.join(sharedSpecsDir(), file) });
-  const source = new (class extends StackSource {
-    load = () => Promise.resolve(model);
-  })();
+  const source = new StaticStackSource(model);
   const engine = new TwinEngine(new InMemoryEpisodeStore(), source);
   const episode = await engine.createEpisode({
     tenantId: 'test',

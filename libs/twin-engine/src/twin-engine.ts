@@ -13,6 +13,17 @@ export abstract class StackSource {
   abstract load(tenantId: string, stackVersion: string): Promise<StackModel | undefined>;
 }
 
+/** A source holding one model in memory: in-process twins, tests and benchmarks, where no database is involved. */
+export class StaticStackSource extends StackSource {
+  constructor(private readonly model: StackModel) {
+    super();
+  }
+
+  load(): Promise<StackModel | undefined> {
+    return Promise.resolve(this.model);
+  }
+}
+
 export class EpisodeNotFoundError extends Error {
   constructor(readonly episodeId: string) {
     super(`no episode ${episodeId}`);

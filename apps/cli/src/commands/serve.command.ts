@@ -4,14 +4,8 @@ import { Server } from 'node:http';
 import { Command, InvalidArgumentError } from 'commander';
 
 import { loadConfig } from '@libs/config';
-import { provideDatabase, silentLog, stderrLog } from '@libs/embedded-services';
-import {
-  assertNoPendingMigrations,
-  createDataSource,
-  PostgresEpisodeStore,
-  RepositoryStackSource,
-  StackRepository,
-} from '@libs/persistence';
+import { silentLog, stderrLog } from '@libs/embedded-services';
+import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 import { hashSeed, seededUuid } from '@libs/synthetic-data';
 import { createGatewayServer, createServiceOriginServer, EpisodeNotFoundError, TwinEngine } from '@libs/twin-engine';
@@ -61,14 +55,8 @@ export const serveCommand = (): Command =>
       const { model, version } = await ingestStack({ kind: 'path', path });
       const config = loadConfig();
       const log = options.json ? silentLog : stderrLog;
-      const database = await provideDatabase(config, log);
-      const dataSource = createDataSource(database.url);
-      await dataSource.initialize();
-      if (database.source === 'DATABASE_URL') {
-        await assertNoPendingMigrations(dataSource);
-      } else {
-        await dataSource.runMigrations({ transaction: 'each' });
-      }
+      const database = await openDatabase(config, log);
+      const { dataSource } = database;
       const stacks = new StackRepository(dataSource);
       await stacks.saveVersion(config.MIRROR_TENANT, version, model);
       const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), new RepositoryStackSource(stacks));
@@ -122,6 +110,5 @@ export const serveCommand = (): Command =>
         process.once('SIGTERM', resolve);
       });
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-      await dataSource.destroy();
-      await database.stop();
+      await database.close();
     });
