@@ -23,6 +23,11 @@ import { TwinRequest, TwinResponse } from './twin-http';
 export interface RouteMatch {
   plan: OperationPlan;
   params: Record<string, string>;
+  /**
+   * Operations the spec keys on the same method and path (Box's `/shared_items#folders`); the request picks the
+   * first whose parameters and body it satisfies.
+   */
+  variants?: OperationPlan[];
 }
 
 /** The path part of the service's first server URL (`https://erp.example/api/v1` → `/api/v1`). */
@@ -71,13 +76,13 @@ export class ServiceTwin {
   readonly plans: OperationPlan[];
   readonly shapes: ResourceShape[];
   readonly basePath: string;
-  /** Operations whose route another operation already took (Box-style `#variant` keys). */
-  readonly shadowed: string[] = [];
+  /** Operations that could not be routed at all (a route shape find-my-way refuses). */
+  readonly unroutable: string[] = [];
   private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: true });
   private readonly validators: DocumentValidators;
   private readonly responses: ResponseFactory;
   private readonly envelopes = new Map<number, ListEnvelope>();
-  private readonly knownPaths = new Map<string, Set<string>>();
+  private readonly variants = new Map<string, OperationPlan[]>();
 
   constructor(
     readonly service: ServiceModel,
@@ -90,17 +95,23 @@ export class ServiceTwin {
     this.responses = new ResponseFactory(service, this.validators, seed);
     for (const plan of this.plans) {
       const { route, names } = toRoute(plan.operation.path);
+      const key = `${plan.operation.method} ${route}`;
+      const sharing = this.variants.get(key);
+      if (sharing) {
+        sharing.push(plan);
+        continue;
+      }
+      const variants = [plan];
       const handler: Handler = (raw) => ({
         plan,
         params: Object.fromEntries(names.map((name, index) => [name, raw[`p${index}`] ?? ''])),
+        ...(variants.length > 1 ? { variants } : {}),
       });
       try {
         this.router.on(plan.operation.method.toUpperCase() as FindMyWay.HTTPMethod, route, handler as never);
-        const methods = this.knownPaths.get(route) ?? new Set<string>();
-        methods.add(plan.operation.method.toUpperCase());
-        this.knownPaths.set(route, methods);
+        this.variants.set(key, variants);
       } catch {
-        this.shadowed.push(plan.operation.id);
+        this.unroutable.push(plan.operation.id);
       }
     }
   }
@@ -139,8 +150,18 @@ export class ServiceTwin {
 
   /** Answers a routed request from the episode's state; mutations come back as events for the caller to persist. */
   execute(match: RouteMatch, request: TwinRequest, state: EpisodeState, now: string, url: string): Outcome {
-    const { plan } = match;
-    const valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
+    let plan = match.plan;
+    let valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
+    for (const variant of match.variants?.slice(1) ?? []) {
+      if (valid.ok) {
+        break;
+      }
+      const attempt = validateRequest(variant, request, match.params, this.validators, this.service.document);
+      if (attempt.ok) {
+        plan = variant;
+        valid = attempt;
+      }
+    }
     if (!valid.ok) {
       const status = this.validationStatus(plan, valid.status);
       return {
