@@ -77,8 +77,67 @@ const restOf = (template: Record<string, unknown>, field: string): { rest: Recor
   return cached;
 };
 
+/**
+ * Some specs describe one resource with several schemas (a create response that requires fields the read schema
+ * lacks, list items that differ from the record). Records follow the read schema; where an operation's own item
+ * schema disagrees (checked once, on the first record it answers), the record is laid over a synthesized value of
+ * that schema so the answer conforms, keeping every field of the record that is valid there.
+ */
+interface ItemFit {
+  schema: Schema;
+  fits: boolean;
+}
+
+const fits = new WeakMap<object, ItemFit>();
+
+const itemSchemaOf = (context: CrudContext, list: boolean): Schema | undefined => {
+  const pointer = context.plan.successSchemaPointer;
+  if (!pointer) {
+    return undefined;
+  }
+  const response = flattenSchema(context.document, { $ref: `#${pointer}` });
+  const { shape } = context.plan;
+  if (list) {
+    const array = shape.listField
+      ? flattenSchema(context.document, (response.properties as Record<string, unknown> | undefined)?.[shape.listField])
+      : response;
+    return array.items ? flattenSchema(context.document, array.items) : undefined;
+  }
+  return shape.itemEnvelope
+    ? flattenSchema(
+        context.document,
+        (response.properties as Record<string, unknown> | undefined)?.[shape.itemEnvelope],
+      )
+    : response;
+};
+
+const conform = (context: CrudContext, record: WorldRecord, list: boolean): WorldRecord => {
+  let fit = fits.get(context.plan);
+  if (!fit) {
+    const schema = itemSchemaOf(context, list) ?? {};
+    fit = { schema, fits: context.validators.validatorForSchema(schema)(record) };
+    fits.set(context.plan, fit);
+  }
+  if (fit.fits) {
+    return record;
+  }
+  const template = context.responses.synthesizeSchema(
+    fit.schema,
+    hashSeed(context.seed, context.plan.operation.id, 'item'),
+  ) as WorldRecord;
+  const properties = (fit.schema.properties ?? {}) as Record<string, Schema>;
+  const merged: WorldRecord = { ...template };
+  for (const [field, value] of Object.entries(record)) {
+    if (!(field in properties) || context.validators.validatorForSchema(properties[field])(value)) {
+      merged[field] = value;
+    }
+  }
+  return merged;
+};
+
 /** A record as the operation answers it: bare, or inside its envelope (`{ "droplet": … }`), value and JSON. */
-const wrap = (context: CrudContext, record: WorldRecord): { body: unknown; text: string } => {
+const wrap = (context: CrudContext, stored: WorldRecord): { body: unknown; text: string } => {
+  const record = conform(context, stored, false);
   const envelope = context.plan.shape.itemEnvelope;
   if (!envelope || !context.plan.successSchemaPointer) {
     return { body: record, text: recordJson(record) };
@@ -158,7 +217,7 @@ export const listRecords = (context: CrudContext): Outcome => {
     }
     throw error;
   }
-  const records = page.ids.map((id) => context.state.get(shape.key, id) as WorldRecord);
+  const records = page.ids.map((id) => conform(context, context.state.get(shape.key, id) as WorldRecord, true));
   const recordsText = `[${records.map(recordJson).join(',')}]`;
   const next = nextUrl(context, page);
   const headers: Record<string, string> =

@@ -16,9 +16,6 @@ import { StaticStackSource, TwinEngine } from './twin-engine';
  */
 const knownDivergences: Record<string, Record<string, string>> = {
   box: {
-    get_files_id_metadata_global_boxSkillsCards:
-      'nested oneOf of skill cards: a synthesized card can match two branches',
-    post_metadata_taxonomies: 'the create response schema requires fields the read schema (the record) lacks',
     // The request maker cannot always satisfy these request schemas; the twin rightly refuses with a 400.
     put_retention_policies_id: 'request enum inside allOf',
     post_ai_extract_structured: 'ambiguous oneOf request body',
@@ -27,9 +24,7 @@ const knownDivergences: Record<string, Record<string, string>> = {
   digitalocean: {
     dropletActions_post_byTag: 'ambiguous oneOf request body',
     addons_delete: 'delete path parameter names a different id than the record',
-    nfs_list_access_points: 'list items and the read response use different schemas; records follow the read schema',
     genai_list_model_evaluation_runs: 'an array of oneOf-of-enum strings is synthesized as objects',
-    genai_create_model_api_key: 'only a default (error) response is declared; its synthesized body misses a field',
   },
 };
 
