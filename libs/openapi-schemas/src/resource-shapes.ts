@@ -67,11 +67,15 @@ const envelopeOf = (document: unknown, schema: Schema, resourceName: string): st
 
 const arrayFieldOf = (document: unknown, schema: Schema, resourceName: string): string | undefined => {
   const flat = flattenSchema(document, schema);
-  const arrays = Object.entries((flat.properties ?? {}) as Record<string, unknown>).filter(([, value]) =>
-    schemaTypes(flattenSchema(document, value)).includes('array'),
-  );
+  // A page holds records, so only arrays of objects qualify: `available_types: string[]` beside the page is not it.
+  const arrays = Object.entries((flat.properties ?? {}) as Record<string, unknown>).filter(([, value]) => {
+    const array = flattenSchema(document, value);
+    return schemaTypes(array).includes('array') && isObjectSchema(document, array.items ?? {});
+  });
+  const leaf = canonical(resourceName);
   return (
-    arrays.find(([key]) => canonical(key) === canonical(resourceName))?.[0] ??
+    arrays.find(([key]) => canonical(key) === leaf)?.[0] ??
+    arrays.find(([key]) => canonical(key).endsWith(leaf) || leaf.endsWith(canonical(key)))?.[0] ??
     arrays.find(([key]) => /^(data|items|results|entries|records|values|list|content|elements)$/i.test(key))?.[0] ??
     arrays[0]?.[0]
   );
@@ -158,11 +162,15 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
         `${canonical(leaf)}_id`,
         `${canonical(leaf)}Id`,
       ) ?? 'id';
-    const idSchema = pathIdSchema(
-      document,
-      operation(resource.operations.get) ?? operation(resource.operations.delete),
-      resource.idParameter,
-    );
+    // Any item operation may be the one that constrains ids (DigitalOcean's add-on delete wants a uuid, its read not).
+    const idSchema = [
+      resource.operations.get,
+      resource.operations.delete,
+      resource.operations.replace,
+      resource.operations.update,
+    ]
+      .map((id) => pathIdSchema(document, operation(id), resource.idParameter))
+      .find((schema) => schema !== undefined);
     const parent = resource.parent ? byName.get(resource.parent) : undefined;
     const parentLeaf = parent ? (parent.name.split('.').pop() ?? parent.name) : undefined;
     const parentParameter = parent && resource.collectionPath.match(/\{([^}]+)\}(?!.*\{)/)?.[1];

@@ -19,12 +19,9 @@ const knownDivergences: Record<string, Record<string, string>> = {
     // The request maker cannot always satisfy these request schemas; the twin rightly refuses with a 400.
     put_retention_policies_id: 'request enum inside allOf',
     post_ai_extract_structured: 'ambiguous oneOf request body',
-    patch_metadata_taxonomies_id_id_levels_id: 'two path parameters in a row: the request maker cannot find the record',
   },
   digitalocean: {
     dropletActions_post_byTag: 'ambiguous oneOf request body',
-    addons_delete: 'delete path parameter names a different id than the record',
-    genai_list_model_evaluation_runs: 'an array of oneOf-of-enum strings is synthesized as objects',
   },
 };
 
@@ -141,10 +138,6 @@ describe('twins of the shared real-world specs', () => {
           { ...maker.request(deletePlan), path: itemPath(deletePlan), body: undefined },
           'http://twin',
         );
-        if (shape.key === 'digitalocean-public-v2/saas') {
-          // Known: its delete takes `resource_uuid`, which is not the id the list and read operations use.
-          continue;
-        }
         expect({ resource: shape.key, deleted: deleted.status < 300 }).toEqual({ resource: shape.key, deleted: true });
         const gone = await episode.handle(
           twin.service.name,
