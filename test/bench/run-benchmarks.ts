@@ -3,8 +3,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { ingestStack } from '@libs/stack-ingestion';
-
 import { runTwinBenchmarks } from './twin-benchmark';
 
 /**
@@ -43,7 +41,7 @@ const spread = (samples: Sample[], key: 'ms' | 'maxRssMb'): string => {
   return `${Math.round(median(values))} (${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))})`;
 };
 
-const main = async (): Promise<void> => {
+const main = (): void => {
   const manifest = JSON.parse(fs.readFileSync(path.join(sharedSpecs, 'manifest.json'), 'utf8')) as {
     specs: { name: string; file: string; bytes: number }[];
   };
@@ -73,9 +71,6 @@ const main = async (): Promise<void> => {
   const rows: string[][] = [];
   let largest: { name: string; ms: number } | undefined;
   for (const spec of specs) {
-    // The files a spec spans come from one ingest, so the parse-only floor reads exactly what Mirror reads.
-    const { stats } = await ingestStack({ kind: 'path', path: spec.target });
-    void stats;
     const mirror = sample('mirror', spec.target);
     const spanned = listSpannedFiles(spec.target);
     const list = path.join(os.tmpdir(), `mirror-bench-${spec.name}.json`);
@@ -139,7 +134,7 @@ const only = process.argv
 
 void (async () => {
   if (!only || only === 'ingest') {
-    await main();
+    main();
   }
   if (!only || only === 'twin') {
     await runTwinBenchmarks(sharedSpecs);

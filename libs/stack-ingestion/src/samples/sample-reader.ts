@@ -100,7 +100,7 @@ const recordsOf = (value: unknown): Row[] => {
 };
 
 /** A HAR's responses, grouped by the resource whose collection or item path the request hit. */
-const harRecords = (file: string, value: unknown, services: ServiceModel[]): Map<string, Row[]> => {
+const harRecords = (value: unknown, services: ServiceModel[]): Map<string, Row[]> => {
   const entries = ((value as { log?: { entries?: unknown[] } })?.log?.entries ?? []) as {
     request?: { url?: string };
     response?: { content?: { text?: string; mimeType?: string } };
@@ -138,7 +138,6 @@ const harRecords = (file: string, value: unknown, services: ServiceModel[]): Map
       }
     }
   }
-  void file;
   return byTarget;
 };
 
@@ -163,11 +162,7 @@ export const readSamples = (
   for (const file of sampleFiles) {
     const content = files.read(file);
     if (/\.har$/i.test(file)) {
-      for (const [target, records] of harRecords(
-        file,
-        parseDocument(file.replace(/\.har$/i, '.json'), content),
-        services,
-      )) {
+      for (const [target, records] of harRecords(parseDocument(file.replace(/\.har$/i, '.json'), content), services)) {
         profiles.push({ target, file, records: records.length, fields: fitRecords(records) });
       }
       continue;
