@@ -1,3 +1,5 @@
+import { AddressInfo } from 'node:net';
+
 import { Logger } from '@nestjs/common';
 
 import { loadConfig } from '@libs/config';
@@ -20,7 +22,10 @@ const main = async (): Promise<void> => {
   );
   const server = createGatewayServer(engine, config.MIRROR_TENANT, { error: (message) => logger.error(message) });
   const port = Number(process.env.GATEWAY_PORT ?? 4000);
-  server.listen(port, '127.0.0.1', () => logger.log(`listening on http://127.0.0.1:${port}`));
+  server.listen(port, '127.0.0.1', () => {
+    // With GATEWAY_PORT=0 the system picks the port; report the real one.
+    logger.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  });
   const stop = (): void => {
     server.close(() => void database.close());
   };

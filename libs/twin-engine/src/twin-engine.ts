@@ -10,7 +10,8 @@ import { StackTwin } from './stack-twin';
 
 /** Where the engine finds the StackModel of a version: the stacks repository in production. */
 export abstract class StackSource {
-  abstract load(tenantId: string, stackVersion: string): Promise<StackModel | undefined>;
+  /** The model of a version, given in full or by a unique prefix, with its full version. */
+  abstract load(tenantId: string, stackVersion: string): Promise<{ version: string; model: StackModel } | undefined>;
 }
 
 /** A source holding one model in memory: in-process twins, tests and benchmarks, where no database is involved. */
@@ -19,8 +20,8 @@ export class StaticStackSource extends StackSource {
     super();
   }
 
-  load(): Promise<StackModel | undefined> {
-    return Promise.resolve(this.model);
+  load(_tenantId: string, stackVersion: string): Promise<{ version: string; model: StackModel } | undefined> {
+    return Promise.resolve({ version: stackVersion, model: this.model });
   }
 }
 
@@ -63,10 +64,15 @@ export class TwinEngine {
   ) {}
 
   async createEpisode(request: NewEpisode): Promise<Episode> {
+    // Episodes record the full version, whatever prefix the caller used, so their worlds are found again later.
+    const stack = await this.stacks.load(request.tenantId, request.stackVersion);
+    if (!stack) {
+      throw new StackVersionNotFoundError(request.stackVersion);
+    }
     const descriptor: EpisodeDescriptor = {
       id: request.id ?? randomUUID(),
       tenantId: request.tenantId,
-      stackVersion: request.stackVersion,
+      stackVersion: stack.version,
       seed: request.seed,
       sizes: { ...defaultWorldSizes, ...request.sizes },
       ...(request.faults ? { faults: request.faults } : {}),
@@ -159,11 +165,11 @@ export class TwinEngine {
     const key = `${descriptor.tenantId}:${worldKey(descriptor.stackVersion, descriptor.seed, descriptor.sizes)}`;
     let twin = this.twins.get(key);
     if (!twin) {
-      twin = this.stacks.load(descriptor.tenantId, descriptor.stackVersion).then((model) => {
-        if (!model) {
+      twin = this.stacks.load(descriptor.tenantId, descriptor.stackVersion).then((stack) => {
+        if (!stack) {
           throw new StackVersionNotFoundError(descriptor.stackVersion);
         }
-        return StackTwin.build(model, descriptor.stackVersion, descriptor.seed, descriptor.sizes);
+        return StackTwin.build(stack.model, stack.version, descriptor.seed, descriptor.sizes);
       });
       this.twins.set(key, twin);
       twin.catch(() => this.twins.delete(key));

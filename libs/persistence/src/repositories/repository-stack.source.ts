@@ -9,7 +9,8 @@ export class RepositoryStackSource extends StackSource {
     super();
   }
 
-  async load(tenantId: string, stackVersion: string): Promise<StackModel | undefined> {
-    return (await this.stacks.findVersion(tenantId, stackVersion))?.model;
+  async load(tenantId: string, stackVersion: string): Promise<{ version: string; model: StackModel } | undefined> {
+    const found = await this.stacks.findVersion(tenantId, stackVersion);
+    return found ? { version: found.version, model: found.model } : undefined;
   }
 }

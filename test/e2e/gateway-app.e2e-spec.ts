@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+
+import { repositoryRoot, runCli } from '@test/support/cli-runner';
+import { json } from '@test/support/gateway-harness';
+import { createTestDatabase } from '@test/support/test-services';
+
+/** Real: the built gateway process as deployed, PostgreSQL, a stack stored by the CLI. Mocked: nothing. */
+describe('gateway app', () => {
+  it('serves episodes of stored stacks from its own process', async () => {
+    const database = await createTestDatabase();
+    const ingested = await runCli(['ingest', path.join(repositoryRoot, 'examples', 'acme-procurement'), '--json'], {
+      DATABASE_URL: database.url,
+    });
+    const { version } = (JSON.parse(ingested.stdout) as { stack: { version: string } }).stack;
+    const child = spawn(process.execPath, [path.join(repositoryRoot, 'dist', 'apps', 'gateway', 'src', 'main.js')], {
+      env: { ...process.env, DATABASE_URL: database.url, GATEWAY_PORT: '0', MIRROR_TENANT: 'default' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let output = '';
+        const onData = (chunk: Buffer): void => {
+          output += chunk.toString();
+          const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+          if (found) {
+            resolve(found[1]);
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.on('exit', (code) => reject(new Error(`gateway exited with ${code}: ${output}`)));
+      });
+      const created = await fetch(`${base}/_mirror/episodes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ stackVersion: version.slice(0, 12), seed: 2 }),
+      });
+      expect(created.status).toBe(201);
+      const episode = await json(created);
+      expect(episode.stackVersion).toBe(version);
+      const items = await fetch(`${base}/e/${episode.id as string}/procurement/items?per_page=5`);
+      expect(items.status).toBe(200);
+      expect(await json(items)).toHaveLength(5);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+      await database.drop();
+    }
+  });
+});
