@@ -52,11 +52,18 @@ export const writeResponse = (response: ServerResponse, twin: TwinResponse): voi
     if (response.destroyed) {
       return;
     }
-    const body = serializeBody(twin);
-    response.writeHead(
-      twin.status,
-      body === undefined ? twin.headers : { ...twin.headers, 'content-length': Buffer.byteLength(body) },
-    );
+    const serialized = serializeBody(twin);
+    // Encode once (byteLength and end(string) would each walk the string) and pass headers as a flat array, which
+    // Node writes without building a headers object.
+    const body = typeof serialized === 'string' ? Buffer.from(serialized) : serialized;
+    const headers: string[] = [];
+    for (const name in twin.headers) {
+      headers.push(name, twin.headers[name]);
+    }
+    if (body !== undefined) {
+      headers.push('content-length', String(body.length));
+    }
+    response.writeHead(twin.status, headers);
     response.end(body);
   };
   if (twin.delayMs) {
