@@ -21,7 +21,7 @@ export class RequestMaker {
       ...defaultSynthesisOptions,
       direction: 'request',
       optionalDepth: 1,
-      isValid: (schema, value) => twin.validatorsForTests.validatorForSchema(schema)(value),
+      isValid: (schema, value) => twin.validators.validatorForSchema(schema)(value),
     });
     this.faker.seed(seed);
   }
@@ -100,8 +100,7 @@ export class RequestMaker {
         const parameter = plan.parameters.find((p) => p.in === 'path' && p.name === name);
         const value = id !== undefined && /^\d+$/.test(id) && parameter?.types.includes('integer') ? Number(id) : id;
         const fits =
-          id !== undefined &&
-          (!parameter?.schema || this.twin.validatorsForTests.validatorForSchema(parameter.schema)(value));
+          id !== undefined && (!parameter?.schema || this.twin.validators.validatorForSchema(parameter.schema)(value));
         if (id !== undefined && fits) {
           values[name] = id;
           parentId = id;
@@ -133,7 +132,7 @@ export const conformance = (twin: ServiceTwin, plan: OperationPlan, response: Tw
   if (!pointer || response.body === undefined) {
     return undefined;
   }
-  const validate = twin.validatorsForTests.validator(pointer);
+  const validate = twin.validators.validator(pointer);
   if (!validate(response.body)) {
     return `body does not match ${pointer}: ${JSON.stringify(validate.errors?.slice(0, 2))}`;
   }

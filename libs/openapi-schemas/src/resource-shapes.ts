@@ -1,4 +1,5 @@
 import type { OperationModel, ResourceModel, ServiceModel } from '@libs/stack-ingestion';
+import { canonicalName as canonical } from '@libs/stack-ingestion';
 
 import { flattenSchema, resolveSchema, Schema, schemaTypes } from './schema-resolution';
 
@@ -26,13 +27,6 @@ export interface ResourceShape {
   /** Success response schema of the list operation, for the envelope's other fields. */
   listSchema?: Schema;
 }
-
-const canonical = (name: string): string => {
-  const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return flat.endsWith('ies')
-    ? `${flat.slice(0, -3)}y`
-    : flat.replace(/(ses|xes)$/, (m) => m.slice(0, 1)).replace(/s$/, '');
-};
 
 const successSchema = (document: unknown, operation: OperationModel | undefined): Schema | undefined => {
   const response = operation?.responses.find((r) => /^2\d\d$/.test(r.status));

@@ -9,3 +9,4 @@ export * from './typegen/generate-types';
 export { stackManifestSchema, type StackManifest } from './manifest/stack-manifest';
 export { bundleLimits } from './bundle/bundle-limits';
 export type { FieldProfile, SampleProfile } from './samples/sample-profile';
+export { canonicalName } from './data-schemas/naming';

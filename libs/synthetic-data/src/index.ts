@@ -2,3 +2,4 @@ export * from './seeded-random';
 export * from './value-synthesizer';
 export * from './world';
 export * from './world-builder';
+export { isCreatedField, isUpdatedField } from './field-heuristics';

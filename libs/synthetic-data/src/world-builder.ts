@@ -4,6 +4,7 @@ import { base, en, Faker } from '@faker-js/faker';
 
 import { DocumentValidators, ResourceShape, resourceShapes, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
 import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@libs/stack-ingestion';
+import { canonicalName as canonical } from '@libs/stack-ingestion';
 
 import { subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
@@ -15,11 +16,6 @@ export const worldKey = (stackVersion: string, seed: number, sizes: WorldSizes):
     .update(JSON.stringify([stackVersion, seed, sizes]))
     .digest('hex')
     .slice(0, 32);
-
-const canonical = (name: string): string => {
-  const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return flat.endsWith('ies') ? `${flat.slice(0, -3)}y` : flat.replace(/s$/, '');
-};
 
 interface MutableTable {
   shape: ResourceShape;

@@ -1,5 +1,5 @@
 import { DocumentValidators, flattenSchema, ResourceShape, Schema } from '@libs/openapi-schemas';
-import { hashSeed, seededUuid, WorldRecord } from '@libs/synthetic-data';
+import { hashSeed, isCreatedField, isUpdatedField, seededUuid, WorldRecord } from '@libs/synthetic-data';
 
 import { EpisodeEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
@@ -31,10 +31,6 @@ export interface Outcome {
   response: TwinResponse;
   events: EpisodeEvent[];
 }
-
-const isCreated = /^(created|creation|inserted)(_?(at|on|date|time))?$|^date_?created$|^createdAt$|^dateCreated$/i;
-const isUpdated =
-  /^(updated|modified|last_?modified|changed)(_?(at|on|date|time))?$|^date_?updated$|^updatedAt$|^dateUpdated$/i;
 
 /** Path values are text coerced to numbers or booleans by their schema; ids compare as text. */
 const asText = (value: unknown): string =>
@@ -307,7 +303,7 @@ const schemaDefaults = (context: CrudContext): Record<string, unknown> => {
 const stamp = (context: CrudContext, record: WorldRecord, created: boolean): void => {
   const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(properties)) {
-    if (!(created ? isCreated.test(name) || isUpdated.test(name) : isUpdated.test(name))) {
+    if (!(created ? isCreatedField(name) || isUpdatedField(name) : isUpdatedField(name))) {
       continue;
     }
     const property = flattenSchema(context.document, properties[name]);

@@ -79,7 +79,8 @@ export class ServiceTwin {
   /** Operations that could not be routed at all (a route shape find-my-way refuses). */
   readonly unroutable: string[] = [];
   private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: true });
-  private readonly validators: DocumentValidators;
+  /** Validators of this service's document by pointer; also what tests judge responses with. */
+  readonly validators: DocumentValidators;
   private readonly responses: ResponseFactory;
   private readonly envelopes = new Map<number, ListEnvelope>();
   private readonly variants = new Map<string, OperationPlan[]>();
@@ -114,10 +115,6 @@ export class ServiceTwin {
         this.unroutable.push(plan.operation.id);
       }
     }
-  }
-
-  get validatorsForTests(): DocumentValidators {
-    return this.validators;
   }
 
   /** Finds the operation for a request, or the 404/405 that says why there is none. */

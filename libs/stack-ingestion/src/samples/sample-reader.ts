@@ -4,15 +4,11 @@ import { BundleFiles } from '../bundle/bundle-files';
 import { parseDocument } from '../documents/document-parser';
 import { IngestionError } from '../ingestion.error';
 import { ServiceModel } from '../model/stack-model';
+import { canonicalName as canonical } from '../data-schemas/naming';
 import { fitRecords } from './sample-fitting';
 import { SampleProfile } from './sample-profile';
 
 type Row = Record<string, unknown>;
-
-const canonical = (name: string): string => {
-  const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return flat.endsWith('ies') ? `${flat.slice(0, -3)}y` : flat.replace(/s$/, '');
-};
 
 /** RFC 4180 CSV: quoted fields, doubled quotes, commas and newlines inside quotes. Numbers and booleans are typed. */
 export const parseCsv = (file: string, text: string): Row[] => {
