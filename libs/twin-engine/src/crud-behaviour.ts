@@ -8,7 +8,7 @@ import { OperationPlan } from './operation-plan';
 import { Page, paginate, PaginationError } from './pagination';
 import { ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
-import { recordJson, withField } from './record-json';
+import { envelopedJson, recordJson, SizedJson, sizedRecordJson, withField } from './record-json';
 import { emptyResponse, jsonResponse, TwinResponse } from './twin-http';
 
 export interface CrudContext {
@@ -132,30 +132,30 @@ const conform = (context: CrudContext, record: WorldRecord, list: boolean): Worl
 };
 
 /** A record as the operation answers it: bare, or inside its envelope (`{ "droplet": … }`), value and JSON. */
-const wrap = (context: CrudContext, stored: WorldRecord): { body: unknown; text: string } => {
+const wrap = (context: CrudContext, stored: WorldRecord): { body: unknown; json: SizedJson } => {
   const record = conform(context, stored, false);
   const envelope = context.plan.shape.itemEnvelope;
   if (!envelope || !context.plan.successSchemaPointer) {
-    return { body: record, text: recordJson(record) };
+    return { body: record, json: sizedRecordJson(record) };
   }
   const template = context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>;
   const { rest, json } = restOf(template, envelope);
-  return { body: { ...rest, [envelope]: record }, text: withField(json, envelope, recordJson(record)) };
+  return { body: { ...rest, [envelope]: record }, json: envelopedJson(record, json, envelope) };
 };
 
-const success = (context: CrudContext, body: unknown, text?: string): TwinResponse =>
+const success = (context: CrudContext, body: unknown, json?: string | SizedJson): TwinResponse =>
   context.plan.successStatus === 204 || !context.plan.successSchemaPointer
     ? emptyResponse(context.plan.successStatus)
     : {
         ...jsonResponse(context.plan.successStatus, body, {
           'content-type': context.plan.successMediaType ?? 'application/json',
         }),
-        ...(text !== undefined ? { text } : {}),
+        ...(typeof json === 'string' ? { text: json } : json ? { text: json.text, textBytes: json.bytes } : {}),
       };
 
 const wrapped = (context: CrudContext, record: WorldRecord): TwinResponse => {
-  const { body, text } = wrap(context, record);
-  return success(context, body, text);
+  const { body, json } = wrap(context, record);
+  return success(context, body, json);
 };
 
 /** Query parameters that name record fields filter the listing (`?status=active`). */

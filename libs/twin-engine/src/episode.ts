@@ -1,6 +1,7 @@
 import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
 import { FaultInjector } from './fault-injector';
+import { ReadMemo } from './read-memo';
 import { StackTwin } from './stack-twin';
 import { jsonResponse, TwinRequest, TwinResponse } from './twin-http';
 
@@ -15,6 +16,8 @@ const clockStart = Date.parse('2026-06-01T09:00:00Z');
 export class Episode {
   private writes: Promise<unknown> = Promise.resolve();
   private readonly faults: FaultInjector;
+  /** Made on the first read, so idle episodes cost nothing. */
+  private reads?: ReadMemo;
 
   constructor(
     readonly descriptor: EpisodeDescriptor,
@@ -60,6 +63,21 @@ export class Episode {
         message: `the stack has no service "${serviceName}"; it has ${[...this.twin.services.keys()].join(', ')}`,
       });
     }
+    const method = request.method.toUpperCase();
+    if ((method === 'GET' || method === 'HEAD') && !this.faults.active) {
+      // Faults are seeded per request, so only fault-free reads repeat.
+      const key = ReadMemo.key(serviceName, request, url, service.declaredHeaders);
+      this.reads ??= new ReadMemo();
+      const seq = this.state.seq;
+      const known = this.reads.get(key, seq);
+      if (known) {
+        return known;
+      }
+      const match = service.route(request.method, request.path);
+      const response = 'plan' in match ? service.execute(match, request, this.state, this.now(), url).response : match;
+      this.reads.set(key, seq, response);
+      return response;
+    }
     const match = service.route(request.method, request.path);
     if (!('plan' in match)) {
       return match;
@@ -85,7 +103,6 @@ export class Episode {
       }
     }
     const delayMs = decision?.delayMs ?? 0;
-    const method = request.method.toUpperCase();
     if (method === 'GET' || method === 'HEAD') {
       const { response } = service.execute(match, request, this.state, this.now(), url);
       return delayMs ? { ...response, delayMs } : response;

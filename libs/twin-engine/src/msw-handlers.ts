@@ -11,7 +11,14 @@ const toTwinRequest = async (request: Request, basePath: string): Promise<TwinRe
   const path = relativePath(url, basePath);
   const body =
     request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
-  return { method: request.method, path, query: url.searchParams, headers: Object.fromEntries(request.headers), body };
+  return {
+    method: request.method,
+    path,
+    query: url.searchParams,
+    search: url.search.slice(1),
+    headers: Object.fromEntries(request.headers),
+    body,
+  };
 };
 
 const toResponse = async (response: TwinResponse): Promise<Response> => {

@@ -84,6 +84,8 @@ export class ServiceTwin {
   private readonly responses: ResponseFactory;
   private readonly envelopes = new Map<number, ListEnvelope>();
   private readonly variants = new Map<string, OperationPlan[]>();
+  /** Lower-case names of every header parameter the operations declare: what a read's answer may depend on. */
+  readonly declaredHeaders: readonly string[];
 
   constructor(
     readonly service: ServiceModel,
@@ -92,6 +94,11 @@ export class ServiceTwin {
     this.shapes = resourceShapes(service);
     this.plans = planOperations(service, this.shapes);
     this.basePath = basePathOf(service);
+    this.declaredHeaders = [
+      ...new Set(
+        this.plans.flatMap((plan) => plan.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())),
+      ),
+    ];
     this.validators = new DocumentValidators(service.document, service.dialect);
     this.responses = new ResponseFactory(service, this.validators, seed);
     for (const plan of this.plans) {

@@ -7,6 +7,8 @@ export interface TwinRequest {
   /** Path relative to the service's base path, without the query string, e.g. `/suppliers/42`. */
   path: string;
   query: URLSearchParams;
+  /** The raw query string when the transport has it (saves re-serialising `query` for memo keys). */
+  search?: string;
   /** Lower-case header names. */
   headers: Record<string, string | undefined>;
   body?: Buffer;
@@ -21,6 +23,8 @@ export interface TwinResponse {
   delayMs?: number;
   /** The body already serialised, when the twin could build it from cached record JSON (the read hot path). */
   text?: string;
+  /** `text`'s UTF-8 length when already known (cached with it). */
+  textBytes?: number;
 }
 
 export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): TwinResponse => ({

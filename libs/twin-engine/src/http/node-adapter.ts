@@ -43,6 +43,7 @@ export const toTwinRequest = (
   method: request.method ?? 'GET',
   path,
   query: new URLSearchParams(query),
+  search: query,
   headers: request.headers as Record<string, string | undefined>,
   body,
 });
@@ -52,16 +53,16 @@ export const writeResponse = (response: ServerResponse, twin: TwinResponse): voi
     if (response.destroyed) {
       return;
     }
-    const serialized = serializeBody(twin);
-    // Encode once (byteLength and end(string) would each walk the string) and pass headers as a flat array, which
-    // Node writes without building a headers object.
-    const body = typeof serialized === 'string' ? Buffer.from(serialized) : serialized;
+    const body = serializeBody(twin);
+    // Headers as a flat array, which Node writes without building a headers object; a string body (not a Buffer) so
+    // Node sends head and body in one write instead of a writev of two chunks.
     const headers: string[] = [];
     for (const name in twin.headers) {
       headers.push(name, twin.headers[name]);
     }
     if (body !== undefined) {
-      headers.push('content-length', String(body.length));
+      const bytes = typeof body === 'string' ? (twin.textBytes ?? Buffer.byteLength(body)) : body.length;
+      headers.push('content-length', String(bytes));
     }
     response.writeHead(twin.status, headers);
     response.end(body);
