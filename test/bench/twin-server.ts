@@ -2,6 +2,7 @@ import { AddressInfo } from 'node:net';
 
 import { ingestStack } from '@libs/stack-ingestion';
 import { createServiceOriginServer, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+import { builtInPacks } from '@twins/index';
 
 /**
  * One twin service at the root of its own port, as `mirror serve` runs it. The benchmark only reads, so the episode
@@ -18,7 +19,7 @@ const main = async (): Promise<void> => {
       service.resources = service.resources.filter((r) => Object.values(r.operations).some((id) => wanted.has(id)));
     }
   }
-  const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model));
+  const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model), builtInPacks);
   const episode = await engine.createEpisode({
     tenantId: 'bench',
     stackVersion: version,

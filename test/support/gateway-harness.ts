@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import { builtInPacks } from '@twins/index';
 
 import { repositoryRoot } from './cli-runner';
 import { createTestDatabase } from './test-services';
@@ -23,7 +24,7 @@ export const startGateway = async () => {
   });
   const stacks = new StackRepository(dataSource);
   await stacks.saveVersion(tenant, version, model);
-  const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), new RepositoryStackSource(stacks));
+  const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), new RepositoryStackSource(stacks), builtInPacks);
   const errors: string[] = [];
   const server = createGatewayServer(engine, tenant, { error: (message) => errors.push(message) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import { loadConfig } from '@libs/config';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import { builtInPacks } from '@twins/index';
 
 /**
  * The twin gateway process: serves `/e/{episodeId}/{service}/…` for every episode in the database and manages
@@ -19,6 +20,7 @@ const main = async (): Promise<void> => {
   const engine = new TwinEngine(
     new PostgresEpisodeStore(dataSource),
     new RepositoryStackSource(new StackRepository(dataSource)),
+    builtInPacks,
   );
   const server = createGatewayServer(engine, config.MIRROR_TENANT, { error: (message) => logger.error(message) });
   const port = Number(process.env.GATEWAY_PORT ?? 4000);

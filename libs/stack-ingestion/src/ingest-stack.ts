@@ -19,6 +19,7 @@ import {
 } from './manifest/stack-manifest';
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './model/stack-model';
 import { loadService } from './openapi/service-loader';
+import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
@@ -116,6 +117,15 @@ const withManifest = (files: BundleFiles, fallbackName: string, confined: boolea
   return { files, manifest, confined };
 };
 
+/** A built-in pack's spec, read from its own folder (references stay inside it) and marked as that pack's. */
+const loadPackService = async (name: string, pack: string): ReturnType<typeof loadService> => {
+  const spec = builtInPackSpecs().get(pack) as PackSpec;
+  const files = new DirectoryBundle(spec.folder, true);
+  const loaded = await loadService(files, new SourceLocator(files), { name, entry: spec.entry }, true);
+  loaded.service.pack = pack;
+  return loaded;
+};
+
 const contentVersion = (model: StackModel): string => createHash('sha256').update(JSON.stringify(model)).digest('hex');
 
 /**
@@ -134,7 +144,9 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   let references = 0;
   for (const source of manifest.services) {
     try {
-      const loaded = await loadService(files, locator, { name: source.name, entry: source.spec }, confined);
+      const loaded = source.pack
+        ? await loadPackService(source.name, source.pack)
+        : await loadService(files, locator, { name: source.name, entry: source.spec as string }, confined);
       if (source.baseUrl) {
         loaded.service.servers = [source.baseUrl, ...loaded.service.servers.filter((s) => s !== source.baseUrl)];
       }

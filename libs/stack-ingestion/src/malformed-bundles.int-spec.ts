@@ -240,6 +240,36 @@ describe('refusing malformed bundles', () => {
       ],
     ],
     [
+      'a twin pack Mirror does not have',
+      () => folder({ 'mirror.yaml': 'name: x\nservices:\n  - name: chat\n    pack: teams\n' }),
+      'MANIFEST_INVALID',
+      [
+        {
+          file: 'mirror.yaml',
+          line: 4,
+          pointer: '/services/0/pack',
+          message: 'no built-in twin pack "teams"; the packs are slack',
+        },
+      ],
+    ],
+    [
+      'a service with both its own spec and a twin pack',
+      () =>
+        folder({
+          'api.yaml': minimalSpec(),
+          'mirror.yaml': 'name: x\nservices:\n  - name: chat\n    pack: slack\n    spec: api.yaml\n',
+        }),
+      'MANIFEST_INVALID',
+      [
+        {
+          file: 'mirror.yaml',
+          line: 3,
+          pointer: '/services/0',
+          message: 'give either "spec" (a file in the bundle) or "pack" (a built-in twin), not both or neither',
+        },
+      ],
+    ],
+    [
       'invalid SQL DDL',
       () =>
         folder({

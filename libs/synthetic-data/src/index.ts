@@ -3,3 +3,4 @@ export * from './value-synthesizer';
 export * from './world';
 export * from './world-builder';
 export { isCreatedField, isUpdatedField } from './field-heuristics';
+export * from './company';

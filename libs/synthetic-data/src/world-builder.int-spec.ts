@@ -28,9 +28,10 @@ describe(buildWorld.name, () => {
     const service = model.services[0];
     const validators = new DocumentValidators(service.document, service.dialect);
     for (const table of world.tables.values()) {
-      const validate = validators.validatorForSchema(table.shape.record);
+      const shape = table.shape as NonNullable<typeof table.shape>;
+      const validate = validators.validatorForSchema(shape.record);
       const invalid = table.ids.filter((id) => !validate(table.records.get(id)));
-      expect({ table: table.shape.key, invalid }).toEqual({ table: table.shape.key, invalid: [] });
+      expect({ table: shape.key, invalid }).toEqual({ table: shape.key, invalid: [] });
     }
     const suppliers = world.tables.get('procurement/suppliers');
     const orders = world.tables.get('procurement/purchase-orders');

@@ -6,6 +6,7 @@ import { DocumentValidators, ResourceShape, resourceShapes, flattenSchema, schem
 import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@libs/stack-ingestion';
 import { canonicalName as canonical } from '@libs/stack-ingestion';
 
+import { synthesizeCompany } from './company';
 import { subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
@@ -201,7 +202,8 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
   }
   const profiles = profilesByTable(model.samples, entityResources);
   let recordCount = 0;
-  for (const service of model.services) {
+  // A twin pack's service brings its own tables (see the twin engine); only specs of the stack's own are synthesized.
+  for (const service of model.services.filter((s) => !s.pack)) {
     const validators = new DocumentValidators(service.document, service.dialect);
     const synthesizer = new ValueSynthesizer(service.document, faker, {
       ...defaultSynthesisOptions,
@@ -282,6 +284,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       }
     }
   }
+  const usesPacks = model.services.some((s) => s.pack);
   return {
     key: worldKey(stackVersion, seed, sizes),
     stackVersion,
@@ -289,5 +292,6 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
     sizes,
     tables: tables,
     recordCount,
+    ...(usesPacks ? { company: synthesizeCompany(seed, sizes.company) } : {}),
   };
 };

@@ -1,10 +1,13 @@
 import type { ResourceShape } from '@libs/openapi-schemas';
 
+import type { Company, CompanySizes } from './company';
+
 export type WorldRecord = Record<string, unknown>;
 
 /** The records of one resource in a world: ids in list order, records by id, and each record's parent. */
 export interface WorldTable {
-  shape: ResourceShape;
+  /** The resource the table backs; absent for a twin pack's own tables (Slack's channels, a mailbox's messages). */
+  shape?: ResourceShape;
   ids: readonly string[];
   records: ReadonlyMap<string, WorldRecord>;
   parentOf: ReadonlyMap<string, string>;
@@ -19,6 +22,8 @@ export interface WorldSizes {
   childrenPerParent: number;
   /** Per-resource overrides, by `service/resource` key. */
   overrides?: Record<string, number>;
+  /** The company behind twin packs (people, suppliers, catalogue); defaults apply when a stack uses a pack. */
+  company?: Partial<CompanySizes>;
 }
 
 export const defaultWorldSizes: WorldSizes = { recordsPerResource: 20, childrenPerParent: 3 };
@@ -34,4 +39,6 @@ export interface World {
   sizes: WorldSizes;
   tables: ReadonlyMap<string, WorldTable>;
   recordCount: number;
+  /** The one company every twin pack of the stack draws from; present when the stack uses a pack. */
+  company?: Company;
 }

@@ -5,7 +5,12 @@ export type EpisodeEvent =
   | { type: 'record.created'; table: string; id: string; parentId?: string; record: WorldRecord }
   | { type: 'record.replaced' | 'record.updated'; table: string; id: string; record: WorldRecord }
   | { type: 'record.deleted'; table: string; id: string }
-  | { type: 'operation.called'; service: string; operationId: string; status: number };
+  | { type: 'operation.called'; service: string; operationId: string; status: number }
+  /**
+   * What happened in the product's own terms (`slack.message.posted`, `email.sent`, `erp.po.submitted`), for
+   * scenarios and graders; it changes no state, the record events beside it do.
+   */
+  | { type: 'domain'; name: string; service: string; data: Record<string, unknown> };
 
 export interface LoggedEvent {
   seq: number;

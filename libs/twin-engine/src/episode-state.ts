@@ -77,7 +77,7 @@ export class EpisodeState {
   }
 
   private applyEvent(event: EpisodeEvent): void {
-    if (event.type === 'operation.called') {
+    if (event.type === 'operation.called' || event.type === 'domain') {
       return;
     }
     const overlay = this.overlay(event.table);

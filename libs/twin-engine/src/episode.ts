@@ -2,6 +2,7 @@ import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './e
 import { EpisodeState } from './episode-state';
 import { FaultInjector } from './fault-injector';
 import { ReadMemo } from './read-memo';
+import { RouteMatch, ServiceTwin } from './service-twin';
 import { StackTwin } from './stack-twin';
 import { jsonResponse, TwinRequest, TwinResponse } from './twin-http';
 
@@ -74,9 +75,17 @@ export class Episode {
         return known;
       }
       const match = service.route(request.method, request.path);
-      const response = 'plan' in match ? service.execute(match, request, this.state, this.now(), url).response : match;
-      this.reads.set(key, seq, response);
-      return response;
+      if (!('plan' in match)) {
+        this.reads.set(key, seq, match);
+        return match;
+      }
+      const outcome = service.execute(match, request, this.state, this.now(), url);
+      if (outcome.events.length === 0) {
+        this.reads.set(key, seq, outcome.response);
+        return outcome.response;
+      }
+      // An RPC-style API (Slack) may change state on a GET: then it is a write like any other.
+      return this.write(service, match, request, url, 0);
     }
     const match = service.route(request.method, request.path);
     if (!('plan' in match)) {
@@ -104,9 +113,22 @@ export class Episode {
     }
     const delayMs = decision?.delayMs ?? 0;
     if (method === 'GET' || method === 'HEAD') {
-      const { response } = service.execute(match, request, this.state, this.now(), url);
-      return delayMs ? { ...response, delayMs } : response;
+      const outcome = service.execute(match, request, this.state, this.now(), url);
+      if (outcome.events.length === 0) {
+        return delayMs ? { ...outcome.response, delayMs } : outcome.response;
+      }
     }
+    return this.write(service, match, request, url, delayMs);
+  }
+
+  /** Runs a call in the episode's write chain and answers once its events are durable. */
+  private write(
+    service: ServiceTwin,
+    match: RouteMatch,
+    request: TwinRequest,
+    url: string,
+    delayMs: number,
+  ): Promise<TwinResponse> {
     const result = this.writes.then(async () => {
       const outcome = service.execute(match, request, this.state, this.now(this.state.seq + 1), url);
       if (outcome.events.length === 0) {

@@ -10,3 +10,5 @@ export * from './in-memory-episode-store';
 export * from './msw-handlers';
 export * from './http/gateway-server';
 export * from './http/node-adapter';
+export * from './packs/twin-pack';
+export type { Outcome } from './crud-behaviour';

@@ -2,7 +2,7 @@ import FindMyWay from 'find-my-way';
 
 import { DocumentValidators, resourceShapes, ResourceShape } from '@libs/openapi-schemas';
 import type { ServiceModel } from '@libs/stack-ingestion';
-import { hashSeed } from '@libs/synthetic-data';
+import { Company, hashSeed } from '@libs/synthetic-data';
 
 import {
   changeRecord,
@@ -16,6 +16,7 @@ import {
 import { EpisodeState } from './episode-state';
 import { ListEnvelope, planListEnvelope } from './list-envelope';
 import { OperationPlan, planOperations } from './operation-plan';
+import { TwinPack } from './packs/twin-pack';
 import { validateRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { TwinRequest, TwinResponse } from './twin-http';
@@ -90,6 +91,9 @@ export class ServiceTwin {
   constructor(
     readonly service: ServiceModel,
     readonly seed: number,
+    /** The built-in pack this service is, whose behaviours answer before the generic ones. */
+    readonly pack?: TwinPack,
+    private readonly company?: Company,
   ) {
     this.shapes = resourceShapes(service);
     this.plans = planOperations(service, this.shapes);
@@ -133,6 +137,15 @@ export class ServiceTwin {
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].filter(
       (m) => m !== method.toUpperCase() && this.router.find(m as FindMyWay.HTTPMethod, path),
     );
+    if (this.pack?.anyMethod && allowed.length > 0) {
+      const other = this.router.find(allowed[0] as FindMyWay.HTTPMethod, path);
+      if (other) {
+        return (other.handler as unknown as Handler)(other.params);
+      }
+    }
+    if (this.pack?.errorResponse) {
+      return this.pack.errorResponse(404, allowed.length > 0 ? 'method_not_allowed' : 'unknown_method', path);
+    }
     if (allowed.length > 0) {
       return {
         ...this.responses.error(
@@ -154,6 +167,21 @@ export class ServiceTwin {
 
   /** Answers a routed request from the episode's state; mutations come back as events for the caller to persist. */
   execute(match: RouteMatch, request: TwinRequest, state: EpisodeState, now: string, url: string): Outcome {
+    const behaviour = this.pack?.behaviours[match.plan.operation.id];
+    if (behaviour && this.company) {
+      // A pack validates in the product's own terms (Slack answers `invalid_arguments`, not a 400).
+      const service = this.service.name;
+      return behaviour({
+        service,
+        operationId: match.plan.operation.id,
+        request,
+        state,
+        now,
+        seq: state.seq + 1,
+        table: (name) => `${service}/${name}`,
+        company: this.company,
+      });
+    }
     let plan = match.plan;
     let valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
     for (const variant of match.variants?.slice(1) ?? []) {
@@ -246,6 +274,9 @@ export class ServiceTwin {
   }
 
   errorResponse(status: number, code: string, message: string, match?: RouteMatch): TwinResponse {
+    if (this.pack?.errorResponse) {
+      return this.pack.errorResponse(status, code, message);
+    }
     return this.responses.error(match?.plan, status, code, message);
   }
 }

@@ -1,7 +1,42 @@
 import type { StackModel } from '@libs/stack-ingestion';
-import { buildWorld, World, WorldSizes } from '@libs/synthetic-data';
+import { buildWorld, World, WorldSizes, WorldTable } from '@libs/synthetic-data';
 
+import { PackRegistry, PackRow, TwinPack } from './packs/twin-pack';
 import { ServiceTwin } from './service-twin';
+
+export class UnknownPackError extends Error {}
+
+const packFor = (packs: PackRegistry, pack: string | undefined): TwinPack | undefined => {
+  if (pack === undefined) {
+    return undefined;
+  }
+  const found = packs.get(pack);
+  if (!found) {
+    throw new UnknownPackError(
+      `the stack uses twin pack "${pack}", which this process does not have (it has ${[...packs.keys()].join(', ') || 'none'})`,
+    );
+  }
+  return found;
+};
+
+const tableOf = (rows: PackRow[]): WorldTable => {
+  const childrenOf = new Map<string, string[]>();
+  const parentOf = new Map<string, string>();
+  for (const row of rows) {
+    if (row.parentId !== undefined) {
+      parentOf.set(row.id, row.parentId);
+      const siblings = childrenOf.get(row.parentId) ?? [];
+      siblings.push(row.id);
+      childrenOf.set(row.parentId, siblings);
+    }
+  }
+  return {
+    ids: rows.map((row) => row.id),
+    records: new Map(rows.map((row) => [row.id, row.record])),
+    parentOf,
+    childrenOf,
+  };
+};
 
 /** Every service of a stack compiled against one world: built once per (stack version, seed, sizes), then shared. */
 export class StackTwin {
@@ -10,11 +45,37 @@ export class StackTwin {
   constructor(
     readonly model: StackModel,
     readonly world: World,
+    packs: PackRegistry = new Map(),
   ) {
-    this.services = new Map(model.services.map((service) => [service.name, new ServiceTwin(service, world.seed)]));
+    this.services = new Map(
+      model.services.map((service) => [
+        service.name,
+        new ServiceTwin(service, world.seed, packFor(packs, service.pack), world.company),
+      ]),
+    );
   }
 
-  static build(model: StackModel, stackVersion: string, seed: number, sizes: WorldSizes): StackTwin {
-    return new StackTwin(model, buildWorld(model, stackVersion, seed, sizes));
+  /** The generic world of the stack's own specs, plus each pack's tables seeded from the company, under `<service>/`. */
+  static build(
+    model: StackModel,
+    stackVersion: string,
+    seed: number,
+    sizes: WorldSizes,
+    packs: PackRegistry = new Map(),
+  ): StackTwin {
+    const generic = buildWorld(model, stackVersion, seed, sizes);
+    const tables = new Map(generic.tables);
+    let recordCount = generic.recordCount;
+    for (const service of model.services) {
+      const pack = packFor(packs, service.pack);
+      if (!pack || !generic.company) {
+        continue;
+      }
+      for (const [name, rows] of Object.entries(pack.seed(generic.company, seed))) {
+        tables.set(`${service.name}/${name}`, tableOf(rows));
+        recordCount += rows.length;
+      }
+    }
+    return new StackTwin(model, { ...generic, tables, recordCount }, packs);
   }
 }

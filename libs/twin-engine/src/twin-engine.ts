@@ -6,6 +6,7 @@ import { defaultWorldSizes, worldKey, WorldSizes } from '@libs/synthetic-data';
 import { Episode } from './episode';
 import { EpisodeDescriptor, EpisodeStore, FaultSettings } from './episode-events';
 import { EpisodeState } from './episode-state';
+import { PackRegistry } from './packs/twin-pack';
 import { StackTwin } from './stack-twin';
 
 /** Where the engine finds the StackModel of a version: the stacks repository in production. */
@@ -61,6 +62,8 @@ export class TwinEngine {
   constructor(
     private readonly store: EpisodeStore,
     private readonly stacks: StackSource,
+    /** The twin packs (Slack, mail, ERP …) stacks may use; `builtInPacks` from `twins/` in the apps. */
+    private readonly packs: PackRegistry = new Map(),
   ) {}
 
   async createEpisode(request: NewEpisode): Promise<Episode> {
@@ -169,7 +172,7 @@ export class TwinEngine {
         if (!stack) {
           throw new StackVersionNotFoundError(descriptor.stackVersion);
         }
-        return StackTwin.build(stack.model, stack.version, descriptor.seed, descriptor.sizes);
+        return StackTwin.build(stack.model, stack.version, descriptor.seed, descriptor.sizes, this.packs);
       });
       this.twins.set(key, twin);
       twin.catch(() => this.twins.delete(key));

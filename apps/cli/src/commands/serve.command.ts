@@ -9,6 +9,7 @@ import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackReposit
 import { ingestStack } from '@libs/stack-ingestion';
 import { hashSeed, seededUuid } from '@libs/synthetic-data';
 import { createGatewayServer, createServiceOriginServer, EpisodeNotFoundError, TwinEngine } from '@libs/twin-engine';
+import { builtInPacks } from '@twins/index';
 
 interface ServeOptions {
   port: number;
@@ -59,7 +60,11 @@ export const serveCommand = (): Command =>
       const { dataSource } = database;
       const stacks = new StackRepository(dataSource);
       await stacks.saveVersion(config.MIRROR_TENANT, version, model);
-      const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), new RepositoryStackSource(stacks));
+      const engine = new TwinEngine(
+        new PostgresEpisodeStore(dataSource),
+        new RepositoryStackSource(stacks),
+        builtInPacks,
+      );
       const sizes = { recordsPerResource: options.records, childrenPerParent: 3 };
       const episodeId = seededUuid(hashSeed(config.MIRROR_TENANT, version, options.seed, JSON.stringify(sizes)));
       const episode = await engine.episode(episodeId).catch((error: unknown) => {

@@ -4,6 +4,7 @@ import { BundleFiles } from '../bundle/bundle-files';
 import { parseDocument } from '../documents/document-parser';
 import { SourceLocator } from '../documents/source-locator';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
+import { builtInPackSpecs } from '../packs/pack-specs';
 
 export const manifestFile = 'mirror.yaml';
 
@@ -21,10 +22,16 @@ export const stackManifestSchema = z
         z
           .object({
             name: serviceName,
-            spec: z.string().min(1),
+            /** The service's own spec, in the bundle. */
+            spec: z.string().min(1).optional(),
+            /** Or a built-in twin pack (`twins/<pack>`), whose spec and behaviour ship with Mirror. */
+            pack: z.string().min(1).optional(),
             baseUrl: z.string().url().optional(),
           })
-          .strict(),
+          .strict()
+          .refine((service) => (service.spec === undefined) !== (service.pack === undefined), {
+            message: 'give either "spec" (a file in the bundle) or "pack" (a built-in twin), not both or neither',
+          }),
       )
       .min(1, 'a stack needs at least one service'),
     schemas: z.array(z.string().min(1)).optional(),
@@ -68,9 +75,19 @@ export const readManifest = (files: BundleFiles, locator: SourceLocator): StackM
       );
     }
     seen.add(service.name);
-    if (!files.has(service.spec)) {
+    if (service.spec !== undefined && !files.has(service.spec)) {
       problems.push(
         locator.problem(manifestFile, `/services/${index}/spec`, `spec file "${service.spec}" is not in the bundle`),
+      );
+    }
+    const packs = builtInPackSpecs();
+    if (service.pack !== undefined && !packs.has(service.pack)) {
+      problems.push(
+        locator.problem(
+          manifestFile,
+          `/services/${index}/pack`,
+          `no built-in twin pack "${service.pack}"; the packs are ${[...packs.keys()].join(', ') || 'not installed'}`,
+        ),
       );
     }
   });

@@ -115,6 +115,8 @@ export interface ServiceModel {
   errorShapes: ErrorShapeModel[];
   /** The whole spec as one self-contained OpenAPI 3.x document (Swagger 2.0 is converted). */
   document: Record<string, unknown>;
+  /** The built-in twin pack this service is (`slack`, `email` …): its behaviour and seed come with Mirror. */
+  pack?: string;
 }
 
 export interface FieldModel {

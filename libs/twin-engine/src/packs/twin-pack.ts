@@ -1,0 +1,47 @@
+import type { Company, WorldRecord } from '@libs/synthetic-data';
+
+import type { Outcome } from '../crud-behaviour';
+import type { EpisodeState } from '../episode-state';
+import type { TwinRequest, TwinResponse } from '../twin-http';
+
+/** A record a pack seeds into the world, with its parent when the table is nested (messages in a channel). */
+export interface PackRow {
+  id: string;
+  parentId?: string;
+  record: WorldRecord;
+}
+
+/** What a pack behaviour gets for one call: the request as sent, the episode's state, and where it stands in time. */
+export interface PackCall {
+  /** The service's name in the stack (a stack may call its Slack `chat`). */
+  service: string;
+  operationId: string;
+  request: TwinRequest;
+  state: EpisodeState;
+  /** The simulated clock for this call (ISO 8601) and the sequence number its first event will take. */
+  now: string;
+  seq: number;
+  /** The state key of one of the pack's tables in this service: `table('messages')` → `chat/messages`. */
+  table(name: string): string;
+  company: Company;
+}
+
+export type PackBehaviour = (call: PackCall) => Outcome;
+
+/**
+ * A built-in twin of a product (Slack, mail, an ERP): its spec ships in `twins/<name>/spec`, and this is the rest:
+ * the world it starts from, drawn from the stack's one company, and what its operations do. Operations without a
+ * behaviour fall back to the engine's generic answers.
+ */
+export interface TwinPack {
+  name: string;
+  /** The pack's tables, by name, built from the company; deterministic for (company, seed). */
+  seed(company: Company, seed: number): Record<string, PackRow[]>;
+  behaviours: Readonly<Record<string, PackBehaviour>>;
+  /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
+  anyMethod?: boolean;
+  /** The product's own error body for requests no behaviour answers (unknown method, faults). */
+  errorResponse?(status: number, code: string, message: string): TwinResponse;
+}
+
+export type PackRegistry = ReadonlyMap<string, TwinPack>;

@@ -1,0 +1,21 @@
+import { TwinPack } from '@libs/twin-engine';
+
+import { slackBehaviours } from './slack-behaviours';
+import { slackErrorResponse } from './slack-call';
+import { seedSlack } from './slack-seed';
+
+export { slackToken, teamId } from './slack-ids';
+export { slackUserId } from './slack-seed';
+export { slackMethods } from './slack-methods';
+
+/** Slack's Web API: the methods in `slack-methods.ts`, over the stack's company (see README.md). */
+export const slackPack: TwinPack = {
+  name: 'slack',
+  seed: seedSlack,
+  // The spec's operation ids spell methods with underscores (`chat_postMessage`).
+  behaviours: Object.fromEntries(
+    Object.entries(slackBehaviours).map(([method, behaviour]) => [method.replace(/\./g, '_'), behaviour]),
+  ),
+  anyMethod: true,
+  errorResponse: (status, code) => slackErrorResponse(status, code),
+};
