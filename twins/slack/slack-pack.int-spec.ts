@@ -183,6 +183,51 @@ describe('Slack twin through @slack/web-api', () => {
     }
   });
 
+  it('creates and joins channels, reacts, searches, shares files and deletes, as Slack does', async () => {
+    const agent = client(tokenOf('E0000'));
+    const buyer = company.employees.find((e) => e.role === 'buyer') as { id: string; handle: string };
+    const created = await agent.conversations.create({ name: 'rfq-fasteners-2026' });
+    const channel = created.channel?.id as string;
+    expect(await platformError(agent.conversations.create({ name: 'rfq-fasteners-2026' }))).toBe('name_taken');
+    expect(await platformError(agent.conversations.create({ name: 'Bad Name' }))).toBe('invalid_name_specials');
+    await client(tokenOf(buyer.id)).conversations.join({ channel });
+    const members = await agent.conversations.members({ channel });
+    expect(members.members).toHaveLength(2);
+
+    const posted = await client(tokenOf(buyer.id)).chat.postMessage({ channel, text: 'Three quotes for M8 bolts' });
+    await agent.reactions.add({ channel, timestamp: posted.ts as string, name: 'eyes' });
+    expect(await platformError(agent.reactions.add({ channel, timestamp: posted.ts as string, name: 'eyes' }))).toBe(
+      'already_reacted',
+    );
+    const reactions = await agent.reactions.get({ channel, timestamp: posted.ts as string });
+    expect((reactions.message as { reactions: unknown[] }).reactions).toEqual([
+      { name: 'eyes', users: [slackUserId(seed, company.agent)], count: 1 },
+    ]);
+
+    const search = await agent.search.messages({ query: `quotes bolts in:#rfq-fasteners-2026 from:@${buyer.handle}` });
+    expect(search.messages?.matches?.map((m) => m.ts)).toEqual([posted.ts]);
+
+    const shared = await agent.apiCall('files.upload', {
+      channels: channel,
+      filename: 'comparison.csv',
+      content: 'supplier,price\nA,0.12\n',
+      initial_comment: 'comparison attached',
+    });
+    expect(shared).toMatchObject({ ok: true, file: { name: 'comparison.csv', size: 22 } });
+    const latest = await agent.conversations.history({ channel, limit: 1 });
+    expect(latest.messages?.[0]).toMatchObject({ text: 'comparison attached', upload: true });
+
+    await agent.chat.delete({ channel, ts: latest.messages?.[0]?.ts as string });
+    const after = await agent.conversations.history({ channel });
+    expect(after.messages?.map((m) => m.text)).toEqual(['Three quotes for M8 bolts']);
+    const deletions = (await store.events(episode.id)).filter(
+      (logged) => logged.event.type === 'domain' && logged.event.name === 'slack.message.deleted',
+    );
+    expect(deletions.map((logged) => logged.event.type === 'domain' && logged.event.data.text)).toEqual([
+      'comparison attached',
+    ]);
+  });
+
   it('answered every call above in the shapes the spec declares (success, or the method’s error schema)', () => {
     const twin = episode.twin.services.get('slack') as NonNullable<ReturnType<typeof episode.twin.services.get>>;
     const problems: string[] = [];
