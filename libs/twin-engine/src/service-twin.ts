@@ -17,7 +17,7 @@ import { EpisodeState } from './episode-state';
 import { ListEnvelope, planListEnvelope } from './list-envelope';
 import { OperationPlan, planOperations } from './operation-plan';
 import { TwinPack } from './packs/twin-pack';
-import { validateRequest } from './request-validation';
+import { validateRequest, ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { TwinRequest, TwinResponse } from './twin-http';
 
@@ -169,12 +169,23 @@ export class ServiceTwin {
   execute(match: RouteMatch, request: TwinRequest, state: EpisodeState, now: string, url: string): Outcome {
     const behaviour = this.pack?.behaviours[match.plan.operation.id];
     if (behaviour && this.company) {
-      // A pack validates in the product's own terms (Slack answers `invalid_arguments`, not a 400).
+      let input: ValidRequest | undefined;
+      if (this.pack?.validate) {
+        const checked = validateRequest(match.plan, request, match.params, this.validators, this.service.document);
+        if (!checked.ok) {
+          const status = this.validationStatus(match.plan, checked.status);
+          return { response: this.errorResponse(status, 'invalid_request', checked.message), events: [] };
+        }
+        input = checked;
+      }
       const service = this.service.name;
       return behaviour({
         service,
         operationId: match.plan.operation.id,
         request,
+        url,
+        params: match.params,
+        ...(input ? { input } : {}),
         state,
         now,
         seq: state.seq + 1,

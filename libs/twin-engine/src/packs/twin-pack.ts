@@ -2,6 +2,7 @@ import type { Company, WorldRecord } from '@libs/synthetic-data';
 
 import type { Outcome } from '../crud-behaviour';
 import type { EpisodeState } from '../episode-state';
+import type { ValidRequest } from '../request-validation';
 import type { TwinRequest, TwinResponse } from '../twin-http';
 
 /** A record a pack seeds into the world, with its parent when the table is nested (messages in a channel). */
@@ -17,6 +18,12 @@ export interface PackCall {
   service: string;
   operationId: string;
   request: TwinRequest;
+  /** The request's URL as the client sees it, without the query: the base of links such as `@odata.nextLink`. */
+  url: string;
+  /** Path parameters by the spec's names (`message-id`). */
+  params: Record<string, string>;
+  /** The request's parameters and body, checked against the spec, when the pack asks for that (`validate`). */
+  input?: ValidRequest;
   state: EpisodeState;
   /** The simulated clock for this call (ISO 8601) and the sequence number its first event will take. */
   now: string;
@@ -38,6 +45,11 @@ export interface TwinPack {
   /** The pack's tables, by name, built from the company; deterministic for (company, seed). */
   seed(company: Company, seed: number): Record<string, PackRow[]>;
   behaviours: Readonly<Record<string, PackBehaviour>>;
+  /**
+   * Check parameters and bodies against the pack's spec before a behaviour runs, answering failures with
+   * `errorResponse`. Slack does its own checks (its errors are `ok: false` with codes), REST-style packs let the spec.
+   */
+  validate?: boolean;
   /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
   anyMethod?: boolean;
   /** The product's own error body for requests no behaviour answers (unknown method, faults). */

@@ -1,0 +1,24 @@
+import { TwinPack } from '@libs/twin-engine';
+
+import { graphError, mailBehaviours } from './mail-behaviours';
+import { seedMail } from './mail-seed';
+
+export { mailboxId, mailToken } from './mail-ids';
+
+const graphCodes: Record<string, string> = {
+  invalid_request: 'BadRequest',
+  unknown_method: 'BadRequest',
+  method_not_allowed: 'BadRequest',
+  rate_limited: 'TooManyRequests',
+  service_unavailable: 'ServiceNotAvailable',
+  timeout: 'GatewayTimeout',
+};
+
+/** Mail the Microsoft Graph way: a mailbox per person of the company and per supplier contact (see README.md). */
+export const emailPack: TwinPack = {
+  name: 'email',
+  seed: seedMail,
+  behaviours: mailBehaviours,
+  validate: true,
+  errorResponse: (status, code, message) => graphError(status, graphCodes[code] ?? code, message).response,
+};
