@@ -6,7 +6,7 @@ import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.mirror/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', '.mirror/**', 'coverage/**', '**/*.js', '**/*.mjs', 'twins/*/client/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

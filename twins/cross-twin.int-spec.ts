@@ -9,11 +9,12 @@ import { Company } from '@libs/synthetic-data';
 import { createGatewayServer, Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
 
 import { mailToken } from './email';
+import { erpToken } from './procurement';
 import { slackToken } from './slack';
 import { builtInPacks } from '.';
 
 /**
- * Real: one gateway over HTTP serving a stack of the Slack and email packs, Slack's SDK and plain fetch for mail.
+ * Real: one gateway over HTTP serving a stack of the Slack, email and ERP packs, Slack's SDK and plain fetch.
  * The point: the packs draw one company, so a person is the same person everywhere.
  */
 describe('one company across the twins', () => {
@@ -41,7 +42,7 @@ describe('one company across the twins', () => {
     expect(company.items).toHaveLength(2000);
   });
 
-  it('finds every Slack user found by email as a mailbox of the same person', async () => {
+  it('finds every Slack user found by email as a mailbox and an ERP user of the same person', async () => {
     const slack = new WebClient(slackToken(seed, company.agent.id), {
       slackApiUrl: `${base}/slack/api/`,
       logLevel: LogLevel.ERROR,
@@ -67,6 +68,14 @@ describe('one company across the twins', () => {
       // Their own token opens their own mailbox.
       const me = await fetch(`${base}/email/v1.0/me`, { headers: mailAs(email) });
       await expect(me.json()).resolves.toMatchObject({ mail: email });
+      // And the ERP knows them by the same address, with the role and limit the company gave them.
+      const erpUsers = await fetch(`${base}/erp/api/v1/users?email=${encodeURIComponent(email)}`, {
+        headers: { authorization: `Bearer ${erpToken(seed, company.agent.id)}` },
+      });
+      const employee = company.employees.find((e) => e.email === email);
+      await expect(erpUsers.json()).resolves.toMatchObject({
+        data: [{ email, name: member.real_name, role: employee?.role, approval_limit: employee?.approvalLimit }],
+      });
     }
   });
 

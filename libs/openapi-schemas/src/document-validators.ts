@@ -35,8 +35,10 @@ export class DocumentValidators {
 
   constructor(document: Record<string, unknown>, dialect: Dialect) {
     // unicodeRegExp off: vendor patterns such as `^[a-z\-\:]+$` are valid ECMAScript but not under the u flag.
+    // multipleOfPrecision: money as `multipleOf: 0.01` must accept 86.99, which binary floating point cannot divide.
     const options = {
       strict: false,
+      multipleOfPrecision: 6,
       allErrors: false,
       logger: false as const,
       validateFormats: true,

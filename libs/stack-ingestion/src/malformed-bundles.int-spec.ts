@@ -248,7 +248,7 @@ describe('refusing malformed bundles', () => {
           file: 'mirror.yaml',
           line: 4,
           pointer: '/services/0/pack',
-          message: 'no built-in twin pack "teams"; the packs are slack',
+          message: 'no built-in twin pack "teams"; the packs are email, procurement, slack',
         },
       ],
     ],

@@ -16,7 +16,7 @@ import {
 import { EpisodeState } from './episode-state';
 import { ListEnvelope, planListEnvelope } from './list-envelope';
 import { OperationPlan, planOperations } from './operation-plan';
-import { TwinPack } from './packs/twin-pack';
+import { PackBehaviour, PackCall, TwinPack } from './packs/twin-pack';
 import { validateRequest, ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { TwinRequest, TwinResponse } from './twin-http';
@@ -167,31 +167,11 @@ export class ServiceTwin {
 
   /** Answers a routed request from the episode's state; mutations come back as events for the caller to persist. */
   execute(match: RouteMatch, request: TwinRequest, state: EpisodeState, now: string, url: string): Outcome {
-    const behaviour = this.pack?.behaviours[match.plan.operation.id];
-    if (behaviour && this.company) {
-      let input: ValidRequest | undefined;
-      if (this.pack?.validate) {
-        const checked = validateRequest(match.plan, request, match.params, this.validators, this.service.document);
-        if (!checked.ok) {
-          const status = this.validationStatus(match.plan, checked.status);
-          return { response: this.errorResponse(status, 'invalid_request', checked.message), events: [] };
-        }
-        input = checked;
+    if (this.pack && this.company) {
+      const packed = this.executePack(this.pack, this.company, match, request, state, now, url);
+      if (packed) {
+        return packed;
       }
-      const service = this.service.name;
-      return behaviour({
-        service,
-        operationId: match.plan.operation.id,
-        request,
-        url,
-        params: match.params,
-        ...(input ? { input } : {}),
-        state,
-        now,
-        seq: state.seq + 1,
-        table: (name) => `${service}/${name}`,
-        company: this.company,
-      });
     }
     let plan = match.plan;
     let valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
@@ -262,6 +242,50 @@ export class ServiceTwin {
             },
           ],
     };
+  }
+
+  /**
+   * A pack's turn: its guard (authentication) for every operation, then its behaviour if it has one. Undefined lets
+   * the generic twin answer (a pack's plain reads: lists with filters and pages, gets by id).
+   */
+  private executePack(
+    pack: TwinPack,
+    company: Company,
+    match: RouteMatch,
+    request: TwinRequest,
+    state: EpisodeState,
+    now: string,
+    url: string,
+  ): Outcome | undefined {
+    const behaviour = pack.behaviours[match.plan.operation.id] as PackBehaviour | undefined;
+    if (!behaviour && !pack.guard) {
+      return undefined;
+    }
+    let input: ValidRequest | undefined;
+    if (behaviour && pack.validate) {
+      // A pack validates in its product's terms or lets the spec do it; Slack answers `invalid_arguments` itself.
+      const checked = validateRequest(match.plan, request, match.params, this.validators, this.service.document);
+      if (!checked.ok) {
+        const status = this.validationStatus(match.plan, checked.status);
+        return { response: this.errorResponse(status, 'invalid_request', checked.message), events: [] };
+      }
+      input = checked;
+    }
+    const service = this.service.name;
+    const call: PackCall = {
+      service,
+      operationId: match.plan.operation.id,
+      request,
+      url,
+      params: match.params,
+      ...(input ? { input } : {}),
+      state,
+      now,
+      seq: state.seq + 1,
+      table: (name) => `${service}/${name}`,
+      company,
+    };
+    return pack.guard?.(call) ?? behaviour?.(call);
   }
 
   /** A spec that declares 422 (and not 400) for validation failures gets 422; otherwise 400, as most APIs answer. */

@@ -45,6 +45,8 @@ export interface TwinPack {
   /** The pack's tables, by name, built from the company; deterministic for (company, seed). */
   seed(company: Company, seed: number): Record<string, PackRow[]>;
   behaviours: Readonly<Record<string, PackBehaviour>>;
+  /** Runs before every operation, with or without a behaviour (authentication); an outcome answers instead. */
+  guard?: (call: PackCall) => Outcome | undefined;
   /**
    * Check parameters and bodies against the pack's spec before a behaviour runs, answering failures with
    * `errorResponse`. Slack does its own checks (its errors are `ok: false` with codes), REST-style packs let the spec.

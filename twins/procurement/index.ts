@@ -1,0 +1,27 @@
+import { PackCall, TwinPack } from '@libs/twin-engine';
+
+import { directoryBehaviours } from './directory';
+import { caller, erpError, isOutcome } from './erp-call';
+import { seedErp } from './erp-seed';
+import { invoiceBehaviours } from './invoices';
+import { purchaseOrderBehaviours } from './purchase-orders';
+import { sourcingBehaviours } from './sourcing';
+
+export { erpToken } from './erp-call';
+export { approvalRules } from './approval-rules';
+
+/** The plain reads the generic twin answers (filters, cursor pages, 404s) still need a signed-in user. */
+const signedIn = (call: PackCall) => {
+  const user = caller(call);
+  return isOutcome(user) ? user : undefined;
+};
+
+/** A procurement ERP: the spec in spec/, behaviour for every change, the company's people, suppliers and budgets. */
+export const procurementPack: TwinPack = {
+  name: 'procurement',
+  seed: seedErp,
+  behaviours: { ...directoryBehaviours, ...sourcingBehaviours, ...purchaseOrderBehaviours, ...invoiceBehaviours },
+  validate: true,
+  guard: signedIn,
+  errorResponse: (status, code, message) => erpError(status, code, message).response,
+};
