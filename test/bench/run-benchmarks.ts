@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { runPackBenchmarks } from './pack-benchmark';
 import { runTwinBenchmarks } from './twin-benchmark';
 
 /**
@@ -138,5 +139,8 @@ void (async () => {
   }
   if (!only || only === 'twin') {
     await runTwinBenchmarks(sharedSpecs);
+  }
+  if (!only || only === 'packs') {
+    await runPackBenchmarks();
   }
 })();

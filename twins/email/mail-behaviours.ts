@@ -6,6 +6,7 @@ import {
   addressesOf,
   Attachment,
   MailMessage,
+  messageJson,
   messageView,
   plainText,
   preview,
@@ -117,52 +118,86 @@ const folderView = (call: PackCall, box: Mailbox, folder: WorldRecord): WorldRec
 
 const query = (call: PackCall, name: string): string | undefined => call.request.query.get(name) ?? undefined;
 
+/** Where the page starts and how long it is, from `$skip` and `$top` (Graph's default page is 10). */
+const window = (call: PackCall) => ({
+  skip: Number(query(call, '$skip') ?? 0),
+  top: Number(query(call, '$top') ?? 10),
+});
+
+const pageBody = (call: PackCall, items: MailMessage[], more: boolean): Outcome => {
+  const { skip, top } = window(call);
+  const select = query(call, '$select')
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const body: Record<string, unknown> = {
+    '@odata.context': `${call.request.path}/$metadata`,
+    value: items.map((m) => messageView(m, select)),
+  };
+  if (more) {
+    const next = new URLSearchParams(call.request.query);
+    next.set('$skip', String(skip + top));
+    next.set('$top', String(top));
+    body['@odata.nextLink'] = `${call.url}?${next.toString()}`;
+  }
+  const response = jsonResponse(200, body);
+  if (!select) {
+    // Each message's JSON is made once; the page is spliced from them rather than serialised again.
+    const { value: _value, ...rest } = body;
+    response.text = `{"value":[${items.map(messageJson).join(',')}],${JSON.stringify(rest).slice(1)}`;
+  }
+  return { response, events: [] };
+};
+
+const defaultOrder = /^\s*receivedDateTime\s+desc\s*$/i;
+
 /** A page of messages the OData way: `$filter`, `$search`, `$orderby`, `$skip`, `$top`, `$select`, `nextLink`. */
 const listMessages = (call: PackCall, box: Mailbox, folder?: string): Outcome => {
-  let messages = messagesOf(call, box);
-  if (folder) {
-    messages = messages.filter((m) => m.parentFolderId === folder);
-  }
   const filter = query(call, '$filter');
   const orderBy = query(call, '$orderby');
+  const search = query(call, '$search')?.replace(/^"|"$/g, '').toLowerCase();
+  let predicate: (message: MailMessage) => boolean = () => true;
   try {
-    if (filter) {
-      const predicate = compileFilter(filter);
-      messages = messages.filter((m) => predicate(m));
+    const compiled = filter ? compileFilter(filter) : undefined;
+    const words = search?.split(/\s+/).filter(Boolean) ?? [];
+    predicate = (m) =>
+      (!folder || m.parentFolderId === folder) &&
+      (!compiled || compiled(m)) &&
+      words.every((word) =>
+        `${m.subject} ${plainText(m.body)} ${m.from.emailAddress.address ?? ''} ${m.from.emailAddress.name ?? ''}`
+          .toLowerCase()
+          .includes(word),
+      );
+    const { skip, top } = window(call);
+    if (!orderBy || defaultOrder.test(orderBy)) {
+      // Mail arrives in clock order, so newest-first creation order is Graph's default order: read only the page.
+      const page: MailMessage[] = [];
+      let matched = 0;
+      for (const id of call.state.newestFirst(call.table('messages'), box.id)) {
+        const message = call.state.get(call.table('messages'), id) as MailMessage;
+        if (!predicate(message)) {
+          continue;
+        }
+        if (matched >= skip + top) {
+          return pageBody(call, page, true);
+        }
+        if (matched >= skip) {
+          page.push(message);
+        }
+        matched++;
+      }
+      return pageBody(call, page, false);
     }
-    messages = [...messages].sort(compileOrderBy(orderBy ?? 'receivedDateTime desc'));
+    const sorted = messagesOf(call, box)
+      .filter((m) => predicate(m))
+      .sort(compileOrderBy(orderBy));
+    return pageBody(call, sorted.slice(skip, skip + top), skip + top < sorted.length);
   } catch (error) {
     if (error instanceof FilterError) {
       return graphError(400, 'BadRequest', `Invalid filter clause: ${error.message}`);
     }
     throw error;
   }
-  const search = query(call, '$search')?.replace(/^"|"$/g, '').toLowerCase();
-  if (search) {
-    const words = search.split(/\s+/).filter(Boolean);
-    messages = messages.filter((m) => {
-      const text = `${m.subject} ${plainText(m.body)} ${m.from.emailAddress.address ?? ''} ${m.from.emailAddress.name ?? ''}`;
-      return words.every((word) => text.toLowerCase().includes(word));
-    });
-  }
-  const skip = Number(query(call, '$skip') ?? 0);
-  const top = Number(query(call, '$top') ?? 10);
-  const select = query(call, '$select')
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const pageItems = messages.slice(skip, skip + top);
-  const body: Record<string, unknown> = {
-    '@odata.context': `${call.request.path}/$metadata`,
-    value: pageItems.map((m) => messageView(m, select)),
-  };
-  if (skip + top < messages.length) {
-    const next = new URLSearchParams(call.request.query);
-    next.set('$skip', String(skip + top));
-    next.set('$top', String(top));
-    body['@odata.nextLink'] = `${call.url}?${next.toString()}`;
-  }
-  return { response: jsonResponse(200, body), events: [] };
 };
 
 interface Outgoing {

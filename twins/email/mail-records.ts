@@ -71,6 +71,18 @@ export const recipient = (address: string, name?: string): Recipient => ({
 export const addressesOf = (recipients: Recipient[] | undefined): string[] =>
   (recipients ?? []).map((r) => r.emailAddress.address ?? '').filter(Boolean);
 
+const viewJson = new WeakMap<MailMessage, string>();
+
+/** `messageView(message)` as JSON, made once per message: records never change, and lists re-send the same mail. */
+export const messageJson = (message: MailMessage): string => {
+  let json = viewJson.get(message);
+  if (json === undefined) {
+    json = JSON.stringify(messageView(message));
+    viewJson.set(message, json);
+  }
+  return json;
+};
+
 /** The message without what the twin keeps for itself: attachments are listed separately, as Graph does. */
 export const messageView = (message: MailMessage, select?: string[]): WorldRecord => {
   const { attachments: _attachments, ...visible } = message;

@@ -1,5 +1,5 @@
 import type { WorldRecord } from '@libs/synthetic-data';
-import { Outcome, PackBehaviour, PackCall } from '@libs/twin-engine';
+import { Outcome, PackBehaviour, PackCall, recordJson } from '@libs/twin-engine';
 
 import {
   authenticate,
@@ -9,6 +9,7 @@ import {
   domainEvent,
   intArg,
   page,
+  pageOf,
   readArgs,
   slackError,
   slackOk,
@@ -92,11 +93,9 @@ const conversationView = (call: PackCall, record: WorldRecord, caller: Caller): 
   return { ...record, is_member: isMember(call, id, caller.user), num_members: members(call, id).length };
 };
 
+/** A channel's messages oldest first: ids are in creation order, and timestamps come from the clock, so in ts order. */
 const messagesOf = (call: PackCall, channel: string): Message[] =>
-  call.state
-    .ids(call.table('messages'), channel)
-    .map((id) => call.state.get(call.table('messages'), id) as Message)
-    .sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+  call.state.ids(call.table('messages'), channel).map((id) => call.state.get(call.table('messages'), id) as Message);
 
 const findMessage = (call: PackCall, channel: string, ts: string | undefined): Message | undefined =>
   ts ? (call.state.get(call.table('messages'), `${channel}/${ts}`) as Message | undefined) : undefined;
@@ -263,21 +262,31 @@ export const slackBehaviours: Record<SlackMethod, PackBehaviour> = {
     const inRange = (ts: string) =>
       (inclusive ? ts >= oldest : ts > oldest) && (!latest || (inclusive ? ts <= latest : ts < latest));
     // Top-level messages and thread parents, newest first; replies live in conversations.replies.
-    const history = messagesOf(call, String(found.id))
-      .filter((m) => (!m.thread_ts || m.thread_ts === m.ts) && inRange(m.ts))
-      .reverse();
-    const result = page(history, args, 100, 999);
+    const state = call.state;
+    const key = call.table('messages');
+    const history = function* (): Generator<Message> {
+      for (const id of state.newestFirst(key, String(found.id))) {
+        const message = state.get(key, id) as Message;
+        if ((!message.thread_ts || message.thread_ts === message.ts) && inRange(message.ts)) {
+          yield message;
+        }
+      }
+    };
+    const result = pageOf(history(), args, 100, 999);
     if (result === 'invalid_cursor') {
       return slackError(result);
     }
-    return slackOk({
-      messages: result.items,
+    const rest = {
       has_more: result.nextCursor !== '',
       pin_count: 0,
       channel_actions_ts: null,
       channel_actions_count: 0,
       response_metadata: { next_cursor: result.nextCursor },
-    });
+    };
+    const answer = slackOk({ messages: result.items, ...rest });
+    // Messages are immutable records: their JSON is made once and the page spliced from it.
+    answer.response.text = `{"ok":true,"messages":[${result.items.map(recordJson).join(',')}],${JSON.stringify(rest).slice(1)}`;
+    return answer;
   }),
 
   'conversations.replies': method((call, args, caller) => {

@@ -112,6 +112,33 @@ export const page = <T>(
   return { items: items.slice(start, end), nextCursor: end < items.length ? encodeCursor(end) : '' };
 };
 
+/** `page` over a lazy sequence: reads only as far as the page needs, so the newest 20 of 100,000 cost 21. */
+export const pageOf = <T>(
+  items: Iterable<T>,
+  args: Record<string, unknown>,
+  defaultLimit: number,
+  maxLimit: number,
+): { items: T[]; nextCursor: string } | 'invalid_cursor' => {
+  const cursor = stringArg(args, 'cursor');
+  const start = cursor === undefined ? 0 : decodeCursor(cursor);
+  if (start === undefined) {
+    return 'invalid_cursor';
+  }
+  const limit = intArg(args, 'limit', defaultLimit, maxLimit);
+  const taken: T[] = [];
+  let index = 0;
+  for (const item of items) {
+    if (index >= start + limit) {
+      return { items: taken, nextCursor: encodeCursor(start + limit) };
+    }
+    if (index >= start) {
+      taken.push(item);
+    }
+    index++;
+  }
+  return { items: taken, nextCursor: '' };
+};
+
 export const domainEvent = (call: PackCall, name: string, data: Record<string, unknown>): EpisodeEvent => ({
   type: 'domain',
   name,

@@ -8,6 +8,8 @@ interface TableOverlay {
   deleted: Set<string>;
   /** Ids created in this episode, in creation order. */
   added: string[];
+  /** The same per parent, so a nested listing (a channel's messages) never scans the whole table. */
+  addedByParent: Map<string, string[]>;
   parentOf: Map<string, string>;
 }
 
@@ -58,10 +60,31 @@ export class EpisodeState {
     if (!overlay) {
       return base as string[];
     }
-    const added =
-      parentId === undefined ? overlay.added : overlay.added.filter((id) => overlay.parentOf.get(id) === parentId);
+    const added = parentId === undefined ? overlay.added : (overlay.addedByParent.get(parentId) ?? emptyIds);
     const all = added.length > 0 ? [...base, ...added] : (base as string[]);
     return overlay.deleted.size > 0 ? all.filter((id) => !overlay.deleted.has(id)) : all;
+  }
+
+  /**
+   * Ids newest first (created in the episode, then the world's, each in reverse), without copying a list: what a
+   * "latest N" read walks, so it costs N however long the history grows.
+   */
+  *newestFirst(key: string, parentId?: string): Generator<string> {
+    const table = this.world.tables.get(key);
+    const base = parentId === undefined ? (table?.ids ?? emptyIds) : (table?.childrenOf.get(parentId) ?? emptyIds);
+    const overlay = this.overlays.get(key);
+    const added = !overlay
+      ? emptyIds
+      : parentId === undefined
+        ? overlay.added
+        : (overlay.addedByParent.get(parentId) ?? emptyIds);
+    for (const ids of [added, base]) {
+      for (let i = ids.length - 1; i >= 0; i--) {
+        if (!overlay?.deleted.has(ids[i])) {
+          yield ids[i];
+        }
+      }
+    }
   }
 
   /** A per-table counter for server-assigned ids; part of the state so that replay reproduces it. */
@@ -88,6 +111,12 @@ export class EpisodeState {
         overlay.upserts.set(event.id, event.record);
         if (event.parentId !== undefined) {
           overlay.parentOf.set(event.id, event.parentId);
+          const siblings = overlay.addedByParent.get(event.parentId);
+          if (siblings) {
+            siblings.push(event.id);
+          } else {
+            overlay.addedByParent.set(event.parentId, [event.id]);
+          }
         }
         this.counters.set(event.table, Math.max(this.counters.get(event.table) ?? 0, overlay.added.length));
         return;
@@ -105,7 +134,7 @@ export class EpisodeState {
   private overlay(key: string): TableOverlay {
     let overlay = this.overlays.get(key);
     if (!overlay) {
-      overlay = { upserts: new Map(), deleted: new Set(), added: [], parentOf: new Map() };
+      overlay = { upserts: new Map(), deleted: new Set(), added: [], addedByParent: new Map(), parentOf: new Map() };
       this.overlays.set(key, overlay);
     }
     return overlay;

@@ -11,4 +11,5 @@ export * from './msw-handlers';
 export * from './http/gateway-server';
 export * from './http/node-adapter';
 export * from './packs/twin-pack';
+export { recordJson } from './record-json';
 export type { Outcome } from './crud-behaviour';
