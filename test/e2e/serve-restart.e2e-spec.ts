@@ -1,48 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import * as path from 'node:path';
-
-import { repositoryRoot } from '@test/support/cli-runner';
 import { json } from '@test/support/gateway-harness';
+import { serve } from '@test/support/serve-runner';
 import { createTestDatabase } from '@test/support/test-services';
-
-interface Served {
-  child: ChildProcess;
-  ready: { episodeId: string; gateway: string; services: { name: string; baseUrl: string }[] };
-}
-
-/** Starts `mirror serve --json` as a user would and waits for its one line of base URLs. */
-const serve = (databaseUrl: string): Promise<Served> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(repositoryRoot, 'bin', 'mirror.js'),
-        'serve',
-        'examples/acme-procurement',
-        '--port',
-        '0',
-        '--seed',
-        '9',
-        '--json',
-      ],
-      {
-        cwd: repositoryRoot,
-        env: { ...process.env, DATABASE_URL: databaseUrl },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    let errors = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split('\n')[0];
-      if (output.includes('\n')) {
-        resolve({ child, ready: JSON.parse(line) as Served['ready'] });
-      }
-    });
-    child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${errors}`)));
-  });
 
 /** Everything an agent could observe of the episode: every supplier page, every item, one supplier's contacts. */
 const observe = async (base: string, supplierId: string) => ({
@@ -56,7 +14,7 @@ const observe = async (base: string, supplierId: string) => ({
 describe('mirror serve after a crash', () => {
   it('rebuilds the episode exactly after SIGKILL mid-episode', async () => {
     const database = await createTestDatabase();
-    const first = await serve(database.url);
+    const first = await serve(database.url, ['examples/acme-procurement', '--seed', '9']);
     const base = first.ready.services[0].baseUrl;
     try {
       const supplier = await json(
@@ -87,7 +45,7 @@ describe('mirror serve after a crash', () => {
       first.child.kill('SIGKILL');
       await new Promise((resolve) => first.child.once('close', resolve));
 
-      const second = await serve(database.url);
+      const second = await serve(database.url, ['examples/acme-procurement', '--seed', '9']);
       try {
         expect(second.ready.episodeId).toBe(first.ready.episodeId);
         const after = await observe(second.ready.services[0].baseUrl, supplier.id);

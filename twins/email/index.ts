@@ -1,6 +1,7 @@
 import { TwinPack } from '@libs/twin-engine';
 
 import { graphError, mailBehaviours } from './mail-behaviours';
+import { mailToken } from './mail-ids';
 import { seedMail } from './mail-seed';
 
 export { mailboxId, mailToken } from './mail-ids';
@@ -20,5 +21,6 @@ export const emailPack: TwinPack = {
   seed: seedMail,
   behaviours: mailBehaviours,
   validate: true,
+  agentToken: (company, seed) => mailToken(seed, company.agent.email),
   errorResponse: (status, code, message) => graphError(status, graphCodes[code] ?? code, message).response,
 };

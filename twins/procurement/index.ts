@@ -1,7 +1,7 @@
 import { PackCall, TwinPack } from '@libs/twin-engine';
 
 import { directoryBehaviours } from './directory';
-import { caller, erpError, isOutcome } from './erp-call';
+import { caller, erpError, erpToken, isOutcome } from './erp-call';
 import { seedErp } from './erp-seed';
 import { invoiceBehaviours } from './invoices';
 import { purchaseOrderBehaviours } from './purchase-orders';
@@ -23,5 +23,6 @@ export const procurementPack: TwinPack = {
   behaviours: { ...directoryBehaviours, ...sourcingBehaviours, ...purchaseOrderBehaviours, ...invoiceBehaviours },
   validate: true,
   guard: signedIn,
+  agentToken: (company, seed) => erpToken(seed, company.agent.id),
   errorResponse: (status, code, message) => erpError(status, code, message).response,
 };

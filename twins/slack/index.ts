@@ -2,6 +2,7 @@ import { TwinPack } from '@libs/twin-engine';
 
 import { slackBehaviours } from './slack-behaviours';
 import { slackErrorResponse } from './slack-call';
+import { slackToken } from './slack-ids';
 import { seedSlack } from './slack-seed';
 
 export { slackToken, teamId } from './slack-ids';
@@ -17,5 +18,6 @@ export const slackPack: TwinPack = {
     Object.entries(slackBehaviours).map(([method, behaviour]) => [method.replace(/\./g, '_'), behaviour]),
   ),
   anyMethod: true,
+  agentToken: (company, seed) => slackToken(seed, company.agent.id),
   errorResponse: (status, code) => slackErrorResponse(status, code),
 };

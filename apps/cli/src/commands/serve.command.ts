@@ -89,10 +89,14 @@ export const serveCommand = (): Command =>
         const server = createServiceOriginServer(engine, episodeId, twin.service.name, errors);
         const port = await listen(server, next === 0 ? 0 : next++);
         servers.push(server);
+        const company = episode.twin.world.company;
+        const token = company && twin.pack?.agentToken?.(company, episode.descriptor.seed);
         services.push({
           name: twin.service.name,
           baseUrl: `http://127.0.0.1:${port}${twin.basePath}`,
           gatewayUrl: `http://127.0.0.1:${gatewayPort}/e/${episodeId}/${twin.service.name}`,
+          // A twin pack authenticates people: this is the agent's own token.
+          ...(token ? { agentToken: token } : {}),
         });
       }
       if (options.json) {
@@ -104,7 +108,8 @@ export const serveCommand = (): Command =>
           `Serving ${model.name} (version ${version.slice(0, 12)}), episode ${episodeId} at event ${episode.state.seq}\n`,
         );
         for (const service of services) {
-          process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}\n`);
+          const token = 'agentToken' in service ? `  (agent token ${service.agentToken})` : '';
+          process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}${token}\n`);
         }
         process.stdout.write(
           `  gateway                  http://127.0.0.1:${gatewayPort}/e/{episodeId}/{service}/…  (episodes: /_mirror/episodes)\nPress Ctrl-C to stop.\n`,

@@ -35,6 +35,14 @@ const newEpisode = z
       .object({
         recordsPerResource: z.number().int().min(0).max(100_000).optional(),
         childrenPerParent: z.number().int().min(0).max(1000).optional(),
+        company: z
+          .object({
+            employees: z.number().int().min(1).max(20_000).optional(),
+            suppliers: z.number().int().min(0).max(5_000).optional(),
+            items: z.number().int().min(0).max(200_000).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

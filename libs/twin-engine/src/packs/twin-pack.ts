@@ -54,6 +54,8 @@ export interface TwinPack {
   validate?: boolean;
   /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
   anyMethod?: boolean;
+  /** The bearer token of the company's agent (employee `E0000`), so a served twin can say how to call it. */
+  agentToken?(company: Company, seed: number): string;
   /** The product's own error body for requests no behaviour answers (unknown method, faults). */
   errorResponse?(status: number, code: string, message: string): TwinResponse;
 }
