@@ -283,6 +283,24 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
     });
   });
 
+  it('works with a custom base URL too, the way a client points the SDK at a twin of its own tenant', async () => {
+    const custom = setupServer(...episodeHandlers(episode, { baseUrls: { email: 'https://graph.twin.test/v1.0' } }));
+    server.close();
+    custom.listen({ onUnhandledRequest: 'error' });
+    try {
+      const client = Client.init({
+        authProvider: (done) => done(null, mailToken(seed, company.agent.email)),
+        baseUrl: 'https://graph.twin.test',
+        customHosts: new Set(['graph.twin.test']),
+      });
+      const me = (await client.api('/me').get()) as { mail: string };
+      expect(me.mail).toBe(company.agent.email);
+    } finally {
+      custom.close();
+      server.listen({ onUnhandledRequest: 'error' });
+    }
+  });
+
   it('answered every call above in the shapes the spec declares', () => {
     const twin = episode.twin.services.get('email') as NonNullable<ReturnType<typeof episode.twin.services.get>>;
     const problems: string[] = [];
