@@ -4,6 +4,7 @@ import { graphError, mailBehaviours } from './mail-behaviours';
 import { mailToken } from './mail-ids';
 import { seedMail } from './mail-seed';
 
+export type { MailDomainEvents } from './mail-events';
 export { mailboxId, mailToken } from './mail-ids';
 
 const graphCodes: Record<string, string> = {

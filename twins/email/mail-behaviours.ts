@@ -1,6 +1,15 @@
 import { hashSeed, WorldRecord } from '@libs/synthetic-data';
-import { emptyResponse, EpisodeEvent, jsonResponse, Outcome, PackBehaviour, PackCall } from '@libs/twin-engine';
+import {
+  domainEvents,
+  emptyResponse,
+  EpisodeEvent,
+  jsonResponse,
+  Outcome,
+  PackBehaviour,
+  PackCall,
+} from '@libs/twin-engine';
 
+import { MailDomainEvents } from './mail-events';
 import { exchangeId, folderId, WellKnownFolder, wellKnownFolders } from './mail-ids';
 import {
   addressesOf,
@@ -26,12 +35,8 @@ interface Mailbox {
   address: string;
 }
 
-const domainEvent = (call: PackCall, name: string, data: Record<string, unknown>): EpisodeEvent => ({
-  type: 'domain',
-  name,
-  service: call.service,
-  data,
-});
+/** Mail's domain events, checked against the published map (`mail-events.ts`). */
+const domainEvent = domainEvents<MailDomainEvents>();
 
 const authenticate = (call: PackCall): Mailbox | Outcome => {
   const header = call.request.headers.authorization;

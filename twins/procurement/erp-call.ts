@@ -1,5 +1,7 @@
 import { hashSeed, WorldRecord } from '@libs/synthetic-data';
-import { EpisodeEvent, jsonResponse, Outcome, PackBehaviour, PackCall } from '@libs/twin-engine';
+import { domainEvents, EpisodeEvent, jsonResponse, Outcome, PackBehaviour, PackCall } from '@libs/twin-engine';
+
+import type { ErpDomainEvents } from './erp-events';
 
 export type Role = 'agent' | 'requester' | 'buyer' | 'approver' | 'finance' | 'executive' | 'supplier';
 
@@ -87,12 +89,8 @@ export const updated = (call: PackCall, table: string, id: string, value: WorldR
   record: value,
 });
 
-export const domainEvent = (call: PackCall, name: string, data: Record<string, unknown>): EpisodeEvent => ({
-  type: 'domain',
-  name,
-  service: call.service,
-  data,
-});
+/** The ERP's domain events, checked against the published map (`erp-events.ts`). */
+export const domainEvent = domainEvents<ErpDomainEvents>();
 
 /** The next number in a series (`PO-2026-0007`): one past the records the episode can see. */
 export const nextNumber = (call: PackCall, table: string, prefix: string, width = 4): string => {

@@ -7,6 +7,7 @@ import { invoiceBehaviours } from './invoices';
 import { purchaseOrderBehaviours } from './purchase-orders';
 import { sourcingBehaviours } from './sourcing';
 
+export type { ErpDomainEvents } from './erp-events';
 export { erpToken } from './erp-call';
 export { approvalRules } from './approval-rules';
 

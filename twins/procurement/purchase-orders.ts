@@ -17,6 +17,7 @@ import {
   record,
   updated,
 } from './erp-call';
+import type { OrderSummary } from './erp-events';
 
 export type PoStatus =
   | 'draft'
@@ -130,7 +131,7 @@ const pricedLines = (call: PackCall, supplierId: string, inputs: LineInput[]): P
 
 const totalOf = (lines: PoLine[]): number => money(lines.reduce((sum, line) => sum + line.amount, 0));
 
-const summary = (order: PurchaseOrder): Record<string, unknown> => ({
+const summary = (order: PurchaseOrder): Omit<OrderSummary, 'by'> => ({
   po_id: order.id,
   supplier_id: order.supplier_id,
   cost_centre: order.cost_centre,
@@ -147,7 +148,7 @@ const move = (
   to: PoStatus,
   changes: Partial<PurchaseOrder> = {},
   extra: EpisodeEvent[] = [],
-  eventData: Record<string, unknown> = {},
+  eventData: { comment?: string | null; rule?: string; auto?: boolean } = {},
 ): Outcome => {
   const next: PurchaseOrder = {
     ...order,

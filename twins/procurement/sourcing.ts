@@ -18,6 +18,7 @@ import {
 
 interface Rfq extends WorldRecord {
   id: string;
+  title: string;
   status: 'draft' | 'sent' | 'awarded' | 'cancelled';
   supplier_ids: string[];
   lines: {

@@ -5,6 +5,7 @@ import { slackErrorResponse } from './slack-call';
 import { slackToken } from './slack-ids';
 import { seedSlack } from './slack-seed';
 
+export type { SlackDomainEvents } from './slack-events';
 export { slackToken, teamId } from './slack-ids';
 export { slackUserId } from './slack-seed';
 export { slackMethods } from './slack-methods';

@@ -139,7 +139,7 @@ const post = (call: PackCall, caller: Caller, channel: string, fields: Partial<M
       employee: caller.employee,
       text: message.text,
       ...(threadTs ? { thread_ts: threadTs } : {}),
-      ...(fields.files ? { files: fields.files.map((f) => f.id) } : {}),
+      ...(fields.files ? { files: fields.files.map((f) => String(f.id)) } : {}),
     }),
   );
   return { message, events };
@@ -670,7 +670,7 @@ export const slackBehaviours: Record<SlackMethod, PackBehaviour> = {
         file: id,
         name,
         user: caller.user,
-        channels: channels.map((c) => c.id),
+        channels: channels.map((c) => String(c.id)),
         ...(content !== undefined ? { content } : {}),
       }),
     ];

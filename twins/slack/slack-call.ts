@@ -1,6 +1,7 @@
 import type { WorldRecord } from '@libs/synthetic-data';
-import { EpisodeEvent, jsonResponse, Outcome, PackCall, TwinResponse } from '@libs/twin-engine';
+import { domainEvents, EpisodeEvent, jsonResponse, Outcome, PackCall, TwinResponse } from '@libs/twin-engine';
 
+import { SlackDomainEvents } from './slack-events';
 import { decodeCursor, encodeCursor } from './slack-ids';
 
 /** Slack answers application errors with HTTP 200 and `ok: false`; clients (and the SDK) read `error`. */
@@ -139,12 +140,8 @@ export const pageOf = <T>(
   return { items: taken, nextCursor: '' };
 };
 
-export const domainEvent = (call: PackCall, name: string, data: Record<string, unknown>): EpisodeEvent => ({
-  type: 'domain',
-  name,
-  service: call.service,
-  data,
-});
+/** Slack's domain events, checked against the published map (`slack-events.ts`). */
+export const domainEvent = domainEvents<SlackDomainEvents>();
 
 export const created = (
   call: PackCall,

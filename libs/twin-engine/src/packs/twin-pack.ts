@@ -1,6 +1,7 @@
 import type { Company, WorldRecord } from '@libs/synthetic-data';
 
 import type { Outcome } from '../crud-behaviour';
+import type { EpisodeEvent } from '../episode-events';
 import type { EpisodeState } from '../episode-state';
 import type { ValidRequest } from '../request-validation';
 import type { TwinRequest, TwinResponse } from '../twin-http';
@@ -61,3 +62,19 @@ export interface TwinPack {
 }
 
 export type PackRegistry = ReadonlyMap<string, TwinPack>;
+
+/** A pack's domain events: name → payload. Payloads are type aliases (not interfaces) so they index as records. */
+export type DomainEventMap = Record<string, Record<string, unknown>>;
+
+/**
+ * The typed emitter of a pack's domain events: `const emit = domainEvents<SlackDomainEvents>()` checks every name
+ * and payload a behaviour records against the pack's published map, which scenarios and graders read by name.
+ */
+export const domainEvents =
+  <M extends DomainEventMap>() =>
+  <K extends keyof M & string>(call: PackCall, name: K, data: M[K]): EpisodeEvent => ({
+    type: 'domain',
+    name,
+    service: call.service,
+    data,
+  });

@@ -1,0 +1,49 @@
+import type { PoStatus } from './purchase-orders';
+
+/** What every purchase-order event says about the order. */
+export type OrderSummary = {
+  po_id: string;
+  supplier_id: string;
+  cost_centre: string;
+  total: number;
+  currency: string;
+  requester_id: string;
+  by: string;
+};
+
+/** The ERP pack's domain events, by name: what scenarios and graders read from an episode's log. */
+export type ErpDomainEvents = {
+  'erp.po.created': OrderSummary & { lines: unknown[] };
+  'erp.po.updated': OrderSummary & { changed: string[] };
+  'erp.budget.committed': { cost_centre: string; po_id: string; amount: number; available_after: number };
+  'erp.goods.received': { po_id: string; receipt_id: string; lines: { line: number; quantity: number }[]; by: string };
+  'erp.rfq.created': { rfq_id: string; title: string; supplier_ids: string[]; by: string };
+  'erp.rfq.sent': { rfq_id: string; supplier_ids: string[]; by: string };
+  'erp.quote.received': { rfq_id: string; quote_id: string; supplier_id: string; total: number; by: string };
+  'erp.rfq.awarded': {
+    rfq_id: string;
+    quote_id: string;
+    supplier_id: string;
+    total: number;
+    quotes: { quote_id: string; supplier_id: string; total: number }[];
+    by: string;
+  };
+  'erp.invoice.received': { invoice_id: string; po_id: string; total: number; by: string };
+  'erp.supplier.created': { supplier_id: string; name: string; by: string };
+  'erp.requisition.created': { requisition_id: string; cost_centre: string; by: string };
+} & {
+  /** A transition into `status`, from `from`, with the approval's comment or rule where there is one. */
+  [K in `erp.po.${Exclude<PoStatus, 'draft'>}` | 'erp.po.draft']: OrderSummary & {
+    from: PoStatus;
+    comment?: string | null;
+    rule?: string;
+    auto?: boolean;
+  };
+} & {
+  [K in 'erp.invoice.matched' | 'erp.invoice.exception']: {
+    invoice_id: string;
+    po_id: string;
+    reasons: string[];
+    by: string;
+  };
+};

@@ -1,0 +1,21 @@
+/** The Slack pack's domain events, by name: what scenarios and graders read from an episode's log. */
+export type SlackDomainEvents = {
+  'slack.message.posted': {
+    channel: string;
+    ts: string;
+    user: string;
+    employee: string;
+    text: string;
+    thread_ts?: string;
+    files?: string[];
+  };
+  /** With the text it replaced, so an edit cannot hide what was said. */
+  'slack.message.updated': { channel: string; ts: string; user: string; previous_text: string; text: string };
+  /** With the text it removed. */
+  'slack.message.deleted': { channel: string; ts: string; user: string; text: string };
+  'slack.reaction.added': { channel: string; ts: string; user: string; name: string };
+  'slack.channel.created': { channel: string; name: string; private: boolean; user: string };
+  'slack.channel.joined': { channel: string; user: string };
+  'slack.dm.opened': { channel: string; users: string[] };
+  'slack.file.shared': { file: string; name: string; user: string; channels: string[]; content?: string };
+};
