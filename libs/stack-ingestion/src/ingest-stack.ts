@@ -21,6 +21,7 @@ import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './mode
 import { loadService } from './openapi/service-loader';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
+import { readScenarios, scenarioFiles } from './scenarios/scenario-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
 export type StackInput = { kind: 'path'; path: string } | { kind: 'upload'; name: string; content: Buffer };
@@ -187,6 +188,9 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     entities.map((e) => e.name),
   );
 
+  const scenarioPaths = scenarioFiles(files, manifest.scenarios);
+  const scenarios = readScenarios(files, locator, scenarioPaths, services);
+
   const model: StackModel = {
     format: stackModelFormat,
     name: manifest.name,
@@ -194,13 +198,14 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     entities,
     relations,
     samples,
+    scenarios,
     warnings,
   };
   return {
     model,
     version: contentVersion(model),
     stats: {
-      files: fileCount + schemaFiles.length + sampleFiles.length,
+      files: fileCount + schemaFiles.length + sampleFiles.length + scenarioPaths.length,
       references,
       milliseconds: performance.now() - started,
     },

@@ -17,7 +17,8 @@ export type IngestionErrorCode =
   | 'DOCUMENT_UNPARSABLE'
   | 'REFERENCE_INVALID'
   | 'SPECIFICATION_INVALID'
-  | 'DATA_SCHEMA_INVALID';
+  | 'DATA_SCHEMA_INVALID'
+  | 'SCENARIO_INVALID';
 
 /** A rejected bundle. Carries every problem found (up to a cap), each located, so a user fixes them in one pass. */
 export class IngestionError extends Error {

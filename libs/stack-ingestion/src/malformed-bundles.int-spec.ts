@@ -270,6 +270,40 @@ describe('refusing malformed bundles', () => {
       ],
     ],
     [
+      'a scenario with an unknown persona, refused before any episode could start',
+      () =>
+        folder({
+          'api.yaml': minimalSpec(),
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nscenarios: [scenarios/s.yaml]\n',
+          'scenarios/s.yaml': [
+            'id: s',
+            'title: S',
+            'task: { goal: Buy, tools: [api] }',
+            'parties:',
+            '  broker:',
+            '    persona: haggler',
+            'success: []',
+            'horizon: { max_agent_actions: 5, business_days: 2 }',
+            '',
+          ].join('\n'),
+        }),
+      'SCENARIO_INVALID',
+      [
+        {
+          file: 'scenarios/s.yaml',
+          line: 6,
+          pointer: '/parties/broker/persona',
+          message: expect.stringMatching(/^Invalid discriminator value/) as string,
+        },
+        {
+          file: 'scenarios/s.yaml',
+          line: 7,
+          pointer: '/success',
+          message: 'Array must contain at least 1 element(s)',
+        },
+      ],
+    ],
+    [
       'invalid SQL DDL',
       () =>
         folder({

@@ -14,6 +14,7 @@ export const ingestionStatus = (code: IngestionErrorCode): HttpStatus => {
     case 'REFERENCE_INVALID':
     case 'SPECIFICATION_INVALID':
     case 'DATA_SCHEMA_INVALID':
+    case 'SCENARIO_INVALID':
       return HttpStatus.UNPROCESSABLE_ENTITY;
   }
 };

@@ -14,6 +14,7 @@ const model = (name: string, title = 'API'): StackModel => ({
   entities: [],
   relations: [],
   samples: [],
+  scenarios: [],
   warnings: [{ location: 'api.yaml:1', file: 'api.yaml', line: 1, pointer: '', message: title }],
 });
 

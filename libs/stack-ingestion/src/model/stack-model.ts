@@ -2,6 +2,8 @@
  * The normalized description of a client's stack: what every later stage (world synthesis, twins, scenarios,
  * graders) reads. Plain JSON so it can be hashed, stored as jsonb and diffed.
  */
+import type { Scenario } from '@libs/scenarios';
+
 import type { SampleProfile } from '../samples/sample-profile';
 
 export const stackModelFormat = 1;
@@ -151,5 +153,12 @@ export interface StackModel {
   relations: RelationModel[];
   /** Value distributions fitted from the bundle's samples, secrets and personal data redacted. */
   samples: SampleProfile[];
+  /** The bundle's scenarios, checked against the stack, with the file each came from. */
+  scenarios: ScenarioModel[];
   warnings: StackWarning[];
+}
+
+export interface ScenarioModel {
+  file: string;
+  scenario: Scenario;
 }

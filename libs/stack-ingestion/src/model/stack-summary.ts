@@ -54,6 +54,13 @@ export const summarizeStack = (model: StackModel, identity: StackIdentity) => ({
       records,
       fields: Object.keys(fields).length,
     })),
+    scenarios: (model.scenarios ?? []).map(({ file, scenario }) => ({
+      id: scenario.id,
+      title: scenario.title,
+      file,
+      parties: Object.keys(scenario.parties),
+      variables: Object.keys(scenario.variables),
+    })),
     warnings: model.warnings,
   },
 });

@@ -1,0 +1,5 @@
+export * from './scenario-schema';
+export * from './scenario-values';
+export * from './scenario-validation';
+export * from './task-instance';
+export * from './scenario-json-schema';

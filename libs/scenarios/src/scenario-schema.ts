@@ -1,0 +1,175 @@
+import { z } from 'zod';
+
+/**
+ * A scenario: data in a stack bundle (`scenarios/*.yaml`) that an episode runs. One scenario is many task instances:
+ * its variables have ranges, and a seed picks one value of each. Text fields are templates (`{{quantity}}`), numeric
+ * fields are expressions over variables (`list_price * reservation_ratio`).
+ */
+const name = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lower_snake_case');
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+/** A number, or an expression over the scenario's values that gives one. */
+export const numeric = z.union([z.number(), z.string().min(1)]);
+
+export const variableSchema = z.union([
+  z
+    .object({
+      int: z.tuple([z.number().int(), z.number().int()]),
+      step: z.number().int().positive().optional(),
+    })
+    .strict(),
+  z
+    .object({
+      number: z.tuple([z.number(), z.number()]),
+      decimals: z.number().int().min(0).max(6).optional(),
+    })
+    .strict(),
+  z.object({ choice: z.array(scalar).min(1) }).strict(),
+  scalar,
+]);
+
+/** Picks people of the company: an employee id, `agent`, or a role (and department) to choose among. */
+const employeeSelector = z.union([
+  z.string().regex(/^(agent|E\d{4})$/, 'must be "agent" or an employee id such as E0004'),
+  z
+    .object({
+      role: z.enum(['requester', 'buyer', 'approver', 'finance', 'executive']),
+      department: z.string().optional(),
+      title: z.string().optional(),
+    })
+    .strict(),
+]);
+
+export const personaKinds = ['supplier-negotiator', 'approver', 'finance-colleague', 'background-traffic'] as const;
+
+const supplierNegotiator = z
+  .object({
+    persona: z.literal('supplier-negotiator'),
+    /** A supplier of the company: its id (`S003`) or its index in the supplier list. */
+    supplier: z.union([z.string().regex(/^S\d{3}$/, 'must be a supplier id such as S003'), z.number().int().min(0)]),
+    contact: z.number().int().min(0).default(0),
+    strategy: z.string().min(1),
+    opening_price: numeric,
+    reservation_price: numeric,
+    /** Rounds of offers before the supplier walks away when nothing moves. */
+    patience: numeric.default(6),
+    reply_after_business_days: numeric.default(1),
+    delivery_days: numeric.default(15),
+    payment_terms_days: numeric.default(30),
+  })
+  .strict();
+
+const approver = z
+  .object({
+    persona: z.literal('approver'),
+    employee: employeeSelector,
+    strictness: z.string().min(1).default('lenient'),
+    reply_after_business_hours: numeric.default(4),
+  })
+  .strict();
+
+const financeColleague = z
+  .object({
+    persona: z.literal('finance-colleague'),
+    employee: employeeSelector,
+    questions: numeric.default(1),
+  })
+  .strict();
+
+const backgroundTraffic = z
+  .object({
+    persona: z.literal('background-traffic'),
+    channels: z.array(z.string().min(1)).min(1),
+    messages: numeric,
+  })
+  .strict();
+
+export const partySchema = z.discriminatedUnion('persona', [
+  supplierNegotiator,
+  approver,
+  financeColleague,
+  backgroundTraffic,
+]);
+
+/** What counts as done: a purchase order of the supplier's, far enough along, within the terms. */
+export const successSchema = z
+  .object({
+    kind: z.literal('purchase-order'),
+    /** The party whose supplier the order is for, or `any` of the scenario's suppliers (a competitive RFQ). */
+    supplier: name,
+    min_status: z.enum(['pending_approval', 'approved', 'sent', 'acknowledged', 'received', 'closed']),
+    quantity: numeric,
+    max_unit_price: numeric,
+    min_payment_terms_days: numeric.optional(),
+    max_delivery_business_days: numeric.optional(),
+  })
+  .strict();
+
+export const scenarioSchema = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes'),
+    title: z.string().min(1),
+    description: z.string().optional(),
+    world: z
+      .object({
+        seed: z.number().int().min(0).optional(),
+        company: z
+          .object({
+            employees: z.number().int().min(20).max(20_000).optional(),
+            suppliers: z.number().int().min(1).max(5_000).optional(),
+            items: z.number().int().min(1).max(200_000).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .default({}),
+    variables: z.record(name, variableSchema).default({}),
+    /** Values computed from the variables, in order: later ones may use earlier ones. */
+    derived: z.record(name, numeric).default({}),
+    task: z
+      .object({
+        goal: z.string().min(1),
+        context: z.string().default(''),
+        /** The client's policy document the agent must follow: a file in the bundle. */
+        policy: z.string().min(1).optional(),
+        /** The stack's services the agent may use. */
+        tools: z.array(z.string().min(1)).min(1),
+      })
+      .strict(),
+    /** Facts the agent must not see (and graders check it never discloses): name → value. */
+    hidden: z.record(name, numeric).default({}),
+    parties: z
+      .record(name, partySchema)
+      .refine((parties) => Object.keys(parties).length > 0, 'needs at least one party'),
+    success: z.array(successSchema).min(1),
+    constraints: z.array(z.record(z.string(), z.unknown())).default([]),
+    horizon: z
+      .object({
+        max_agent_actions: z.number().int().min(1).max(10_000),
+        business_days: z.number().int().min(1).max(365),
+        wall_clock_minutes: z
+          .number()
+          .positive()
+          .max(24 * 60)
+          .default(10),
+      })
+      .strict(),
+    difficulty: z.record(z.string(), scalar).default({}),
+    /** The world as the episode starts: changes the simulator makes before the agent's first action. */
+    setup: z
+      .array(
+        z
+          .object({ freeze_budget: z.string().regex(/^CC-\d{3}$/, 'must be a cost centre code such as CC-400') })
+          .strict(),
+      )
+      .default([]),
+    /** The policy sets graders apply (files in the bundle). */
+    policies: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type ScenarioParty = z.infer<typeof partySchema>;
+export type SuccessCriterion = z.infer<typeof successSchema>;
+export type VariableSpec = z.infer<typeof variableSchema>;
+export type EmployeeSelector = z.infer<typeof employeeSelector>;

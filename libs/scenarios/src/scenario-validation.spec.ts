@@ -1,0 +1,147 @@
+import { synthesizeCompany } from '@libs/synthetic-data';
+
+import { validateScenario } from './scenario-validation';
+import { instantiate } from './task-instance';
+
+const context = { services: ['email', 'slack', 'erp'], files: new Set(['policies/policy.md']) };
+
+/** A small valid scenario; each case below breaks one thing of it. */
+const valid = () => ({
+  id: 'bolts',
+  title: 'Bolts',
+  world: { company: { employees: 40, suppliers: 5, items: 50 } },
+  variables: {
+    quantity: { int: [1000, 2000], step: 500 },
+    list_price: { number: [0.2, 0.3], decimals: 3 },
+    strategy: { choice: ['boulware', 'linear'] },
+  },
+  derived: { target_price: 'round(list_price * 0.9, 3)' },
+  hidden: { reservation_price: 'round(list_price * 0.8, 3)' },
+  task: {
+    goal: 'Buy {{quantity}} bolts from {{supplier_name}} at {{target_price}}',
+    policy: 'policies/policy.md',
+    tools: ['email', 'erp'],
+  },
+  parties: {
+    supplier: {
+      persona: 'supplier-negotiator',
+      supplier: 0,
+      strategy: '{{strategy}}',
+      opening_price: 'list_price',
+      reservation_price: 'reservation_price',
+    },
+    approver: { persona: 'approver', employee: { role: 'approver', department: 'Procurement' } },
+  },
+  success: [
+    {
+      kind: 'purchase-order',
+      supplier: 'supplier',
+      min_status: 'sent',
+      quantity: 'quantity',
+      max_unit_price: 'target_price',
+    },
+  ],
+  horizon: { max_agent_actions: 40, business_days: 10 },
+});
+
+type Scenario = ReturnType<typeof valid>;
+const broken = (change: (s: Scenario & Record<string, unknown>) => void) => {
+  const scenario = valid() as Scenario & Record<string, unknown>;
+  change(scenario);
+  return validateScenario(scenario, context).problems;
+};
+
+describe(validateScenario.name, () => {
+  it('accepts a valid scenario, and its instances are the same for the same seed', () => {
+    const { scenario, problems } = validateScenario(valid(), context);
+    expect(problems).toEqual([]);
+    const company = synthesizeCompany(3, { employees: 40, suppliers: 5, items: 50 });
+    const first = instantiate(scenario!, 3, company);
+    expect(instantiate(scenario!, 3, company)).toEqual(first);
+    expect(first.brief.goal).toMatch(/^Buy (1000|1500|2000) bolts from .+ at 0\.\d+$/);
+    expect(first.hidden.reservation_price).toBeLessThan(first.values.target_price as number);
+    expect(first.parties.approver).toMatchObject({ persona: 'approver', approvalLimit: 50_000 });
+  });
+
+  it.each([
+    [
+      'an unknown persona',
+      (s: Scenario & Record<string, unknown>) => {
+        (s.parties as Record<string, unknown>).broker = { persona: 'broker' };
+      },
+      [{ pointer: '/parties/broker/persona', message: expect.stringMatching(/Invalid discriminator value/) as string }],
+    ],
+    [
+      'a tool that is not a service of the stack',
+      (s: Scenario) => {
+        s.task.tools.push('teams');
+      },
+      [{ pointer: '/task/tools/2', message: 'the stack has no service "teams"; it has email, slack, erp' }],
+    ],
+    [
+      'a policy file that is not in the bundle',
+      (s: Scenario) => {
+        s.task.policy = 'policies/missing.md';
+      },
+      [{ pointer: '/task/policy', message: '"policies/missing.md" is not in the bundle' }],
+    ],
+    [
+      'a template naming a value that does not exist',
+      (s: Scenario) => {
+        s.task.goal = 'Buy {{quantty}} bolts';
+      },
+      [{ pointer: '/task/goal', message: expect.stringMatching(/^"quantty" is not defined here/) as string }],
+    ],
+    [
+      'an empty range',
+      (s: Scenario) => {
+        s.variables.quantity.int = [2000, 1000];
+      },
+      [{ pointer: '/variables/quantity/int', message: 'the range 2000..1000 is empty' }],
+    ],
+    [
+      'a strategy no supplier persona knows',
+      (s: Scenario) => {
+        s.variables.strategy.choice = ['boulware', 'haggle'];
+      },
+      [
+        {
+          pointer: '/parties/supplier/strategy',
+          message: expect.stringMatching(
+            /^unknown negotiation strategy "haggle"; use one of boulware, linear/,
+          ) as string,
+        },
+      ],
+    ],
+    [
+      'a supplier the company does not have',
+      (s: Scenario) => {
+        s.parties.supplier.supplier = 9;
+      },
+      [{ pointer: '/parties/supplier/supplier', message: 'no supplier 9 among 5 (seed 0)' }],
+    ],
+    [
+      'an impossible target: below the supplier’s floor in every instance',
+      (s: Scenario) => {
+        s.derived.target_price = 'round(list_price * 0.5, 3)';
+      },
+      [
+        {
+          pointer: '/success/0/max_unit_price',
+          message: expect.stringMatching(
+            /^no task instance can succeed: max_unit_price \(.+\) is below the reservation/,
+          ) as string,
+        },
+      ],
+    ],
+    [
+      'success terms for a party that is not a supplier',
+      (s: Scenario) => {
+        s.success[0].supplier = 'approver';
+      },
+      [{ pointer: '/success/0/supplier', message: '"approver" is not a supplier-negotiator party of this scenario' }],
+    ],
+  ])('refuses %s, naming the field', (_name, change, expected) => {
+    expect(broken(change)).toEqual(expected);
+  });
+});

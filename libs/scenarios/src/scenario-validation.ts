@@ -1,0 +1,207 @@
+import { Company, synthesizeCompany } from '@libs/synthetic-data';
+
+import { Scenario, scenarioSchema } from './scenario-schema';
+import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
+import { InstanceError, instantiate, partyValueNames } from './task-instance';
+
+export interface ScenarioProblem {
+  /** JSON pointer into the scenario file. */
+  pointer: string;
+  message: string;
+}
+
+/** What a scenario may refer to outside itself: the stack's services and the bundle's files. */
+export interface ScenarioContext {
+  services: string[];
+  files: ReadonlySet<string>;
+}
+
+const pointerOf = (path: readonly PropertyKey[]): string =>
+  path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/** How many task instances a check tries: enough to cross every choice of a small scenario, few enough to be quick. */
+const sampledSeeds = 24;
+
+const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
+  const known = new Set<string>();
+  const declare = (name: string, pointer: string) => {
+    if (known.has(name)) {
+      problems.push({ pointer, message: `"${name}" is defined twice (variables, derived and hidden share names)` });
+    }
+    known.add(name);
+  };
+  const uses = (expression: number | string, pointer: string, template = false) => {
+    if (typeof expression === 'number') {
+      return;
+    }
+    try {
+      for (const name of template ? namesInTemplate(expression) : namesIn(expression)) {
+        if (!known.has(name)) {
+          problems.push({
+            pointer,
+            message: `"${name}" is not defined here (known: ${[...known].join(', ') || 'none'})`,
+          });
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) {
+        throw error;
+      }
+      problems.push({ pointer, message: error.message });
+    }
+  };
+  for (const [name, spec] of Object.entries(scenario.variables)) {
+    declare(name, `/variables/${name}`);
+    if (typeof spec === 'object' && 'int' in spec && spec.int[0] > spec.int[1]) {
+      problems.push({
+        pointer: `/variables/${name}/int`,
+        message: `the range ${spec.int[0]}..${spec.int[1]} is empty`,
+      });
+    }
+    if (typeof spec === 'object' && 'number' in spec && spec.number[0] > spec.number[1]) {
+      problems.push({
+        pointer: `/variables/${name}/number`,
+        message: `the range ${spec.number[0]}..${spec.number[1]} is empty`,
+      });
+    }
+  }
+  for (const [name, expression] of Object.entries(scenario.derived)) {
+    uses(expression, `/derived/${name}`);
+    declare(name, `/derived/${name}`);
+  }
+  for (const [name, expression] of Object.entries(scenario.hidden)) {
+    uses(expression, `/hidden/${name}`);
+    declare(name, `/hidden/${name}`);
+  }
+  for (const [name, party] of Object.entries(scenario.parties)) {
+    for (const [field, value] of Object.entries(party)) {
+      if (['opening_price', 'reservation_price', 'patience', 'messages', 'questions'].includes(field)) {
+        uses(value as number | string, `/parties/${name}/${field}`);
+      }
+      if (field === 'strategy' || field === 'strictness') {
+        uses(value as string, `/parties/${name}/${field}`, true);
+      }
+    }
+  }
+  partyValueNames(scenario).forEach((name) => known.add(name));
+  uses(scenario.task.goal, '/task/goal', true);
+  uses(scenario.task.context, '/task/context', true);
+  scenario.success.forEach((criterion, index) => {
+    for (const field of [
+      'quantity',
+      'max_unit_price',
+      'min_payment_terms_days',
+      'max_delivery_business_days',
+    ] as const) {
+      if (criterion[field] !== undefined) {
+        uses(criterion[field], `/success/${index}/${field}`);
+      }
+    }
+    const suppliers = Object.values(scenario.parties).filter((p) => p.persona === 'supplier-negotiator');
+    if (
+      criterion.supplier === 'any'
+        ? suppliers.length === 0
+        : scenario.parties[criterion.supplier]?.persona !== 'supplier-negotiator'
+    ) {
+      problems.push({
+        pointer: `/success/${index}/supplier`,
+        message: `"${criterion.supplier}" is not a supplier-negotiator party of this scenario`,
+      });
+    }
+  });
+};
+
+const checkReferences = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
+  scenario.task.tools.forEach((tool, index) => {
+    if (!context.services.includes(tool)) {
+      problems.push({
+        pointer: `/task/tools/${index}`,
+        message: `the stack has no service "${tool}"; it has ${context.services.join(', ')}`,
+      });
+    }
+  });
+  if (scenario.task.policy && !context.files.has(scenario.task.policy)) {
+    problems.push({ pointer: '/task/policy', message: `"${scenario.task.policy}" is not in the bundle` });
+  }
+  scenario.policies.forEach((file, index) => {
+    if (!context.files.has(file)) {
+      problems.push({ pointer: `/policies/${index}`, message: `"${file}" is not in the bundle` });
+    }
+  });
+};
+
+/**
+ * Tries the scenario's task instances: a reference that does not resolve, a value outside what a persona knows,
+ * or success terms no instance can meet are refused here, before any episode starts.
+ */
+const checkInstances = (scenario: Scenario, company: Company, problems: ScenarioProblem[]): void => {
+  const seen = new Set<string>();
+  let feasible = false;
+  const impossible = new Map<number, string>();
+  for (let seed = 0; seed < sampledSeeds; seed++) {
+    try {
+      const instance = instantiate(scenario, seed, company);
+      let meetable = true;
+      instance.success.forEach((criterion, index) => {
+        const floors = criterion.supplierParties.map((party) => {
+          const supplier = instance.parties[party];
+          return supplier.persona === 'supplier-negotiator' ? supplier.reservationPrice : 0;
+        });
+        const lowest = Math.min(...floors);
+        if (criterion.maxUnitPrice < lowest) {
+          meetable = false;
+          impossible.set(
+            index,
+            `max_unit_price (${criterion.maxUnitPrice}) is below the reservation price of every supplier it allows (lowest ${lowest})`,
+          );
+        }
+      });
+      feasible ||= meetable;
+    } catch (error) {
+      if (!(error instanceof InstanceError)) {
+        throw error;
+      }
+      const key = `${error.pointer} ${error.message}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        problems.push({ pointer: error.pointer, message: `${error.message} (seed ${seed})` });
+      }
+    }
+  }
+  if (!feasible && seen.size === 0) {
+    for (const [index, reason] of impossible) {
+      problems.push({
+        pointer: `/success/${index}/max_unit_price`,
+        message: `no task instance can succeed: ${reason} in every one tried`,
+      });
+    }
+  }
+};
+
+/**
+ * Parses and checks a scenario: its shape, its names, its references to the stack and bundle, and its task
+ * instances. Every problem comes back with its pointer; no problems means episodes may start.
+ */
+export const validateScenario = (
+  raw: unknown,
+  context: ScenarioContext,
+): { scenario?: Scenario; problems: ScenarioProblem[] } => {
+  const parsed = scenarioSchema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      problems: parsed.error.issues.flatMap((issue) =>
+        issue.code === 'unrecognized_keys'
+          ? issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), message: `unknown field "${key}"` }))
+          : [{ pointer: pointerOf(issue.path), message: issue.message }],
+      ),
+    };
+  }
+  const scenario = parsed.data;
+  const problems: ScenarioProblem[] = [];
+  checkNames(scenario, problems);
+  checkReferences(scenario, context, problems);
+  if (problems.length === 0) {
+    checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);
+  }
+  return problems.length === 0 ? { scenario, problems } : { problems };
+};

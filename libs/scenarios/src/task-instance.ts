@@ -1,0 +1,305 @@
+import { Company, Employee, hashSeed } from '@libs/synthetic-data';
+
+import { EmployeeSelector, Scenario, ScenarioParty } from './scenario-schema';
+import { evaluate, fill, sample, Values } from './scenario-values';
+
+export const negotiationStrategies = ['boulware', 'linear', 'conceder', 'tit-for-tat'] as const;
+export type NegotiationStrategy = (typeof negotiationStrategies)[number];
+export const strictnessLevels = ['lenient', 'strict'] as const;
+
+/** A problem found while making an instance, with the JSON pointer of the scenario field it comes from. */
+export class InstanceError extends Error {
+  constructor(
+    readonly pointer: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type ResolvedParty =
+  | {
+      persona: 'supplier-negotiator';
+      supplierId: string;
+      supplierName: string;
+      contactName: string;
+      contactEmail: string;
+      strategy: NegotiationStrategy;
+      openingPrice: number;
+      reservationPrice: number;
+      patience: number;
+      replyAfterBusinessDays: number;
+      deliveryDays: number;
+      paymentTermsDays: number;
+    }
+  | {
+      persona: 'approver';
+      employeeId: string;
+      name: string;
+      email: string;
+      approvalLimit: number;
+      strictness: 'lenient' | 'strict';
+      replyAfterBusinessHours: number;
+    }
+  | { persona: 'finance-colleague'; employeeId: string; name: string; email: string; questions: number }
+  | { persona: 'background-traffic'; channels: string[]; messages: number };
+
+export interface ResolvedSuccess {
+  /** The supplier parties an order may go to: one, or all of them for `any`. */
+  supplierParties: string[];
+  supplierIds: string[];
+  minStatus: string;
+  quantity: number;
+  maxUnitPrice: number;
+  minPaymentTermsDays?: number;
+  maxDeliveryBusinessDays?: number;
+}
+
+/** One task of a scenario: every variable picked by the seed, every reference resolved against the company. */
+export interface TaskInstance {
+  scenarioId: string;
+  seed: number;
+  /** The world's seed: the scenario's own when it fixes one, else the instance seed. */
+  worldSeed: number;
+  values: Values;
+  brief: { goal: string; context: string; policyFile?: string; tools: string[] };
+  hidden: Record<string, number>;
+  parties: Record<string, ResolvedParty>;
+  success: ResolvedSuccess[];
+  horizon: { maxAgentActions: number; businessDays: number; wallClockMinutes: number };
+  policies: string[];
+  setup: { freezeBudget?: string }[];
+}
+
+const pick = <T>(items: T[], seed: number, ...parts: (string | number)[]): T =>
+  items[hashSeed(seed, ...parts) % items.length];
+
+const employeeFor = (
+  company: Company,
+  selector: EmployeeSelector,
+  seed: number,
+  party: string,
+  pointer: string,
+): Employee => {
+  if (selector === 'agent') {
+    return company.agent;
+  }
+  if (typeof selector === 'string') {
+    const found = company.employees.find((e) => e.id === selector);
+    if (!found) {
+      throw new InstanceError(pointer, `no employee ${selector} in a company of ${company.employees.length}`);
+    }
+    return found;
+  }
+  const matches = company.employees.filter(
+    (e) =>
+      e.role === selector.role &&
+      (selector.department === undefined || e.department === selector.department) &&
+      (selector.title === undefined || e.title === selector.title),
+  );
+  if (matches.length === 0) {
+    throw new InstanceError(
+      pointer,
+      `no employee is a ${selector.role}${selector.department ? ` in ${selector.department}` : ''}`,
+    );
+  }
+  return pick(matches, seed, 'party', party);
+};
+
+const oneOf = <T extends string>(value: string, allowed: readonly T[], pointer: string, what: string): T => {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new InstanceError(pointer, `unknown ${what} "${value}"; use one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+};
+
+const number = (expression: number | string, values: Values, pointer: string): number => {
+  try {
+    return evaluate(expression, values);
+  } catch (error) {
+    throw new InstanceError(pointer, (error as Error).message);
+  }
+};
+
+const resolveParty = (
+  company: Company,
+  name: string,
+  party: ScenarioParty,
+  values: Values,
+  seed: number,
+): ResolvedParty => {
+  const at = (field: string) => `/parties/${name}/${field}`;
+  switch (party.persona) {
+    case 'supplier-negotiator': {
+      const supplier =
+        typeof party.supplier === 'number'
+          ? company.suppliers[party.supplier]
+          : company.suppliers.find((s) => s.id === party.supplier);
+      if (!supplier) {
+        throw new InstanceError(at('supplier'), `no supplier ${party.supplier} among ${company.suppliers.length}`);
+      }
+      const contact = supplier.contacts[party.contact];
+      if (!contact) {
+        throw new InstanceError(at('contact'), `${supplier.id} has ${supplier.contacts.length} contacts`);
+      }
+      const openingPrice = number(party.opening_price, values, at('opening_price'));
+      const reservationPrice = number(party.reservation_price, values, at('reservation_price'));
+      if (reservationPrice > openingPrice) {
+        throw new InstanceError(
+          at('reservation_price'),
+          `the reservation price (${reservationPrice}) is above the opening price (${openingPrice})`,
+        );
+      }
+      return {
+        persona: 'supplier-negotiator',
+        supplierId: supplier.id,
+        supplierName: supplier.name,
+        contactName: contact.name,
+        contactEmail: contact.email,
+        strategy: oneOf(fill(party.strategy, values), negotiationStrategies, at('strategy'), 'negotiation strategy'),
+        openingPrice,
+        reservationPrice,
+        patience: number(party.patience, values, at('patience')),
+        replyAfterBusinessDays: number(party.reply_after_business_days, values, at('reply_after_business_days')),
+        deliveryDays: number(party.delivery_days, values, at('delivery_days')),
+        paymentTermsDays: number(party.payment_terms_days, values, at('payment_terms_days')),
+      };
+    }
+    case 'approver': {
+      const employee = employeeFor(company, party.employee, seed, name, at('employee'));
+      return {
+        persona: 'approver',
+        employeeId: employee.id,
+        name: employee.name,
+        email: employee.email,
+        approvalLimit: employee.approvalLimit,
+        strictness: oneOf(fill(party.strictness, values), strictnessLevels, at('strictness'), 'strictness'),
+        replyAfterBusinessHours: number(party.reply_after_business_hours, values, at('reply_after_business_hours')),
+      };
+    }
+    case 'finance-colleague': {
+      const employee = employeeFor(company, party.employee, seed, name, at('employee'));
+      return {
+        persona: 'finance-colleague',
+        employeeId: employee.id,
+        name: employee.name,
+        email: employee.email,
+        questions: number(party.questions, values, at('questions')),
+      };
+    }
+    case 'background-traffic':
+      return {
+        persona: 'background-traffic',
+        channels: party.channels,
+        messages: Math.max(0, Math.round(number(party.messages, values, at('messages')))),
+      };
+  }
+};
+
+/** Values a template may name about a party (`{{supplier_name}}`, `{{approver_email}}`). */
+const partyValues = (name: string, party: ResolvedParty): Values => {
+  switch (party.persona) {
+    case 'supplier-negotiator':
+      return {
+        [`${name}_name`]: party.supplierName,
+        [`${name}_contact`]: party.contactName,
+        [`${name}_email`]: party.contactEmail,
+        [`${name}_id`]: party.supplierId,
+      };
+    case 'approver':
+    case 'finance-colleague':
+      return { [`${name}_name`]: party.name, [`${name}_email`]: party.email };
+    default:
+      return {};
+  }
+};
+
+/** The names a scenario's templates and expressions may use, beyond its variables, derived and hidden values. */
+export const partyValueNames = (scenario: Scenario): string[] =>
+  Object.entries(scenario.parties).flatMap(([name, party]) =>
+    party.persona === 'supplier-negotiator'
+      ? [`${name}_name`, `${name}_contact`, `${name}_email`, `${name}_id`]
+      : party.persona === 'background-traffic'
+        ? []
+        : [`${name}_name`, `${name}_email`],
+  );
+
+/**
+ * The task instance of a scenario for a seed, against the company of its world. Throws an InstanceError, with the
+ * pointer of the field at fault, when a value or reference does not work out for this seed.
+ */
+export const instantiate = (scenario: Scenario, seed: number, company: Company): TaskInstance => {
+  const values: Values = {};
+  for (const [name, spec] of Object.entries(scenario.variables)) {
+    values[name] = sample(name, spec, seed);
+  }
+  for (const [name, expression] of Object.entries(scenario.derived)) {
+    values[name] = number(expression, values, `/derived/${name}`);
+  }
+  const hidden: Record<string, number> = {};
+  for (const [name, expression] of Object.entries(scenario.hidden)) {
+    hidden[name] = number(expression, values, `/hidden/${name}`);
+    values[name] = hidden[name];
+  }
+  const parties: Record<string, ResolvedParty> = {};
+  for (const [name, party] of Object.entries(scenario.parties)) {
+    parties[name] = resolveParty(company, name, party, values, seed);
+    Object.assign(values, partyValues(name, parties[name]));
+  }
+  const success = scenario.success.map((criterion, index): ResolvedSuccess => {
+    const at = (field: string) => `/success/${index}/${field}`;
+    const named = criterion.supplier === 'any' ? Object.keys(parties) : [criterion.supplier];
+    const suppliers = named.filter((n) => parties[n]?.persona === 'supplier-negotiator');
+    if (suppliers.length === 0) {
+      throw new InstanceError(at('supplier'), `"${criterion.supplier}" is not a supplier-negotiator party`);
+    }
+    return {
+      supplierParties: suppliers,
+      supplierIds: suppliers.map((n) => (parties[n] as { supplierId: string }).supplierId),
+      minStatus: criterion.min_status,
+      quantity: number(criterion.quantity, values, at('quantity')),
+      maxUnitPrice: number(criterion.max_unit_price, values, at('max_unit_price')),
+      ...(criterion.min_payment_terms_days !== undefined
+        ? { minPaymentTermsDays: number(criterion.min_payment_terms_days, values, at('min_payment_terms_days')) }
+        : {}),
+      ...(criterion.max_delivery_business_days !== undefined
+        ? {
+            maxDeliveryBusinessDays: number(
+              criterion.max_delivery_business_days,
+              values,
+              at('max_delivery_business_days'),
+            ),
+          }
+        : {}),
+    };
+  });
+  const fillAt = (text: string, pointer: string): string => {
+    try {
+      return fill(text, values);
+    } catch (error) {
+      throw new InstanceError(pointer, (error as Error).message);
+    }
+  };
+  return {
+    scenarioId: scenario.id,
+    seed,
+    worldSeed: scenario.world.seed ?? seed,
+    values,
+    brief: {
+      goal: fillAt(scenario.task.goal, '/task/goal'),
+      context: fillAt(scenario.task.context, '/task/context'),
+      ...(scenario.task.policy ? { policyFile: scenario.task.policy } : {}),
+      tools: scenario.task.tools,
+    },
+    hidden,
+    parties,
+    success,
+    horizon: {
+      maxAgentActions: scenario.horizon.max_agent_actions,
+      businessDays: scenario.horizon.business_days,
+      wallClockMinutes: scenario.horizon.wall_clock_minutes,
+    },
+    policies: scenario.policies,
+    setup: scenario.setup.map((step) => ({ freezeBudget: step.freeze_budget })),
+  };
+};

@@ -1,0 +1,48 @@
+import { validateScenario } from '@libs/scenarios';
+
+import { BundleFiles } from '../bundle/bundle-files';
+import { parseDocument } from '../documents/document-parser';
+import { SourceLocator } from '../documents/source-locator';
+import { IngestionError, IngestionProblem } from '../ingestion.error';
+import { ScenarioModel, ServiceModel } from '../model/stack-model';
+
+/** The bundle's scenario files: those `mirror.yaml` lists, else every YAML or JSON file under `scenarios/`. */
+export const scenarioFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
+  listed ?? files.list().filter((file) => /^scenarios\/.+\.(ya?ml|json)$/i.test(file));
+
+/**
+ * Reads and checks every scenario against the stack it ships with: its shape, names, references to services and
+ * files, and its task instances. All problems of all files come back at once, located by line and pointer, so a
+ * broken scenario is refused at ingest, before any episode could start.
+ */
+export const readScenarios = (
+  files: BundleFiles,
+  locator: SourceLocator,
+  paths: string[],
+  services: ServiceModel[],
+): ScenarioModel[] => {
+  const problems: IngestionProblem[] = [];
+  const scenarios: ScenarioModel[] = [];
+  const context = { services: services.map((s) => s.name), files: new Set(files.list()) };
+  const ids = new Map<string, string>();
+  for (const file of paths) {
+    if (!files.has(file)) {
+      problems.push(locator.problem(file, '', 'scenario file is not in the bundle'));
+      continue;
+    }
+    const { scenario, problems: found } = validateScenario(parseDocument(file, files.read(file)), context);
+    problems.push(...found.map((p) => locator.problem(file, p.pointer, p.message)));
+    if (scenario) {
+      const other = ids.get(scenario.id);
+      if (other) {
+        problems.push(locator.problem(file, '/id', `scenario id "${scenario.id}" is also used by ${other}`));
+      }
+      ids.set(scenario.id, file);
+      scenarios.push({ file, scenario });
+    }
+  }
+  if (problems.length > 0) {
+    throw new IngestionError('SCENARIO_INVALID', problems);
+  }
+  return scenarios;
+};
