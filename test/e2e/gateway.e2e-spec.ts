@@ -172,6 +172,31 @@ describe('twin gateway', () => {
     expect(await names(fork.id)).toContain('first');
   });
 
+  it('moves the business clock forward only, stamps records with it, and keeps it across a rebuild', async () => {
+    const clock = (at: string) =>
+      fetch(`${gateway.base}/_mirror/episodes/${episode}/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ at }),
+      });
+    const moved = await clock('2026-06-03T14:00:00Z');
+    expect(moved.status).toBe(200);
+    expect((await json(moved)).now).toBe('2026-06-03T14:00:00.000Z');
+    const created = await json(await post('/suppliers', { name: 'Clockwork Ltd', country: 'GB' }));
+    expect(created.created_at).toBe('2026-06-03T14:00:01.000Z');
+
+    const backwards = await clock('2026-06-02T09:00:00Z');
+    expect(backwards.status).toBe(409);
+    expect((await json(backwards)).message).toBe(
+      'the clock is at 2026-06-03T14:00:01.000Z; it cannot move to 2026-06-02T09:00:00Z',
+    );
+    expect((await clock('not a time')).status).toBe(422);
+
+    // Another engine on the same database rebuilds the episode from its log, clock jumps included.
+    const rebuilt = await gateway.freshEngine().episode(episode);
+    expect(rebuilt.now()).toBe('2026-06-03T14:00:01.000Z');
+  });
+
   it('injects faults on demand: 429 with Retry-After past a rate limit, 503 in the spec shape', async () => {
     const faults = await fetch(`${gateway.base}/_mirror/episodes/${episode}/faults`, {
       method: 'PUT',

@@ -36,6 +36,9 @@ export const startGateway = async () => {
     dataSource,
     errors,
     databaseUrl: database.url,
+    /** A second engine over the same database: what a restarted gateway would be. */
+    freshEngine: () =>
+      new TwinEngine(new PostgresEpisodeStore(dataSource), new RepositoryStackSource(stacks), builtInPacks),
     stop: async () => {
       await new Promise((resolve) => server.close(resolve));
       await dataSource.destroy();

@@ -10,7 +10,12 @@ export type EpisodeEvent =
    * What happened in the product's own terms (`slack.message.posted`, `email.sent`, `erp.po.submitted`), for
    * scenarios and graders; it changes no state, the record events beside it do.
    */
-  | { type: 'domain'; name: string; service: string; data: Record<string, unknown> };
+  | { type: 'domain'; name: string; service: string; data: Record<string, unknown> }
+  /**
+   * The business clock jumps to `at` (a scenario's "two business days later"); later events tick on from there, one
+   * second each, so replay gives the same times.
+   */
+  | { type: 'clock.set'; at: string };
 
 export interface LoggedEvent {
   seq: number;

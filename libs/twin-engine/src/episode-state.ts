@@ -23,6 +23,8 @@ export class EpisodeState {
   private readonly overlays = new Map<string, TableOverlay>();
   private lastSeq = 0;
   private counters = new Map<string, number>();
+  /** The last clock jump: its time (ms) and the sequence number it happened at; none means the world's clock. */
+  private clockBase: { at: number; seq: number } | undefined;
 
   constructor(readonly world: World) {}
 
@@ -96,11 +98,19 @@ export class EpisodeState {
 
   apply(logged: LoggedEvent): void {
     this.lastSeq = logged.seq;
+    if (logged.event.type === 'clock.set') {
+      this.clockBase = { at: Date.parse(logged.event.at), seq: logged.seq };
+    }
     this.applyEvent(logged.event);
   }
 
+  /** The episode's time at a sequence number: the world's start plus a second an event, or on from the last jump. */
+  timeAt(seq: number, worldStart: number): number {
+    return this.clockBase ? this.clockBase.at + (seq - this.clockBase.seq) * 1000 : worldStart + seq * 1000;
+  }
+
   private applyEvent(event: EpisodeEvent): void {
-    if (event.type === 'operation.called' || event.type === 'domain') {
+    if (event.type === 'operation.called' || event.type === 'domain' || event.type === 'clock.set') {
       return;
     }
     const overlay = this.overlay(event.table);

@@ -6,6 +6,9 @@ import { RouteMatch, ServiceTwin } from './service-twin';
 import { StackTwin } from './stack-twin';
 import { jsonResponse, TwinRequest, TwinResponse } from './twin-http';
 
+/** A clock move the episode refuses: backwards, or to something that is not a time. */
+export class ClockError extends Error {}
+
 /** The simulated clock starts where the world's data ends and moves one second per recorded event. */
 const clockStart = Date.parse('2026-06-01T09:00:00Z');
 
@@ -38,14 +41,41 @@ export class Episode {
     this.faults.configure(faults);
   }
 
-  private clock = { seq: -1, iso: '' };
+  private clock = { seq: -1, base: -1, iso: '' };
 
+  /** The business clock at a sequence number (now, by default): what timestamps and answers read. */
   now(seq = this.state.seq): string {
-    // Every request asks; the answer changes only when an event is recorded.
-    if (this.clock.seq !== seq) {
-      this.clock = { seq, iso: new Date(clockStart + seq * 1000).toISOString() };
+    // Every request asks; the answer changes only when an event is recorded or the clock jumps.
+    const base = this.state.timeAt(0, clockStart);
+    if (this.clock.seq !== seq || this.clock.base !== base) {
+      this.clock = { seq, base, iso: new Date(this.state.timeAt(seq, clockStart)).toISOString() };
     }
     return this.clock.iso;
+  }
+
+  /**
+   * Moves the business clock forward to `at` (never back), as an event in the log so a rebuilt episode keeps the
+   * same times. Scenarios use it for "two business days later".
+   */
+  advanceClock(at: string): Promise<string> {
+    const target = Date.parse(at);
+    const result = this.writes.then(async () => {
+      const current = Date.parse(this.now());
+      if (Number.isNaN(target) || target < current) {
+        throw new ClockError(`the clock is at ${this.now()}; it cannot move to ${at}`);
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: new Date(target).toISOString(),
+        operationId: '_mirror.clock',
+        event: { type: 'clock.set', at: new Date(target).toISOString() },
+      };
+      await this.store.append(this.id, [logged]);
+      this.state.apply(logged);
+      return this.now();
+    });
+    this.writes = result.catch(() => undefined);
+    return result;
   }
 
   async handle(serviceName: string, request: TwinRequest, url: string): Promise<TwinResponse> {

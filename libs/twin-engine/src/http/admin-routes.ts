@@ -2,6 +2,7 @@ import { ServerResponse } from 'node:http';
 
 import { z } from 'zod';
 
+import { ClockError } from '../episode';
 import { TwinEngine } from '../twin-engine';
 import { writeJson } from './node-adapter';
 
@@ -51,6 +52,8 @@ const newEpisode = z
   .strict();
 
 const forkRequest = z.object({ atSeq: z.number().int().min(0).optional() }).strict();
+
+const clockRequest = z.object({ at: z.string().datetime({ offset: true }) }).strict();
 
 const parseJson = <S extends z.ZodTypeAny>(
   schema: S,
@@ -108,7 +111,7 @@ export const handleAdmin = async (
     }
     return;
   }
-  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults))?$/.exec(path);
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock))?$/.exec(path);
   if (!match) {
     writeJson(response, 404, { error: 'not_found', message: `no admin route ${method} ${path}` });
     return;
@@ -130,6 +133,20 @@ export const handleAdmin = async (
       await engine.setFaults(episodeId, faults);
       writeJson(response, 200, describe(episode));
     }
+  } else if (method === 'POST' && action === 'clock') {
+    const request = parseJson(clockRequest, body, response);
+    if (request) {
+      const episode = await engine.episode(episodeId);
+      try {
+        await episode.advanceClock(request.at);
+        writeJson(response, 200, describe(episode));
+      } catch (error) {
+        if (!(error instanceof ClockError)) {
+          throw error;
+        }
+        writeJson(response, 409, { error: 'clock_backwards', message: error.message });
+      }
+    }
   } else {
     writeJson(response, 405, { error: 'method_not_allowed', message: `${method} is not allowed on ${path}` });
   }
@@ -141,6 +158,7 @@ const describe = (episode: Awaited<ReturnType<TwinEngine['episode']>>) => ({
   seed: episode.descriptor.seed,
   sizes: episode.descriptor.sizes,
   seq: episode.state.seq,
+  now: episode.now(),
   services: [...episode.twin.services.keys()],
   faults: episode.descriptor.faults ?? null,
   forkedFrom: episode.descriptor.forkedFrom ?? null,
