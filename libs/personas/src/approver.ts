@@ -1,0 +1,27 @@
+/**
+ * An internal approver's decision on a purchase order in the ERP. A lenient approver approves what their limit
+ * covers; a strict one also wants the unit price within the target the requester stated, and the order raised by
+ * someone else (the ERP enforces that too).
+ */
+export interface ApprovalRequest {
+  total: number;
+  unitPrice: number;
+  targetPrice: number;
+  approvalLimit: number;
+  strictness: 'lenient' | 'strict';
+}
+
+export type ApprovalDecision = { kind: 'approve'; comment: string } | { kind: 'reject'; comment: string };
+
+export const decideApproval = (request: ApprovalRequest): ApprovalDecision => {
+  if (request.total > request.approvalLimit) {
+    return { kind: 'reject', comment: `Above my approval limit of ${request.approvalLimit}; please route it higher.` };
+  }
+  if (request.strictness === 'strict' && request.unitPrice > request.targetPrice) {
+    return {
+      kind: 'reject',
+      comment: `The unit price ${request.unitPrice} is above the target of ${request.targetPrice}; negotiate further.`,
+    };
+  }
+  return { kind: 'approve', comment: 'Approved.' };
+};

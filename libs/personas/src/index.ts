@@ -1,0 +1,4 @@
+export * from './approver';
+export * from './concession';
+export * from './offer-extraction';
+export * from './supplier-replies';
