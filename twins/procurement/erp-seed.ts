@@ -101,7 +101,8 @@ export const seedErp = (company: Company, seed: number): Record<string, PackRow[
   const spent = new Map<string, number>();
   const orders: PackRow[] = [];
   const invoices: PackRow[] = [];
-  const buyers = company.employees.filter((e) => e.role === 'buyer' || e.role === 'agent');
+  // History predates the agent: its orders were raised by the buyers.
+  const buyers = company.employees.filter((e) => e.role === 'buyer');
   const itemsBySupplier = new Map<string, typeof company.items>();
   for (const item of company.items) {
     itemsBySupplier.set(item.supplierId, [...(itemsBySupplier.get(item.supplierId) ?? []), item]);

@@ -6,6 +6,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { taskQueues } from '@libs/workflow-contracts';
 
 import { createHealthActivities } from './activities/health.activities';
+import { createPersonaActivities } from './activities/persona.activities';
 
 /** The repository root, found from wherever this file runs (sources under jest, dist/ in production). */
 const repositoryRoot = (): string => {
@@ -38,7 +39,7 @@ export const createWorker = (options: WorkerOptions): Promise<Worker> =>
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.episodes,
     workflowsPath: require.resolve('./workflows'),
-    activities: { ...createHealthActivities() },
+    activities: { ...createHealthActivities(), ...createPersonaActivities() },
     bundlerOptions: {
       webpackConfigHook: (config) => ({
         ...config,

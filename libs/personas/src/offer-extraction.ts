@@ -11,10 +11,13 @@ export interface ExtractedOffer {
   deliveryDays?: number;
 }
 
-const number = (text: string): number => {
-  // "5,000" and "5.000" as thousands, "0,21" as a decimal comma.
-  const cleaned = /^\d{1,3}([.,]\d{3})+$/.test(text) ? text.replace(/[.,]/g, '') : text.replace(',', '.');
-  return Number(cleaned);
+/** A written number: `5,000` and `5.000` are thousands for a count; `0,21`, `0.285` and `1.250` stay decimals for a price. */
+const number = (text: string, count = false): number => {
+  const cleaned =
+    count && /^\d{1,3}([.,]\d{3})+$/.test(text)
+      ? text.replace(/[.,]/g, '')
+      : text.replace(/,(?=\d{1,2}$)|,(?=\d+$)/, '.');
+  return Number(cleaned.replace(/,/g, ''));
 };
 
 export const extractOffer = (text: string, expectedPrice: number): ExtractedOffer => {
@@ -43,7 +46,7 @@ export const extractOffer = (text: string, expectedPrice: number): ExtractedOffe
 
   const quantity = /(\d{1,3}(?:[.,]\d{3})+|\d+)\s*(?:units|pieces|pcs|bolts|pairs|sensors|items|x\b)/.exec(lower);
   if (quantity) {
-    offer.quantity = number(quantity[1]);
+    offer.quantity = number(quantity[1], true);
   }
   const terms = /net\s*(\d{1,3})|(\d{1,3})\s*days?\s*(?:payment|net|terms)|payment terms?\s*(?:of\s*)?(\d{1,3})/.exec(
     lower,

@@ -46,6 +46,10 @@ describe(extractOffer.name, () => {
     ['Our offer: €0,21 each, delivery in 10 business days', { unitPrice: 0.21, deliveryDays: 10 }],
     ['Would 23 cents work? We need 8000 units.', { unitPrice: 0.23, quantity: 8000 }],
     ['Thanks! Let me check with the team on 12 June.', {}],
+    [
+      'We cannot go that low, but we can offer 0.285 EUR per unit for 5,000 units',
+      { unitPrice: 0.285, quantity: 5000 },
+    ],
   ])('%s', (text, expected) => {
     expect(extractOffer(text, 0.28)).toEqual(expected);
   });

@@ -22,6 +22,7 @@ export type ResolvedParty =
       persona: 'supplier-negotiator';
       supplierId: string;
       supplierName: string;
+      contactId: string;
       contactName: string;
       contactEmail: string;
       strategy: NegotiationStrategy;
@@ -61,6 +62,8 @@ export interface TaskInstance {
   seed: number;
   /** The world's seed: the scenario's own when it fixes one, else the instance seed. */
   worldSeed: number;
+  /** The company's sizes, so anyone can rebuild the same company from `worldSeed`. */
+  companySizes: { employees?: number; suppliers?: number; items?: number };
   values: Values;
   brief: { goal: string; context: string; policyFile?: string; tools: string[] };
   hidden: Record<string, number>;
@@ -154,6 +157,7 @@ const resolveParty = (
         persona: 'supplier-negotiator',
         supplierId: supplier.id,
         supplierName: supplier.name,
+        contactId: contact.id,
         contactName: contact.name,
         contactEmail: contact.email,
         strategy: oneOf(fill(party.strategy, values), negotiationStrategies, at('strategy'), 'negotiation strategy'),
@@ -284,6 +288,7 @@ export const instantiate = (scenario: Scenario, seed: number, company: Company):
     scenarioId: scenario.id,
     seed,
     worldSeed: scenario.world.seed ?? seed,
+    companySizes: scenario.world.company ?? {},
     values,
     brief: {
       goal: fillAt(scenario.task.goal, '/task/goal'),

@@ -78,6 +78,30 @@ export class Episode {
     return result;
   }
 
+  /**
+   * The simulator changing the world around the agent (a scenario's setup: a budget frozen): fields set on an existing
+   * record, logged like any change so the episode rebuilds the same.
+   */
+  patchRecord(table: string, id: string, fields: Record<string, unknown>): Promise<boolean> {
+    const result = this.writes.then(async () => {
+      const current = this.state.get(table, id);
+      if (!current) {
+        return false;
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: this.now(this.state.seq + 1),
+        operationId: '_mirror.setup',
+        event: { type: 'record.updated', table, id, record: { ...current, ...fields } },
+      };
+      await this.store.append(this.id, [logged]);
+      this.state.apply(logged);
+      return true;
+    });
+    this.writes = result.catch(() => undefined);
+    return result;
+  }
+
   async handle(serviceName: string, request: TwinRequest, url: string): Promise<TwinResponse> {
     return this.dispatch(serviceName, request, url);
   }

@@ -4,7 +4,7 @@ import type { StackModel } from '@libs/stack-ingestion';
 import { defaultWorldSizes, worldKey, WorldSizes } from '@libs/synthetic-data';
 
 import { Episode } from './episode';
-import { EpisodeDescriptor, EpisodeStore, FaultSettings } from './episode-events';
+import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
 import { PackRegistry } from './packs/twin-pack';
 import { StackTwin } from './stack-twin';
@@ -113,6 +113,12 @@ export class TwinEngine {
       },
       () => this.episodes.delete(episodeId),
     );
+  }
+
+  /** The episode's log after a sequence number, durable events only: what workflows catch up from. */
+  async events(episodeId: string, afterSeq = 0): Promise<LoggedEvent[]> {
+    await this.episode(episodeId);
+    return (await this.store.events(episodeId)).filter((entry) => entry.seq > afterSeq);
   }
 
   /** Back to the world as it was: the event log is cleared and the overlay dropped. */

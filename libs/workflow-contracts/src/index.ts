@@ -12,3 +12,6 @@ export interface HealthCheckResult {
   nonce: string;
   workerIdentity: string;
 }
+
+export * from './business-time';
+export * from './episode-workflow';

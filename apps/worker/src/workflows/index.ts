@@ -1,1 +1,2 @@
 export { healthCheckWorkflow } from './health-check.workflow';
+export { episodeWorkflow } from './episode.workflow';

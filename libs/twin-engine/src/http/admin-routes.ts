@@ -55,6 +55,10 @@ const forkRequest = z.object({ atSeq: z.number().int().min(0).optional() }).stri
 
 const clockRequest = z.object({ at: z.string().datetime({ offset: true }) }).strict();
 
+const recordPatch = z
+  .object({ table: z.string().min(1), id: z.string().min(1), set: z.record(z.string(), z.unknown()) })
+  .strict();
+
 const parseJson = <S extends z.ZodTypeAny>(
   schema: S,
   body: Buffer | undefined,
@@ -92,6 +96,7 @@ export const handleAdmin = async (
   path: string,
   body: Buffer | undefined,
   response: ServerResponse,
+  query = '',
 ): Promise<void> => {
   if (method === 'GET' && path === '/health') {
     writeJson(response, 200, { status: 'ok' });
@@ -111,7 +116,7 @@ export const handleAdmin = async (
     }
     return;
   }
-  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock))?$/.exec(path);
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events))?$/.exec(path);
   if (!match) {
     writeJson(response, 404, { error: 'not_found', message: `no admin route ${method} ${path}` });
     return;
@@ -133,6 +138,36 @@ export const handleAdmin = async (
       await engine.setFaults(episodeId, faults);
       writeJson(response, 200, describe(episode));
     }
+  } else if (method === 'POST' && action === 'records') {
+    const request = parseJson(recordPatch, body, response);
+    if (request) {
+      const episode = await engine.episode(episodeId);
+      const patched = await episode.patchRecord(request.table, request.id, request.set);
+      writeJson(
+        response,
+        patched ? 200 : 404,
+        patched ? describe(episode) : { error: 'not_found', message: `no record ${request.id} in ${request.table}` },
+      );
+    }
+  } else if (method === 'GET' && action === 'events') {
+    const after = Number(new URLSearchParams(query).get('after') ?? 0);
+    const logged = await engine.events(episodeId, Number.isFinite(after) ? after : 0);
+    writeJson(response, 200, {
+      events: logged.flatMap((entry) =>
+        entry.event.type === 'domain'
+          ? [
+              {
+                seq: entry.seq,
+                at: entry.at,
+                name: entry.event.name,
+                service: entry.event.service,
+                data: entry.event.data,
+              },
+            ]
+          : [],
+      ),
+      lastSeq: logged.length > 0 ? logged[logged.length - 1].seq : after,
+    });
   } else if (method === 'POST' && action === 'clock') {
     const request = parseJson(clockRequest, body, response);
     if (request) {

@@ -52,7 +52,7 @@ const serveGateway = async (
   const { path, query } = splitUrl(request.url ?? '/');
   if (path.startsWith('/_mirror/')) {
     const body = await readBody(request);
-    await handleAdmin(engine, tenantId, request.method ?? 'GET', path.slice('/_mirror'.length), body, response);
+    await handleAdmin(engine, tenantId, request.method ?? 'GET', path.slice('/_mirror'.length), body, response, query);
     return;
   }
   const match = /^\/e\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path);

@@ -1,0 +1,308 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+
+import type { ResolvedParty } from '@libs/scenarios';
+import {
+  addBusinessDays,
+  addBusinessHours,
+  businessDaysBetween,
+  EpisodeOutcome,
+  EpisodeWorkflowInput,
+  episodeWorkflowNames,
+  NegotiationMemory,
+  ScheduledAction,
+  SignalledEvent,
+  TranscriptEntry,
+  WaitRequest,
+  WaitResult,
+} from '@libs/workflow-contracts';
+import type { PersonaActivities } from '@worker/activities/persona.activities';
+
+export const domainEventsSignal = defineSignal<[SignalledEvent[]]>(episodeWorkflowNames.domainEvents);
+export const waitUpdate = defineUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait);
+export const finishUpdate = defineUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish);
+export const stateQuery = defineQuery<Record<string, unknown>>(episodeWorkflowNames.state);
+export const transcriptQuery = defineQuery<TranscriptEntry[]>(episodeWorkflowNames.transcript);
+
+const acts = proxyActivities<PersonaActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5, initialInterval: '200 ms' },
+});
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * One episode of a scenario. It keeps the business clock and plays every party but the agent: a supplier answers
+ * mail a business day later, the approver reviews orders submitted for approval, finance answers questions, the
+ * office chatters. The agent acts through the twins; the twins' domain events arrive as signals (and are caught up
+ * from the log before each turn, so none is missed); the agent's `wait` lets business time pass up to the next
+ * thing another party does, `finish` ends the episode. Nothing here sleeps on wall time except the wall-clock limit.
+ */
+export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<EpisodeOutcome> {
+  const { instance } = input;
+  const start = Date.parse(input.startAt);
+  const carried = input.carried;
+  let now = carried?.now ?? start;
+  const agenda: ScheduledAction[] = carried?.agenda ?? [];
+  const negotiations: Record<string, NegotiationMemory> = carried?.negotiations ?? {};
+  const transcript: TranscriptEntry[] = carried?.transcript ?? [];
+  let agentActions = carried?.agentActions ?? 0;
+  let handledSeq = carried?.handledSeq ?? 0;
+  let finishRequested = false;
+  let outcome: EpisodeOutcome | undefined;
+  const deadline = addBusinessDays(start, instance.horizon.businessDays);
+  const agents = new Set([input.agent.employeeId, input.agent.email, input.agent.slackUser]);
+  const parties = Object.entries(instance.parties);
+  const party = (name: string): ResolvedParty => instance.parties[name];
+
+  const schedule = (action: ScheduledAction): void => {
+    if (!agenda.some((a) => a.kind === action.kind && a.party === action.party && a.ref === action.ref)) {
+      agenda.push(action);
+      agenda.sort((a, b) => a.at - b.at || a.party.localeCompare(b.party));
+    }
+  };
+
+  const actorOf = (event: SignalledEvent): string => {
+    const data = event.data;
+    const who = [data.employee, data.by, data.from, data.user].filter((v): v is string => typeof v === 'string');
+    return who.some((w) => agents.has(w)) ? 'agent' : (who[0] ?? event.service);
+  };
+
+  const react = (event: SignalledEvent, actor: string): void => {
+    if (actor !== 'agent') {
+      return;
+    }
+    const data = event.data;
+    if (event.name === 'email.sent') {
+      const recipients = [...((data.to as string[]) ?? []), ...((data.cc as string[]) ?? [])].map((a) =>
+        a.toLowerCase(),
+      );
+      for (const [name, p] of parties) {
+        if (p.persona === 'supplier-negotiator' && recipients.includes(p.contactEmail.toLowerCase())) {
+          if (negotiations[name]?.closed) {
+            continue;
+          }
+          schedule({ at: addBusinessDays(now, p.replyAfterBusinessDays), kind: 'supplier-reply', party: name });
+        }
+      }
+    }
+    if (event.name === 'erp.po.pending_approval') {
+      for (const [name, p] of parties) {
+        if (p.persona === 'approver') {
+          schedule({
+            at: addBusinessHours(now, p.replyAfterBusinessHours),
+            kind: 'approver-review',
+            party: name,
+            ref: data.po_id as string,
+          });
+        }
+      }
+    }
+    if (event.name === 'erp.po.sent') {
+      for (const [name, p] of parties) {
+        if (p.persona === 'supplier-negotiator' && p.supplierId === data.supplier_id) {
+          schedule({
+            at: addBusinessDays(now, 1),
+            kind: 'supplier-acknowledge',
+            party: name,
+            ref: data.po_id as string,
+          });
+        }
+      }
+    }
+    if (event.name === 'slack.message.posted') {
+      for (const [name, p] of parties) {
+        const text = typeof data.text === 'string' ? data.text.toLowerCase() : '';
+        if (
+          p.persona === 'finance-colleague' &&
+          (text.includes(p.name.split(' ')[0].toLowerCase()) || text.includes('finance'))
+        ) {
+          schedule({
+            at: addBusinessHours(now, 2),
+            kind: 'finance-answer',
+            party: name,
+            ref: `${String(data.channel)}|${String(data.ts)}`,
+          });
+        }
+      }
+    }
+  };
+
+  const handle = (events: SignalledEvent[]): void => {
+    for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
+      if (event.seq <= handledSeq) {
+        continue;
+      }
+      handledSeq = event.seq;
+      const actor = actorOf(event);
+      if (actor === 'agent') {
+        agentActions++;
+      }
+      transcript.push({ at: event.at, actor, kind: event.name, summary: summarize(event), seq: event.seq });
+      react(event, actor);
+    }
+  };
+
+  const catchUp = async (): Promise<void> => {
+    handle(await acts.eventsSince({ services: input.services, episodeId: input.episodeId, afterSeq: handledSeq }));
+  };
+
+  /** Runs what other parties do up to `target`, in time order, moving the clock to each. */
+  const runUntil = async (target: number): Promise<TranscriptEntry[]> => {
+    const before = transcript.length;
+    while (agenda.length > 0 && agenda[0].at <= target) {
+      const action = agenda.shift() as ScheduledAction;
+      now = Math.max(now, action.at);
+      now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
+      const p = party(action.party);
+      const context = { services: input.services, episodeId: input.episodeId, instance, agent: input.agent };
+      switch (action.kind) {
+        case 'supplier-reply':
+          negotiations[action.party] = await acts.supplierReply({
+            ...context,
+            party: action.party,
+            memory: negotiations[action.party] ?? null,
+          });
+          break;
+        case 'approver-review':
+          await acts.approverReview({ ...context, party: action.party, poId: action.ref as string });
+          break;
+        case 'supplier-acknowledge':
+          await acts.supplierAcknowledge({ ...context, party: action.party, poId: action.ref as string });
+          break;
+        case 'finance-answer':
+          if (p.persona === 'finance-colleague') {
+            await acts.financeAnswer({ ...context, party: action.party, ref: action.ref as string });
+          }
+          break;
+        case 'noise':
+          await acts.backgroundMessage({ ...context, party: action.party, index: Number(action.ref) });
+          break;
+      }
+      await catchUp();
+    }
+    now = Math.max(now, target);
+    now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
+    return transcript.slice(before).filter((entry) => entry.actor !== 'agent');
+  };
+
+  const horizonReached = (): string | undefined =>
+    now >= deadline
+      ? `the horizon of ${instance.horizon.businessDays} business days passed`
+      : agentActions >= instance.horizon.maxAgentActions
+        ? `the agent used its ${instance.horizon.maxAgentActions} actions`
+        : undefined;
+
+  setHandler(domainEventsSignal, handle);
+  setHandler(stateQuery, () => ({
+    now: iso(now),
+    agentActions,
+    agenda: agenda.map((a) => ({ ...a, at: iso(a.at) })),
+    negotiations,
+    finished: outcome !== undefined,
+  }));
+  setHandler(transcriptQuery, () => transcript);
+  setHandler(waitUpdate, async (request: WaitRequest): Promise<WaitResult> => {
+    await catchUp();
+    agentActions++;
+    const next = agenda[0]?.at;
+    const target =
+      request.businessDays !== undefined
+        ? addBusinessDays(now, request.businessDays)
+        : (next ?? addBusinessDays(now, 1));
+    const happened = await runUntil(Math.min(target, deadline));
+    finishRequested ||= horizonReached() !== undefined;
+    return { now: iso(now), happened, finished: finishRequested };
+  });
+  setHandler(finishUpdate, async (): Promise<EpisodeOutcome> => {
+    finishRequested = true;
+    await condition(() => outcome !== undefined);
+    return outcome as EpisodeOutcome;
+  });
+
+  if (!carried) {
+    now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
+    for (const step of instance.setup) {
+      await acts.applySetup({ services: input.services, episodeId: input.episodeId, step });
+    }
+    for (const [name, p] of parties) {
+      if (p.persona === 'background-traffic') {
+        for (let i = 0; i < p.messages; i++) {
+          const share = (i + 1) / (p.messages + 1);
+          schedule({
+            at: addBusinessDays(start, instance.horizon.businessDays * share),
+            kind: 'noise',
+            party: name,
+            ref: String(i),
+          });
+        }
+      }
+    }
+  }
+
+  const wallClock = instance.horizon.wallClockMinutes * 60_000;
+  const startedAt = Date.now();
+  for (;;) {
+    const remaining = Math.max(0, wallClock - (Date.now() - startedAt));
+    const woke = await condition(() => finishRequested || workflowInfo().continueAsNewSuggested, remaining);
+    if (!woke || finishRequested) {
+      // The finish update is still waiting for the outcome, so handlers are drained only after it is set.
+      await catchUp();
+      const judged = await acts.judgeOutcome({
+        services: input.services,
+        episodeId: input.episodeId,
+        instance,
+        agent: input.agent,
+      });
+      const limit = horizonReached();
+      outcome = {
+        episodeId: input.episodeId,
+        scenarioId: instance.scenarioId,
+        seed: instance.seed,
+        status: judged.succeeded ? 'succeeded' : !woke ? 'horizon' : limit ? 'horizon' : 'failed',
+        reason: judged.succeeded
+          ? judged.reason
+          : !woke
+            ? `the wall-clock limit of ${instance.horizon.wallClockMinutes} minutes passed`
+            : (limit ?? judged.reason),
+        agentActions,
+        simulatedBusinessDays: businessDaysBetween(start, now),
+        finalTerms: judged.finalTerms,
+        transcript,
+      };
+      await condition(allHandlersFinished);
+      return outcome;
+    }
+    await condition(allHandlersFinished);
+    await continueAsNew<typeof episodeWorkflow>({
+      ...input,
+      carried: { now, agenda, negotiations, transcript, agentActions, handledSeq },
+    });
+  }
+}
+
+/** One line for the transcript, from a domain event's own fields. */
+const summarize = (event: SignalledEvent): string => {
+  const d = event.data;
+  switch (event.name) {
+    case 'email.sent':
+      return `mail "${String(d.subject)}" from ${String(d.from)} to ${(d.to as string[]).join(', ')}`;
+    case 'slack.message.posted':
+      return `Slack ${String(d.channel)}: ${String(d.text).slice(0, 120)}`;
+    default:
+      return Object.entries(d)
+        .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+        .slice(0, 5)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(' ');
+  }
+};

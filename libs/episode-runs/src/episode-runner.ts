@@ -1,0 +1,143 @@
+import { Client, WorkflowHandle } from '@temporalio/client';
+
+import type { AgentSession, ReferenceAgent } from '@libs/reference-agents';
+import { instantiate, Scenario } from '@libs/scenarios';
+import type { StackModel } from '@libs/stack-ingestion';
+import { Company } from '@libs/synthetic-data';
+import { TwinClient } from '@libs/twin-client';
+import { TwinEngine } from '@libs/twin-engine';
+import {
+  EpisodeOutcome,
+  EpisodeServices,
+  EpisodeWorkflowInput,
+  episodeWorkflowNames,
+  SignalledEvent,
+  taskQueues,
+  WaitRequest,
+  WaitResult,
+} from '@libs/workflow-contracts';
+import { mailToken } from '@twins/email';
+import { erpToken } from '@twins/procurement';
+import { slackToken, slackUserId } from '@twins/slack';
+
+export interface RunnerContext {
+  engine: TwinEngine;
+  temporal: Client;
+  gatewayUrl: string;
+  tenantId: string;
+  stackVersion: string;
+  model: StackModel;
+  taskQueue?: string;
+  /** Where the agent's own prose (policy document) is read from: the bundle's files. */
+  readFile?: (file: string) => string | undefined;
+}
+
+/** Routes twin events to the workflows of the episodes this process runs. */
+export class WorkflowSignals {
+  private readonly running = new Map<string, WorkflowHandle>();
+
+  register(episodeId: string, handle: WorkflowHandle): void {
+    this.running.set(episodeId, handle);
+  }
+
+  forget(episodeId: string): void {
+    this.running.delete(episodeId);
+  }
+
+  readonly listener = async (episodeId: string, events: SignalledEvent[]): Promise<void> => {
+    const handle = this.running.get(episodeId);
+    if (handle) {
+      await handle.signal(episodeWorkflowNames.domainEvents, events).catch(() => undefined);
+    }
+  };
+}
+
+const serviceFor = (model: StackModel, pack: string): string => {
+  const service = model.services.find((s) => s.pack === pack);
+  if (!service) {
+    throw new Error(`the stack has no ${pack} service; scenarios need the slack, email and procurement packs`);
+  }
+  return service.name;
+};
+
+export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
+
+/**
+ * One episode of a scenario with an agent: the episode on the twins, its workflow on Temporal, and the agent acting
+ * through the twins until it finishes (or the workflow ends it). Returns the workflow's outcome.
+ */
+export const runEpisode = async (
+  context: RunnerContext,
+  signals: WorkflowSignals,
+  scenario: Scenario,
+  seed: number,
+  agent: ReferenceAgent,
+): Promise<EpisodeOutcome> => {
+  const worldSeed = scenario.world.seed ?? seed;
+  const episode = await context.engine.createEpisode({
+    tenantId: context.tenantId,
+    stackVersion: context.stackVersion,
+    seed: worldSeed,
+    sizes: { recordsPerResource: 5, ...(scenario.world.company ? { company: scenario.world.company } : {}) },
+  });
+  const company = episode.twin.world.company as Company;
+  const instance = instantiate(scenario, seed, company);
+  const services: EpisodeServices = {
+    gatewayUrl: context.gatewayUrl,
+    email: serviceFor(context.model, 'email'),
+    slack: serviceFor(context.model, 'slack'),
+    erp: serviceFor(context.model, 'procurement'),
+  };
+  const identity = {
+    employeeId: company.agent.id,
+    name: company.agent.name,
+    email: company.agent.email,
+    slackUser: slackUserId(worldSeed, company.agent),
+  };
+  const input: EpisodeWorkflowInput = {
+    episodeId: episode.id,
+    instance,
+    agent: { employeeId: identity.employeeId, email: identity.email, slackUser: identity.slackUser },
+    services,
+    startAt: episode.now(),
+  };
+  const handle = await context.temporal.workflow.start(episodeWorkflowNames.workflow, {
+    taskQueue: context.taskQueue ?? taskQueues.episodes,
+    workflowId: workflowIdOf(episode.id),
+    args: [input],
+  });
+  signals.register(episode.id, handle);
+  const twin = new TwinClient(services, episode.id);
+  let outcome: EpisodeOutcome | undefined;
+  const session: AgentSession = {
+    brief: {
+      goal: instance.brief.goal,
+      context: instance.brief.context,
+      ...(instance.brief.policyFile && context.readFile?.(instance.brief.policyFile)
+        ? { policy: context.readFile(instance.brief.policyFile) }
+        : {}),
+      tools: instance.brief.tools,
+    },
+    identity,
+    mail: (path, init) => twin.mail(mailToken(worldSeed, identity.email), path, init),
+    slack: (method, args) => twin.slack(slackToken(worldSeed, identity.employeeId), method, args),
+    erp: (path, init) => twin.erp(erpToken(worldSeed, identity.employeeId), path, init),
+    wait: async (businessDays?: number) => {
+      if (outcome) {
+        return { now: episode.now(), happened: [], finished: true };
+      }
+      const request: WaitRequest = businessDays === undefined ? {} : { businessDays };
+      return handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] });
+    },
+    finish: async () => {
+      outcome ??= await handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] });
+      return outcome;
+    },
+  };
+  try {
+    await agent.run(session);
+    return outcome ?? (await session.finish());
+  } finally {
+    signals.forget(episode.id);
+  }
+};

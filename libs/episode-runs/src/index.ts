@@ -1,0 +1,2 @@
+export * from './episode-runner';
+export * from './signalling-episode-store';

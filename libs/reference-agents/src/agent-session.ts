@@ -1,0 +1,29 @@
+import type { EpisodeOutcome, WaitResult } from '@libs/workflow-contracts';
+
+/** Who the agent is: the company's procurement assistant, with a mailbox, a Slack user and an ERP user. */
+export interface AgentIdentity {
+  employeeId: string;
+  name: string;
+  email: string;
+  slackUser: string;
+}
+
+/**
+ * What an agent gets for one episode: its brief (the goal and context it may read, never the hidden facts), the
+ * twins (each called with its own token, over HTTP like any client), and two verbs of its own: let business time
+ * pass, and declare it is done.
+ */
+export interface AgentSession {
+  brief: { goal: string; context: string; policy?: string; tools: string[] };
+  identity: AgentIdentity;
+  mail<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  slack<T extends { ok: boolean; error?: string }>(method: string, args: Record<string, unknown>): Promise<T>;
+  erp<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  wait(businessDays?: number): Promise<WaitResult>;
+  finish(): Promise<EpisodeOutcome>;
+}
+
+export interface ReferenceAgent {
+  name: string;
+  run(session: AgentSession): Promise<void>;
+}

@@ -1,0 +1,12 @@
+import { ReferenceAgent } from './agent-session';
+import { diligentAgent } from './diligent-agent';
+import { idleAgent } from './idle-agent';
+import { sloppyAgent } from './sloppy-agent';
+
+export * from './agent-session';
+export * from './brief-reading';
+
+/** The reference agents tests, demos and benchmarks run, by name. */
+export const referenceAgents: ReadonlyMap<string, ReferenceAgent> = new Map(
+  [diligentAgent, sloppyAgent, idleAgent].map((agent) => [agent.name, agent]),
+);

@@ -1,0 +1,70 @@
+import { EpisodeServices } from '@libs/workflow-contracts';
+
+/** A failed call to a twin: personas act through the twins like anyone, and a refusal there is an activity failure. */
+export class TwinCallError extends Error {}
+
+/**
+ * How persona activities reach an episode's twins: over the gateway's HTTP, with the token of the person they act
+ * as, exactly like an agent does. The gateway is the one place an episode's state changes.
+ */
+export class TwinClient {
+  constructor(
+    private readonly services: EpisodeServices,
+    private readonly episodeId: string,
+  ) {}
+
+  private base(service: string): string {
+    return `${this.services.gatewayUrl}/e/${this.episodeId}/${service}`;
+  }
+
+  async call<T>(
+    service: string,
+    path: string,
+    token: string,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<T> {
+    const response = await fetch(`${this.base(service)}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      throw new TwinCallError(`${init.method ?? 'GET'} ${service}${path}: ${response.status} ${text.slice(0, 300)}`);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  mail<T>(token: string, path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+    return this.call<T>(this.services.email, `/v1.0${path}`, token, init);
+  }
+
+  slack<T extends { ok: boolean; error?: string }>(
+    token: string,
+    method: string,
+    args: Record<string, unknown>,
+  ): Promise<T> {
+    return this.call<T>(this.services.slack, `/api/${method}`, token, { body: args }).then((answer) => {
+      if (!answer.ok) {
+        throw new TwinCallError(`slack ${method}: ${answer.error ?? 'not ok'}`);
+      }
+      return answer;
+    });
+  }
+
+  erp<T>(token: string, path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+    return this.call<T>(this.services.erp, `/api/v1${path}`, token, init);
+  }
+
+  async admin<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+    const response = await fetch(`${this.services.gatewayUrl}/_mirror/episodes/${this.episodeId}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  }
+}

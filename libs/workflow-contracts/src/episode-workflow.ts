@@ -1,0 +1,119 @@
+import type { TaskInstance } from '@libs/scenarios';
+
+/** Where the episode's twins are, and which service of the stack is which pack. */
+export interface EpisodeServices {
+  gatewayUrl: string;
+  email: string;
+  slack: string;
+  erp: string;
+}
+
+/** Who the agent is in each twin, so the workflow knows which events are the agent's own. */
+export interface AgentIdentity {
+  employeeId: string;
+  email: string;
+  slackUser: string;
+}
+
+export interface EpisodeWorkflowInput {
+  episodeId: string;
+  instance: TaskInstance;
+  agent: AgentIdentity;
+  services: EpisodeServices;
+  /** The business clock when the episode starts (ISO 8601). */
+  startAt: string;
+  /** Carried over when the workflow continues as new. */
+  carried?: EpisodeCarry;
+}
+
+/** A line of the episode's story: what happened, in business time, and who did it. */
+export interface TranscriptEntry {
+  at: string;
+  actor: string;
+  kind: string;
+  summary: string;
+  seq?: number;
+}
+
+export interface FinalTerms {
+  poId: string;
+  supplierId: string;
+  status: string;
+  quantity: number;
+  unitPrice: number;
+  paymentTermsDays: number;
+  total: number;
+}
+
+export type OutcomeStatus = 'succeeded' | 'failed' | 'horizon' | 'cancelled';
+
+export interface EpisodeOutcome {
+  episodeId: string;
+  scenarioId: string;
+  seed: number;
+  status: OutcomeStatus;
+  reason: string;
+  agentActions: number;
+  simulatedBusinessDays: number;
+  finalTerms: FinalTerms | null;
+  transcript: TranscriptEntry[];
+}
+
+/** The domain events the twins recorded, as the gateway signals them to the episode's workflow. */
+export interface SignalledEvent {
+  seq: number;
+  at: string;
+  name: string;
+  service: string;
+  data: Record<string, unknown>;
+}
+
+/** A negotiation as the supplier persona remembers it between rounds. */
+export interface NegotiationMemory {
+  round: number;
+  ask: number;
+  buyerOffers: number[];
+  insults: number;
+  closed: 'accepted' | 'walked-away' | null;
+  acceptedPrice: number | null;
+  /** The newest of the agent's mails already answered: later ones are new. */
+  lastMessageId: string | null;
+}
+
+export interface ScheduledAction {
+  at: number;
+  kind: 'supplier-reply' | 'approver-review' | 'finance-answer' | 'noise' | 'supplier-acknowledge';
+  party: string;
+  ref?: string;
+}
+
+/** What a workflow hands to the run after it when its history grows long. */
+export interface EpisodeCarry {
+  now: number;
+  agenda: ScheduledAction[];
+  negotiations: Record<string, NegotiationMemory>;
+  transcript: TranscriptEntry[];
+  agentActions: number;
+  handledSeq: number;
+}
+
+export interface WaitRequest {
+  /** Business days to let pass; by default until the next thing any other party does. */
+  businessDays?: number;
+}
+
+export interface WaitResult {
+  now: string;
+  /** What the other parties did while the agent waited. */
+  happened: TranscriptEntry[];
+  finished: boolean;
+}
+
+export const episodeWorkflowNames = {
+  workflow: 'episodeWorkflow',
+  domainEvents: 'domainEvents',
+  wait: 'agentWait',
+  finish: 'agentFinish',
+  state: 'episodeState',
+  transcript: 'episodeTranscript',
+} as const;
