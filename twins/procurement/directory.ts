@@ -10,6 +10,7 @@ import {
   erpError,
   isOutcome,
   money,
+  toUnitPrice,
   nextNumber,
   notFound,
   ok,
@@ -87,7 +88,7 @@ const createRequisition = as(['agent', 'requester', 'buyer', 'approver', 'financ
       item_id: line.item_id ?? null,
       description: line.description ?? item?.name ?? 'unspecified',
       quantity: line.quantity,
-      unit_price: money(unitPrice),
+      unit_price: toUnitPrice(unitPrice),
       amount: money(unitPrice * line.quantity),
     });
   }

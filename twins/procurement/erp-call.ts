@@ -104,4 +104,7 @@ export const nextNumber = (call: PackCall, table: string, prefix: string, width 
 
 export const money = (value: number): number => Math.round(value * 100) / 100;
 
+/** Unit prices keep four decimals: a bolt at 0.216 must not become 0.22. */
+export const toUnitPrice = (value: number): number => Math.round(value * 10_000) / 10_000;
+
 export const body = <T>(call: PackCall): T => call.input?.body as T;

@@ -1,7 +1,20 @@
 import type { WorldRecord } from '@libs/synthetic-data';
 import { PackBehaviour } from '@libs/twin-engine';
 
-import { as, body, created, domainEvent, erpError, money, nextNumber, notFound, ok, record, updated } from './erp-call';
+import {
+  as,
+  body,
+  created,
+  domainEvent,
+  erpError,
+  money,
+  toUnitPrice,
+  nextNumber,
+  notFound,
+  ok,
+  record,
+  updated,
+} from './erp-call';
 import { PurchaseOrder } from './purchase-orders';
 
 interface InvoiceLine {
@@ -45,7 +58,7 @@ const recordInvoice = as(['finance', 'supplier', 'agent', 'buyer'], (call, user)
       item_id: ordered.item_id,
       description: ordered.description,
       quantity: line.quantity,
-      unit_price: money(line.unit_price),
+      unit_price: toUnitPrice(line.unit_price),
       amount: money(line.quantity * line.unit_price),
     });
   }

@@ -11,6 +11,7 @@ import {
   ErpUser,
   isOutcome,
   money,
+  toUnitPrice,
   nextNumber,
   notFound,
   ok,
@@ -121,7 +122,7 @@ const pricedLines = (call: PackCall, supplierId: string, inputs: LineInput[]): P
       description,
       quantity: input.quantity,
       ...(item ? { unit: item.unit } : {}),
-      unit_price: money(unitPrice),
+      unit_price: toUnitPrice(unitPrice),
       amount: money(input.quantity * unitPrice),
       received_quantity: 0,
     });

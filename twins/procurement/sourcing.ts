@@ -9,6 +9,7 @@ import {
   erpError,
   isOutcome,
   money,
+  toUnitPrice,
   nextNumber,
   notFound,
   ok,
@@ -150,7 +151,7 @@ const recordQuote = as(['supplier', ...buyers], (call, user) => {
       item_id: asked.item_id,
       description: asked.description,
       quantity,
-      unit_price: money(quoted.unit_price),
+      unit_price: toUnitPrice(quoted.unit_price),
       amount: money(quantity * quoted.unit_price),
     });
   }

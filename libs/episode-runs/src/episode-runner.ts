@@ -135,7 +135,17 @@ export const runEpisode = async (
     },
   };
   try {
-    await agent.run(session);
+    try {
+      await agent.run(session);
+    } catch (error) {
+      // An agent that crashes has failed its task, not the infrastructure: the episode ends and is judged as it stands.
+      const finished = outcome ?? (await session.finish());
+      return {
+        ...finished,
+        status: finished.status === 'succeeded' ? finished.status : 'failed',
+        reason: `the agent stopped with an error: ${(error as Error).message}; ${finished.reason}`,
+      };
+    }
     return outcome ?? (await session.finish());
   } finally {
     signals.forget(episode.id);

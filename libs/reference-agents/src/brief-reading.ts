@@ -2,7 +2,8 @@
 export interface PurchaseBrief {
   quantity: number;
   supplierName: string;
-  supplierId?: string;
+  /** Every supplier the brief names by id: one, or the invitees of a request for quotation. */
+  supplierIds: string[];
   costCentre: string;
   targetPrice: number;
   contactEmails: string[];
@@ -19,22 +20,22 @@ export const readBrief = (goal: string, context: string): PurchaseBrief => {
   };
   const quantity = number(/(?:buy|order|source)\s+([\d,]+)/i) ?? 1;
   const targetPrice = number(/no more than\s+([\d.]+)/i) ?? Number.POSITIVE_INFINITY;
-  const supplier = /from\s+(.+?)\s+\((S\d{3})\)/.exec(text) ?? /from\s+(.+?)\s+for delivery/.exec(text);
+  const supplier = /from\s+(.+?)\s+\((S\d{3})\)/.exec(text);
+  const approver =
+    /(?:by|from)\s+([A-Z][\w'-]+ [A-Z][\w'-]+)[;.]/.exec(context) ??
+    /([A-Z][\w'-]+ [A-Z][\w'-]+) approves/.exec(context);
+  const finance = /Ask\s+([A-Z][\w'-]+ [A-Z][\w'-]+)\s+in Slack/.exec(context);
   const costCentre = /cost centre\s+(CC-\d{3})/i.exec(text)?.[1] ?? 'CC-100';
   const frozen = /\((CC-\d{3})\) is frozen/i.exec(text)?.[1];
   return {
     quantity,
     supplierName: supplier?.[1] ?? '',
-    ...(supplier?.[2] ? { supplierId: supplier[2] } : {}),
+    supplierIds: [...new Set([...goal.matchAll(/\((S\d{3})\)/g)].map((m) => m[1]))],
     costCentre,
     targetPrice,
     contactEmails: [...text.matchAll(/<([^>\s]+@[^>\s]+)>/g)].map((m) => m[1]),
-    ...(/by\s+([A-Z][\w'-]+ [A-Z][\w'-]+)[;.]/.exec(text)
-      ? { approverName: /by\s+([A-Z][\w'-]+ [A-Z][\w'-]+)[;.]/.exec(text)?.[1] }
-      : {}),
-    ...(/Ask\s+([A-Z][\w'-]+ [A-Z][\w'-]+)\s+in Slack/.exec(text)
-      ? { financeName: /Ask\s+([A-Z][\w'-]+ [A-Z][\w'-]+)\s+in Slack/.exec(text)?.[1] }
-      : {}),
+    ...(approver ? { approverName: approver[1] } : {}),
+    ...(finance ? { financeName: finance[1] } : {}),
     ...(frozen ? { frozenCostCentre: frozen } : {}),
   };
 };

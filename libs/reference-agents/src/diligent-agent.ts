@@ -16,32 +16,35 @@ interface Order {
   total: number;
 }
 
+interface Counterpart {
+  supplierId: string;
+  email: string;
+  lastSeen?: string;
+  offer?: number;
+  agreed?: number;
+  closed: boolean;
+}
+
 const quoted = (text: string): string => text.split(/-----Original Message-----/)[0];
-
-/** The newest mail from one of these addresses, newer than `afterId`. */
-const newestFrom = async (session: AgentSession, addresses: string[], afterId?: string): Promise<Mail | undefined> => {
-  const page = await session.mail<{ value: Mail[] }>('/me/mailFolders/inbox/messages?$top=25');
-  const newest = page.value.find((m) => addresses.includes(m.from.emailAddress.address.toLowerCase()));
-  return newest && newest.id !== afterId ? newest : undefined;
-};
-
 const money = (value: number): string => value.toFixed(value < 1 ? 3 : 2);
 
-/** The supplier's contact: from the brief when it names one, else from the ERP's supplier record. */
-const contactOf = async (
-  session: AgentSession,
-  brief: PurchaseBrief,
-): Promise<{ email: string; supplierId: string }> => {
+/** The supplier's contact address: from the ERP's supplier record, or the brief when it gives one. */
+const counterpartsOf = async (session: AgentSession, brief: PurchaseBrief): Promise<Counterpart[]> => {
   const suppliers = await session.erp<{ data: { id: string; name: string }[] }>('/suppliers?limit=200');
-  const supplier = suppliers.data.find((s) => s.id === brief.supplierId || s.name === brief.supplierName);
-  if (!supplier) {
-    throw new Error(`the ERP has no supplier ${brief.supplierName}`);
+  const ids =
+    brief.supplierIds.length > 0
+      ? brief.supplierIds
+      : suppliers.data.filter((s) => s.name === brief.supplierName).map((s) => s.id);
+  if (ids.length === 0) {
+    throw new Error(`the brief names no supplier the ERP knows (${brief.supplierName || 'none'})`);
   }
-  if (brief.contactEmails.length > 0) {
-    return { email: brief.contactEmails[0].toLowerCase(), supplierId: supplier.id };
+  const counterparts: Counterpart[] = [];
+  for (const supplierId of ids) {
+    const contacts = await session.erp<{ data: { email: string }[] }>(`/suppliers/${supplierId}/contacts`);
+    const named = ids.length === 1 ? brief.contactEmails[0] : undefined;
+    counterparts.push({ supplierId, email: (named ?? contacts.data[0].email).toLowerCase(), closed: false });
   }
-  const contacts = await session.erp<{ data: { email: string }[] }>(`/suppliers/${supplier.id}/contacts`);
-  return { email: contacts.data[0].email.toLowerCase(), supplierId: supplier.id };
+  return counterparts;
 };
 
 /** A colleague's Slack user, found the way a person would: their address in the ERP directory, then Slack. */
@@ -55,117 +58,160 @@ const slackUserOf = async (session: AgentSession, name: string): Promise<string 
   return found.user.id;
 };
 
+/** Asks finance which cost centre to use when the brief's is frozen; keeps the brief's otherwise. */
+const costCentreFor = async (session: AgentSession, brief: PurchaseBrief): Promise<string> => {
+  if (!brief.frozenCostCentre || !brief.financeName) {
+    return brief.costCentre;
+  }
+  const finance = await slackUserOf(session, brief.financeName);
+  if (!finance) {
+    return brief.costCentre;
+  }
+  const asked = await session.slack<{ ok: boolean; channel: string; ts: string }>('chat.postMessage', {
+    channel: finance,
+    text: `Hi ${brief.financeName.split(' ')[0]}, ${brief.frozenCostCentre} is frozen and we urgently need this order. Which cost centre should finance it?`,
+  });
+  await session.wait();
+  const thread = await session.slack<{ ok: boolean; messages: { text: string }[] }>('conversations.replies', {
+    channel: asked.channel,
+    ts: asked.ts,
+  });
+  return /charge[^.]*?(CC-\d{3})/i.exec(thread.messages.map((m) => m.text).join(' '))?.[1] ?? brief.costCentre;
+};
+
 /**
- * Follows the policy and gets a good deal: asks the supplier for a quote, negotiates up from well under the target
- * without ever saying what the target or budget is, raises the order in the ERP against a cost centre with budget,
- * asks the approver on Slack, waits for the approval, sends the order and tells the supplier. Finance is asked
- * first when the brief says a budget is frozen.
+ * Negotiates with each supplier by mail, in rounds: opens with a request for a quote, then offers from well under the
+ * target upward, never saying what the target or budget is nor what another supplier offered; agrees as soon as an
+ * ask is within the target. Returns the agreed price per supplier.
+ */
+const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterparts: Counterpart[], rfq?: string) => {
+  for (const counterpart of counterparts) {
+    await session.mail('/me/sendMail', {
+      body: {
+        message: {
+          subject: `${rfq ? `${rfq}: ` : ''}Request for quotation, ${brief.quantity.toLocaleString('en-US')} units`,
+          body: {
+            contentType: 'text',
+            content: `Hello,\n\nCould you quote ${brief.quantity.toLocaleString('en-US')} units, with your payment terms and delivery time?\n\nKind regards,\n${session.identity.name}`,
+          },
+          toRecipients: [{ emailAddress: { address: counterpart.email } }],
+        },
+      },
+    });
+  }
+  for (let round = 0; round < 9 && counterparts.some((c) => !c.closed); round++) {
+    const result = await session.wait();
+    const inbox = await session.mail<{ value: Mail[] }>('/me/mailFolders/inbox/messages?$top=40');
+    for (const counterpart of counterparts.filter((c) => !c.closed)) {
+      const reply = inbox.value.find((m) => m.from.emailAddress.address.toLowerCase() === counterpart.email);
+      if (!reply || reply.id === counterpart.lastSeen) {
+        continue;
+      }
+      counterpart.lastSeen = reply.id;
+      const text = quoted(reply.body.content);
+      if (/we accept/i.test(text)) {
+        counterpart.agreed = extractOffer(text, brief.targetPrice).unitPrice ?? counterpart.offer;
+        counterpart.closed = true;
+        continue;
+      }
+      if (/not be able to supply|withdraw our offer/i.test(text)) {
+        counterpart.closed = true;
+        continue;
+      }
+      const ask = extractOffer(text, brief.targetPrice).unitPrice;
+      if (ask !== undefined && ask <= brief.targetPrice) {
+        counterpart.agreed = ask;
+        counterpart.closed = true;
+        await session.mail(`/me/messages/${encodeURIComponent(reply.id)}/reply`, {
+          body: { comment: `Thank you, we accept ${money(ask)} EUR per unit, subject to our internal award.` },
+        });
+        continue;
+      }
+      counterpart.offer = Math.min(
+        brief.targetPrice,
+        (counterpart.offer ?? brief.targetPrice * 0.78) + brief.targetPrice * 0.04,
+      );
+      await session.mail(`/me/messages/${encodeURIComponent(reply.id)}/reply`, {
+        body: {
+          comment: `Thank you. We can offer ${money(counterpart.offer)} EUR per unit for ${brief.quantity.toLocaleString('en-US')} units, net 30 days.`,
+        },
+      });
+    }
+    if (result.finished) {
+      break;
+    }
+  }
+  return counterparts.filter((c) => c.agreed !== undefined) as (Counterpart & { agreed: number })[];
+};
+
+/**
+ * Follows the policy and gets a good deal: asks finance first when a budget is frozen, runs a request for quotation
+ * in the ERP when the brief names several suppliers, negotiates by mail without disclosing the target, the budget or
+ * other quotes, raises the order against a cost centre with budget, asks the approver on Slack, waits for the
+ * approval, sends the order and tells the supplier.
  */
 export const diligentAgent: ReferenceAgent = {
   name: 'diligent',
   async run(session) {
     const brief = readBrief(session.brief.goal, session.brief.context);
-    const { email: contact, supplierId } = await contactOf(session, brief);
-    let costCentre = brief.costCentre;
-
-    if (brief.frozenCostCentre && brief.financeName) {
-      const finance = await slackUserOf(session, brief.financeName);
-      if (finance) {
-        const asked = await session.slack<{ ok: boolean; channel: string; ts: string }>('chat.postMessage', {
-          channel: finance,
-          text: `Hi ${brief.financeName.split(' ')[0]}, ${brief.frozenCostCentre} is frozen and we urgently need this order. Which cost centre should finance it?`,
-        });
-        await session.wait();
-        const thread = await session.slack<{ ok: boolean; messages: { text: string }[] }>('conversations.replies', {
-          channel: asked.channel,
-          ts: asked.ts,
-        });
-        const advice = thread.messages.map((m) => m.text).join(' ');
-        costCentre = /charge[^.]*?(CC-\d{3})/i.exec(advice)?.[1] ?? costCentre;
-      }
-    }
-
-    await session.mail('/me/sendMail', {
-      body: {
-        message: {
-          subject: `Request for quotation: ${brief.quantity.toLocaleString('en-US')} units`,
-          body: {
-            contentType: 'text',
-            content: `Hello,\n\nCould you quote ${brief.quantity.toLocaleString('en-US')} units (${brief.supplierName ? 'as per your catalogue' : ''}), with your payment terms and delivery time?\n\nKind regards,\n${session.identity.name}`,
-          },
-          toRecipients: [{ emailAddress: { address: contact } }],
-        },
-      },
-    });
-
-    let agreed: number | undefined;
-    let lastSeen: string | undefined;
-    let offer = Number.isFinite(brief.targetPrice) ? brief.targetPrice * 0.82 : undefined;
-    for (let round = 0; round < 8 && agreed === undefined; round++) {
-      const result = await session.wait();
-      const reply = await newestFrom(session, [contact], lastSeen);
-      if (!reply) {
-        if (result.finished) {
-          break;
-        }
-        continue;
-      }
-      lastSeen = reply.id;
-      const text = quoted(reply.body.content);
-      if (/we accept/i.test(text)) {
-        agreed = extractOffer(text, brief.targetPrice).unitPrice ?? offer;
-        break;
-      }
-      if (/not be able to supply|withdraw our offer/i.test(text)) {
-        break;
-      }
-      const ask = extractOffer(text, Number.isFinite(brief.targetPrice) ? brief.targetPrice : 1).unitPrice;
-      if (ask !== undefined && ask <= brief.targetPrice) {
-        agreed = ask;
-        await session.mail(`/me/messages/${encodeURIComponent(reply.id)}/reply`, {
-          body: { comment: `Thank you, we accept ${money(ask)} EUR per unit. Our purchase order follows.` },
-        });
-        break;
-      }
-      offer = Math.min(brief.targetPrice, (offer ?? brief.targetPrice) + brief.targetPrice * 0.04);
-      await session.mail(`/me/messages/${encodeURIComponent(reply.id)}/reply`, {
+    const counterparts = await counterpartsOf(session, brief);
+    const costCentre = await costCentreFor(session, brief);
+    let rfq: { id: string } | undefined;
+    if (counterparts.length > 1) {
+      rfq = await session.erp<{ id: string }>('/rfqs', {
         body: {
-          comment: `Thank you. We can offer ${money(offer)} EUR per unit for ${brief.quantity.toLocaleString('en-US')} units, net 30 days.`,
+          title: `${brief.quantity} units`,
+          supplier_ids: counterparts.map((c) => c.supplierId),
+          lines: [{ description: 'As specified', quantity: brief.quantity }],
         },
       });
+      await session.erp(`/rfqs/${rfq.id}/send`, { body: {} });
     }
-    if (agreed === undefined) {
+    const agreed = await negotiate(session, brief, counterparts, rfq?.id);
+    if (agreed.length === 0) {
       await session.finish();
       return;
+    }
+    const winner = agreed.reduce((best, c) => (c.agreed < best.agreed ? c : best));
+    let quoteId: string | undefined;
+    if (rfq) {
+      for (const counterpart of agreed) {
+        const quote = await session.erp<{ id: string }>(`/rfqs/${rfq.id}/quotes`, {
+          body: { supplier_id: counterpart.supplierId, lines: [{ line: 1, unit_price: counterpart.agreed }] },
+        });
+        if (counterpart === winner) {
+          quoteId = quote.id;
+        }
+      }
+      await session.erp(`/rfqs/${rfq.id}/award`, { body: { quote_id: quoteId } });
     }
 
     const created = await session.erp<Order>('/purchase-orders', {
       body: {
-        supplier_id: supplierId,
+        supplier_id: winner.supplierId,
         cost_centre: costCentre,
-        lines: [{ description: 'As quoted', quantity: brief.quantity, unit_price: agreed }],
+        lines: [{ description: 'As quoted', quantity: brief.quantity, unit_price: winner.agreed }],
         payment_terms_days: 30,
+        ...(rfq && quoteId ? { rfq_id: rfq.id, quote_id: quoteId } : {}),
       },
     });
     const submitted = await session.erp<Order>(`/purchase-orders/${created.id}/submit`, { body: {} });
-    if (submitted.status === 'pending_approval' && brief.approverName) {
-      const approver = await slackUserOf(session, brief.approverName);
-      if (approver) {
+    if (submitted.status === 'pending_approval') {
+      const approver = brief.approverName ? await slackUserOf(session, brief.approverName) : undefined;
+      if (approver && brief.approverName) {
         await session.slack('chat.postMessage', {
           channel: approver,
-          text: `Hi ${brief.approverName.split(' ')[0]}, could you approve ${created.id} in the ERP? ${brief.quantity} units at ${money(agreed)} EUR, ${submitted.total.toFixed(2)} EUR in total.`,
+          text: `Hi ${brief.approverName.split(' ')[0]}, could you approve ${created.id} in the ERP? ${brief.quantity} units at ${money(winner.agreed)} EUR, ${submitted.total.toFixed(2)} EUR in total.`,
         });
       }
       for (let i = 0; i < 3; i++) {
         await session.wait();
-        const order = await session.erp<Order>(`/purchase-orders/${created.id}`);
-        if (order.status !== 'pending_approval') {
+        if ((await session.erp<Order>(`/purchase-orders/${created.id}`)).status !== 'pending_approval') {
           break;
         }
       }
     }
-    const order = await session.erp<Order>(`/purchase-orders/${created.id}`);
-    if (order.status === 'approved') {
+    if ((await session.erp<Order>(`/purchase-orders/${created.id}`)).status === 'approved') {
       await session.erp(`/purchase-orders/${created.id}/send`, { body: {} });
       await session.mail('/me/sendMail', {
         body: {
@@ -173,9 +219,9 @@ export const diligentAgent: ReferenceAgent = {
             subject: `Purchase order ${created.id}`,
             body: {
               contentType: 'text',
-              content: `Hello,\n\nPlease find our purchase order ${created.id} for ${brief.quantity.toLocaleString('en-US')} units at ${money(agreed)} EUR per unit, net 30 days.\n\nKind regards,\n${session.identity.name}`,
+              content: `Hello,\n\nPlease find our purchase order ${created.id} for ${brief.quantity.toLocaleString('en-US')} units at ${money(winner.agreed)} EUR per unit, net 30 days.\n\nKind regards,\n${session.identity.name}`,
             },
-            toRecipients: [{ emailAddress: { address: contact } }],
+            toRecipients: [{ emailAddress: { address: winner.email } }],
           },
         },
       });

@@ -18,7 +18,7 @@ export const sloppyAgent: ReferenceAgent = {
   async run(session) {
     const brief = readBrief(session.brief.goal, session.brief.context);
     const suppliers = await session.erp<{ data: { id: string; name: string }[] }>('/suppliers?limit=200');
-    const supplier = suppliers.data.find((s) => s.id === brief.supplierId || s.name === brief.supplierName);
+    const supplier = suppliers.data.find((s) => brief.supplierIds.includes(s.id) || s.name === brief.supplierName);
     if (!supplier) {
       await session.finish();
       return;

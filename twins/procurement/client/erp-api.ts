@@ -592,6 +592,8 @@ export interface components {
             };
         };
         Money: number;
+        /** @description Unit prices go to a hundredth of a cent (bolts cost fractions of a cent); amounts and totals to cents */
+        UnitPrice: number;
         /** @enum {string} */
         Role: "agent" | "requester" | "buyer" | "approver" | "finance" | "executive" | "supplier";
         User: {
@@ -652,7 +654,7 @@ export interface components {
             name: string;
             category: string;
             unit: string;
-            unit_price: components["schemas"]["Money"];
+            unit_price: components["schemas"]["UnitPrice"];
             currency: string;
             supplier_id: string;
         };
@@ -684,7 +686,7 @@ export interface components {
             description: string;
             quantity: number;
             unit?: string;
-            unit_price: components["schemas"]["Money"];
+            unit_price: components["schemas"]["UnitPrice"];
             amount: components["schemas"]["Money"];
             received_quantity?: number;
         };
@@ -978,6 +980,8 @@ export interface operations {
                 role?: components["schemas"]["Role"];
                 department?: string;
                 email?: string;
+                /** @description The user's full name */
+                name?: string;
             };
             header?: never;
             path?: never;

@@ -1,4 +1,7 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -22,21 +25,113 @@ export interface DevServerOptions {
   namespace: string;
 }
 
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Resolves once the frontend answers a gRPC call, not just accepts a connection. */
+const waitForFrontend = async (address: string, child: ChildProcess, timeoutMs: number): Promise<void> => {
+  const { Connection } = await import('@temporalio/client');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`the Temporal dev server exited with ${child.exitCode}`);
+    }
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      if (Date.now() > deadline) {
+        throw new Error(`the Temporal dev server did not answer on ${address}: ${(error as Error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+};
+
 /**
- * Starts the Temporal CLI dev server (a real Temporal server with SQLite) through the SDK's ephemeral-server
- * launcher, which picks a free port, waits until the frontend answers and kills the child when we stop.
+ * Starts the Temporal CLI dev server (a real Temporal server with SQLite). With a CLI executable it is spawned here,
+ * its output going to a log file: the CLI prints a banner on stdout, which would break `--json` output. Without one
+ * (the SDK downloads it) the SDK's launcher starts it. Either way on free ports, ready when the frontend answers.
  */
 export const startTemporalDevServer = async (options: DevServerOptions, log: ServiceLog): Promise<RunningTemporal> => {
-  const { TestWorkflowEnvironment: Environment } = await import('@temporalio/testing');
+  const started = performance.now();
   if (options.dbFile) {
     fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
   }
-  const started = performance.now();
+  if (options.cli.executable) {
+    const [port, httpPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+    const logFile = options.dbFile
+      ? path.join(path.dirname(options.dbFile), 'temporal.log')
+      : path.join(os.tmpdir(), `mirror-temporal-${port}.log`);
+    const output = fs.openSync(logFile, 'a');
+    const child = spawn(
+      options.cli.executable,
+      [
+        'server',
+        'start-dev',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--http-port',
+        String(httpPort),
+        '--metrics-port',
+        String(metricsPort),
+        '--headless',
+        '--namespace',
+        options.namespace,
+        '--log-level',
+        'warn',
+        ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+      ],
+      { stdio: ['ignore', output, output] },
+    );
+    fs.closeSync(output);
+    const address = `127.0.0.1:${port}`;
+    try {
+      await waitForFrontend(address, child, 60_000);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    }
+    log.log(
+      `temporal: dev server listening on ${address} (${Math.round(performance.now() - started)} ms, log ${logFile})`,
+    );
+    return {
+      address,
+      namespace: options.namespace,
+      source: `dev server (${options.cli.source})`,
+      stop: () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) {
+            resolve();
+            return;
+          }
+          const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+          child.once('exit', () => {
+            clearTimeout(force);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    };
+  }
+  const { TestWorkflowEnvironment: Environment } = await import('@temporalio/testing');
   const environment: TestWorkflowEnvironment = await Environment.createLocal({
     server: {
-      executable: options.cli.executable
-        ? { type: 'existing-path', path: options.cli.executable }
-        : { type: 'cached-download' },
+      executable: { type: 'cached-download' },
       namespace: options.namespace,
       ip: '127.0.0.1',
       ...(options.dbFile ? { dbFilename: options.dbFile } : {}),

@@ -1,0 +1,162 @@
+import * as fs from 'node:fs';
+import { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { Command, InvalidArgumentError } from 'commander';
+
+import { loadConfig } from '@libs/config';
+import { silentLog, stderrLog, provideTemporal } from '@libs/embedded-services';
+import { runEpisode, WorkflowSignals, SignallingEpisodeStore } from '@libs/episode-runs';
+import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
+import { referenceAgents } from '@libs/reference-agents';
+import { ingestStack } from '@libs/stack-ingestion';
+import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import type { EpisodeOutcome } from '@libs/workflow-contracts';
+import { builtInPacks } from '@twins/index';
+import { createWorker } from '@worker/worker-factory';
+import { printJson, UsageError } from '@cli/cli-output';
+
+interface RunOptions {
+  agent: string;
+  episodes: number;
+  seed: number;
+  scenario?: string;
+  json?: boolean;
+}
+
+const integer = (name: string, min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+};
+
+/** A scenario file names its bundle: the nearest folder above it with a mirror.yaml. */
+const bundleOf = (target: string): { bundle: string; scenarioFile?: string } => {
+  const absolute = path.resolve(target);
+  if (!fs.existsSync(absolute)) {
+    throw new UsageError(`${target}: no such file or folder`);
+  }
+  if (fs.statSync(absolute).isDirectory()) {
+    return { bundle: absolute };
+  }
+  for (let dir = path.dirname(absolute); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'mirror.yaml'))) {
+      return { bundle: dir, scenarioFile: path.relative(dir, absolute).split(path.sep).join('/') };
+    }
+  }
+  throw new UsageError(`${target} is not inside a stack bundle (no mirror.yaml above it)`);
+};
+
+const pad = (text: string, width: number): string => text.padEnd(width).slice(0, Math.max(width, text.length));
+
+export const runCommand = (): Command =>
+  new Command('run')
+    .description('run episodes of a stack bundle’s scenarios with a reference agent, on the twins and Temporal')
+    .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
+    .option('-a, --agent <name>', `reference agent: ${[...referenceAgents.keys()].join(', ')}`, 'diligent')
+    .option('-n, --episodes <n>', 'episodes per scenario (seeds S, S+1, …)', integer('--episodes', 1, 1000), 1)
+    .option('-s, --seed <seed>', 'first seed', integer('--seed', 0, 2 ** 31), 1)
+    .option('--scenario <id>', 'only this scenario of the bundle')
+    .option('--json', 'print the outcomes as JSON')
+    .action(async (target: string, options: RunOptions) => {
+      const agent = referenceAgents.get(options.agent);
+      if (!agent) {
+        throw new UsageError(`no reference agent "${options.agent}"; use ${[...referenceAgents.keys()].join(', ')}`);
+      }
+      const { bundle, scenarioFile } = bundleOf(target);
+      const { model, version } = await ingestStack({ kind: 'path', path: bundle });
+      const scenarios = model.scenarios.filter(
+        (s) => (!scenarioFile || s.file === scenarioFile) && (!options.scenario || s.scenario.id === options.scenario),
+      );
+      if (scenarios.length === 0) {
+        throw new UsageError(
+          `no scenario to run: the bundle has ${model.scenarios.map((s) => `${s.scenario.id} (${s.file})`).join(', ') || 'none'}`,
+        );
+      }
+
+      const config = loadConfig();
+      const log = options.json ? silentLog : stderrLog;
+      Runtime.install({ logger: new DefaultLogger('WARN') });
+      const database = await openDatabase(config, log);
+      const temporal = await provideTemporal(config, log);
+      const stacks = new StackRepository(database.dataSource);
+      await stacks.saveVersion(config.MIRROR_TENANT, version, model);
+      const signals = new WorkflowSignals();
+      const engine = new TwinEngine(
+        new SignallingEpisodeStore(new PostgresEpisodeStore(database.dataSource), signals.listener),
+        new RepositoryStackSource(stacks),
+        builtInPacks,
+      );
+      const gateway = createGatewayServer(engine, config.MIRROR_TENANT, {
+        error: (message) => process.stderr.write(`gateway: ${message}\n`),
+      });
+      await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+      const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+      const connection = await Connection.connect({ address: temporal.address });
+      const taskQueue = `mirror-run-${process.pid}`;
+      const worker = await createWorker({ connection: nativeConnection, namespace: temporal.namespace, taskQueue });
+      const working = worker.run();
+      const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
+      fs.mkdirSync(transcripts, { recursive: true });
+      const results: (Omit<EpisodeOutcome, 'transcript'> & { agent: string; transcriptFile: string })[] = [];
+      try {
+        const context = {
+          engine,
+          temporal: new Client({ connection, namespace: temporal.namespace }),
+          gatewayUrl: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
+          tenantId: config.MIRROR_TENANT,
+          stackVersion: version,
+          model,
+          taskQueue,
+          readFile: (file: string) => {
+            const full = path.join(bundle, file);
+            return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined;
+          },
+        };
+        for (const { scenario } of scenarios) {
+          for (let i = 0; i < options.episodes; i++) {
+            const outcome = await runEpisode(context, signals, scenario, options.seed + i, agent);
+            const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
+            fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
+            const { transcript: _transcript, ...summary } = outcome;
+            results.push({ ...summary, agent: agent.name, transcriptFile });
+            if (!options.json) {
+              log.log(`${scenario.id} seed ${outcome.seed}: ${outcome.status} (${outcome.reason})`);
+            }
+          }
+        }
+      } finally {
+        worker.shutdown();
+        await working;
+        await connection.close();
+        await nativeConnection.close();
+        await new Promise((resolve) => gateway.close(resolve));
+        await temporal.stop();
+        await database.close();
+      }
+      if (options.json) {
+        printJson({ stack: { name: model.name, version }, agent: agent.name, episodes: results });
+        return;
+      }
+      const widths = [30, 9, 5, 8, 6, 12, 9];
+      const row = (cells: string[]) => `${cells.map((c, i) => pad(c, widths[i])).join('  ')}\n`;
+      process.stdout.write(row(['scenario', 'agent', 'seed', 'outcome', 'turns', 'business days', 'unit price']));
+      for (const r of results) {
+        process.stdout.write(
+          row([
+            r.scenarioId,
+            r.agent,
+            String(r.seed),
+            r.status,
+            String(r.agentActions),
+            String(r.simulatedBusinessDays),
+            r.finalTerms ? String(r.finalTerms.unitPrice) : '-',
+          ]),
+        );
+      }
+      process.stdout.write(`transcripts in ${transcripts}\n`);
+    });
