@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Mirror's main job, end to end on a fresh machine: install, build, ingest the example stack (a procurement company's
-# ERP spec, SQL DDL and JSON Schemas) into the embedded database, then serve its twin and act on it as an agent would.
+# ERP spec, SQL DDL and JSON Schemas) into the embedded database, serve its twin and act on it as an agent would; then
+# run the example company's supplier negotiation (Slack, mail and ERP twins, personas on Temporal) with each
+# reference agent and print the summary table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/prerequisites.sh
@@ -25,3 +27,8 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 node scripts/demo-agent.js "$ready"
+kill "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
+
+log "running the supplier negotiation of examples/acme-manufacturing with each reference agent"
+node bin/mirror.js run examples/acme-manufacturing --scenario single-supplier-negotiation --agent all --episodes 2

@@ -57,16 +57,25 @@ export const runCommand = (): Command =>
   new Command('run')
     .description('run episodes of a stack bundle’s scenarios with a reference agent, on the twins and Temporal')
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
-    .option('-a, --agent <name>', `reference agent: ${[...referenceAgents.keys()].join(', ')}`, 'diligent')
+    .option(
+      '-a, --agent <names>',
+      `reference agents, comma-separated, or all: ${[...referenceAgents.keys()].join(', ')}`,
+      'diligent',
+    )
     .option('-n, --episodes <n>', 'episodes per scenario (seeds S, S+1, …)', integer('--episodes', 1, 1000), 1)
     .option('-s, --seed <seed>', 'first seed', integer('--seed', 0, 2 ** 31), 1)
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option('--json', 'print the outcomes as JSON')
     .action(async (target: string, options: RunOptions) => {
-      const agent = referenceAgents.get(options.agent);
-      if (!agent) {
-        throw new UsageError(`no reference agent "${options.agent}"; use ${[...referenceAgents.keys()].join(', ')}`);
-      }
+      const names =
+        options.agent === 'all' ? [...referenceAgents.keys()] : options.agent.split(',').map((n) => n.trim());
+      const agents = names.map((name) => {
+        const agent = referenceAgents.get(name);
+        if (!agent) {
+          throw new UsageError(`no reference agent "${name}"; use ${[...referenceAgents.keys()].join(', ')} or all`);
+        }
+        return agent;
+      });
       const { bundle, scenarioFile } = bundleOf(target);
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
       const scenarios = model.scenarios.filter(
@@ -118,14 +127,16 @@ export const runCommand = (): Command =>
           },
         };
         for (const { scenario } of scenarios) {
-          for (let i = 0; i < options.episodes; i++) {
-            const outcome = await runEpisode(context, signals, scenario, options.seed + i, agent);
-            const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
-            fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
-            const { transcript: _transcript, ...summary } = outcome;
-            results.push({ ...summary, agent: agent.name, transcriptFile });
-            if (!options.json) {
-              log.log(`${scenario.id} seed ${outcome.seed}: ${outcome.status} (${outcome.reason})`);
+          for (const agent of agents) {
+            for (let i = 0; i < options.episodes; i++) {
+              const outcome = await runEpisode(context, signals, scenario, options.seed + i, agent);
+              const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
+              fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
+              const { transcript: _transcript, ...summary } = outcome;
+              results.push({ ...summary, agent: agent.name, transcriptFile });
+              if (!options.json) {
+                log.log(`${scenario.id} ${agent.name} seed ${outcome.seed}: ${outcome.status} (${outcome.reason})`);
+              }
             }
           }
         }
@@ -139,7 +150,7 @@ export const runCommand = (): Command =>
         await database.close();
       }
       if (options.json) {
-        printJson({ stack: { name: model.name, version }, agent: agent.name, episodes: results });
+        printJson({ stack: { name: model.name, version }, agents: names, episodes: results });
         return;
       }
       const widths = [30, 9, 5, 8, 6, 12, 9];
@@ -157,6 +168,11 @@ export const runCommand = (): Command =>
             r.finalTerms ? String(r.finalTerms.unitPrice) : '-',
           ]),
         );
+      }
+      for (const agent of agents) {
+        const mine = results.filter((r) => r.agent === agent.name);
+        const passed = mine.filter((r) => r.status === 'succeeded').length;
+        process.stdout.write(`${agent.name}: ${passed} of ${mine.length} episodes succeeded\n`);
       }
       process.stdout.write(`transcripts in ${transcripts}\n`);
     });
