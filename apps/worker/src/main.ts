@@ -13,7 +13,12 @@ const main = async (): Promise<void> => {
   const temporal = await provideTemporal(config, logger);
   const connection = await NativeConnection.connect({ address: temporal.address });
   try {
-    const worker = await createWorker({ connection, namespace: temporal.namespace });
+    // MIRROR_TASK_QUEUE lets a test (or a deployment) point this worker at a queue of its own.
+    const worker = await createWorker({
+      connection,
+      namespace: temporal.namespace,
+      ...(process.env.MIRROR_TASK_QUEUE ? { taskQueue: process.env.MIRROR_TASK_QUEUE } : {}),
+    });
     logger.log(`polling ${temporal.address} (${temporal.source})`);
     await worker.run();
   } finally {

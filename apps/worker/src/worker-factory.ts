@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { temporal as protoRoot } from '@temporalio/proto';
+import { BundleOptions, NativeConnection, Worker } from '@temporalio/worker';
 
 import { taskQueues } from '@libs/workflow-contracts';
 
@@ -33,17 +34,57 @@ export interface WorkerOptions {
   taskQueue?: string;
 }
 
+type WebpackConfiguration = Parameters<NonNullable<NonNullable<BundleOptions['webpackConfigHook']>>>[0];
+
+/** Workflow code and its bundling, shared by live workers and history replays. */
+export const workflowBundling = () => ({
+  workflowsPath: require.resolve('./workflows'),
+  bundlerOptions: {
+    webpackConfigHook: (config: WebpackConfiguration) => ({
+      ...config,
+      resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as object), ...libraryAliases() } },
+    }),
+  },
+});
+
+/**
+ * Replays a recorded workflow history (Temporal's JSON) against today's workflow code: throws on any nondeterminism.
+ * The JSON is read with @temporalio/proto's own message types: the SDK's `historyFromJSON` fails when npm installs two
+ * copies of protobufjs (one under @temporalio/common), as it does here.
+ */
+export const replayHistory = (history: unknown, workflowId: string): Promise<void> =>
+  Worker.runReplayHistory(
+    workflowBundling(),
+    protoRoot.api.history.v1.History.fromObject(wellKnownTypes(history) as Record<string, unknown>),
+    workflowId,
+  );
+
+/** Proto3 JSON writes timestamps and durations as text (`2026-…Z`, `10s`); message objects want seconds and nanos. */
+const wellKnownTypes = (value: unknown): unknown => {
+  if (Array.isArray(value)) {
+    return value.map(wellKnownTypes);
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, wellKnownTypes(inner)]));
+  }
+  if (typeof value === 'string') {
+    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value)) {
+      const fraction = /\.(\d+)Z$/.exec(value)?.[1] ?? '';
+      return { seconds: Math.floor(Date.parse(value) / 1000), nanos: Number(fraction.padEnd(9, '0').slice(0, 9)) };
+    }
+    if (/^-?\d+(\.\d+)?s$/.test(value)) {
+      const seconds = Number(value.slice(0, -1));
+      return { seconds: Math.trunc(seconds), nanos: Math.round((seconds - Math.trunc(seconds)) * 1e9) };
+    }
+  }
+  return value;
+};
+
 export const createWorker = (options: WorkerOptions): Promise<Worker> =>
   Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.episodes,
-    workflowsPath: require.resolve('./workflows'),
     activities: { ...createHealthActivities(), ...createPersonaActivities() },
-    bundlerOptions: {
-      webpackConfigHook: (config) => ({
-        ...config,
-        resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as object), ...libraryAliases() } },
-      }),
-    },
+    ...workflowBundling(),
   });

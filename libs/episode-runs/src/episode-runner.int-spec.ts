@@ -1,99 +1,66 @@
-import { randomUUID } from 'node:crypto';
-import { AddressInfo } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { Server } from 'node:http';
 
-import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { DataSource } from 'typeorm';
 
-import { repositoryRoot } from '@test/support/cli-runner';
-import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { startEpisodeHarness } from '@test/support/episode-harness';
 import { createWorker } from '@worker/worker-factory';
-import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
+import { locateTemporalCli, silentLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
-import { ingestStack, StackModel } from '@libs/stack-ingestion';
-import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
-import { builtInPacks } from '@twins/index';
 
-import { runEpisode, RunnerContext, WorkflowSignals } from './episode-runner';
-import { SignallingEpisodeStore } from './signalling-episode-store';
+import { runEpisode, workflowIdOf } from './episode-runner';
 
 /**
  * Real: the example company's stack on the twins behind an HTTP gateway, PostgreSQL event logs, the Temporal dev
  * server with the worker's episode workflow and persona activities, the reference agents. Mocked: nothing.
  */
 describe('episodes of the example scenarios', () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dataSource: DataSource;
-  let server: Server;
+  let harness: Awaited<ReturnType<typeof startEpisodeHarness>>;
   let worker: Worker;
   let workerRun: Promise<void>;
   let nativeConnection: NativeConnection;
-  let connection: Connection;
-  let context: RunnerContext;
-  let model: StackModel;
-  const signals = new WorkflowSignals();
 
   beforeAll(async () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
-    database = await createTestDatabase();
-    dataSource = createDataSource(database.url);
-    await dataSource.initialize();
-    const ingested = await ingestStack({
-      kind: 'path',
-      path: path.join(repositoryRoot, 'examples', 'acme-manufacturing'),
-    });
-    model = ingested.model;
-    const stacks = new StackRepository(dataSource);
-    await stacks.saveVersion('test', ingested.version, model);
-    const store = new SignallingEpisodeStore(new PostgresEpisodeStore(dataSource), signals.listener);
-    const engine = new TwinEngine(store, new RepositoryStackSource(stacks), builtInPacks);
-    server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = requireEnvironment('TEMPORAL_ADDRESS');
-    nativeConnection = await NativeConnection.connect({ address });
-    connection = await Connection.connect({ address });
-    const taskQueue = `episodes-${randomUUID()}`;
-    worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue });
+    harness = await startEpisodeHarness();
+    nativeConnection = await NativeConnection.connect({ address: harness.address });
+    worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue: harness.taskQueue });
     workerRun = worker.run();
-    context = {
-      engine,
-      temporal: new Client({ connection }),
-      gatewayUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      tenantId: 'test',
-      stackVersion: ingested.version,
-      model,
-      taskQueue,
-    };
   });
 
   afterAll(async () => {
     worker.shutdown();
     await workerRun;
-    await connection.close();
     await nativeConnection.close();
-    await new Promise((resolve) => server.close(resolve));
-    await dataSource.destroy();
-    await database.drop();
+    await harness.stop();
   });
 
-  const scenario = (id: string) => {
-    const found = model.scenarios.find((s) => s.scenario.id === id);
-    if (!found) {
-      throw new Error(`no scenario ${id}`);
-    }
-    return found.scenario;
-  };
-
+  const scenario = (id: string) => harness.scenario(id);
+  const run = (id: string, seed: number, agent: string) =>
+    runEpisode(harness.context, harness.signals, scenario(id), seed, referenceAgents.get(agent)!);
   it('the diligent agent negotiates, gets approval and places the order within the target', async () => {
-    const outcome = await runEpisode(
-      context,
-      signals,
-      scenario('single-supplier-negotiation'),
-      1,
-      referenceAgents.get('diligent')!,
-    );
+    const outcome = await run('single-supplier-negotiation', 1, 'diligent');
+    if (process.env.MIRROR_RECORD_HISTORY) {
+      // Refreshes the recorded history the replay test holds today's workflow code against (Temporal's own JSON).
+      const cli = await locateTemporalCli({
+        searchPath: process.env.PATH,
+        cacheDir: path.join(os.homedir(), '.cache', 'mirror'),
+        log: silentLog,
+      });
+      const json = execFileSync(cli.executable as string, [
+        'workflow',
+        'show',
+        '-w',
+        workflowIdOf(outcome.episodeId),
+        '--address',
+        harness.address,
+        '-o',
+        'json',
+      ]);
+      fs.writeFileSync(process.env.MIRROR_RECORD_HISTORY, json);
+    }
     expect(outcome).toMatchObject({ status: 'succeeded', scenarioId: 'single-supplier-negotiation', seed: 1 });
     expect(outcome.finalTerms?.status).toMatch(/sent|acknowledged/);
     expect(outcome.simulatedBusinessDays).toBeGreaterThanOrEqual(1);
@@ -110,13 +77,7 @@ describe('episodes of the example scenarios', () => {
   }, 120_000);
 
   it('the idle agent fails the task', async () => {
-    const outcome = await runEpisode(
-      context,
-      signals,
-      scenario('single-supplier-negotiation'),
-      1,
-      referenceAgents.get('idle')!,
-    );
+    const outcome = await run('single-supplier-negotiation', 1, 'idle');
     expect(outcome).toMatchObject({ status: 'failed', finalTerms: null, agentActions: 0 });
     expect(outcome.reason).toMatch(/no purchase order/);
   }, 60_000);

@@ -8,9 +8,16 @@ export class TwinCallError extends Error {}
  * as, exactly like an agent does. The gateway is the one place an episode's state changes.
  */
 export class TwinClient {
+  private writes = 0;
+
+  /**
+   * With `actionKey`, every write carries an `Idempotency-Key` of the action and its place in it: an activity retried
+   * after a crash repeats its writes with the same keys, and the twins answer them without acting twice.
+   */
   constructor(
     private readonly services: EpisodeServices,
     private readonly episodeId: string,
+    private readonly actionKey?: string,
   ) {}
 
   private base(service: string): string {
@@ -23,11 +30,14 @@ export class TwinClient {
     token: string,
     init: { method?: string; body?: unknown } = {},
   ): Promise<T> {
+    const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
+    const key = this.actionKey && method !== 'GET' ? `${this.actionKey}#${this.writes++}` : undefined;
     const response = await fetch(`${this.base(service)}${path}`, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      method,
       headers: {
         authorization: `Bearer ${token}`,
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(key ? { 'idempotency-key': key } : {}),
       },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });

@@ -15,7 +15,19 @@ export type EpisodeEvent =
    * The business clock jumps to `at` (a scenario's "two business days later"); later events tick on from there, one
    * second each, so replay gives the same times.
    */
-  | { type: 'clock.set'; at: string };
+  | { type: 'clock.set'; at: string }
+  /**
+   * The answer to a write sent with an `Idempotency-Key`: the same key again gets this answer and changes nothing, so a
+   * client that retries after a crash (a persona's activity) never acts twice.
+   */
+  | { type: 'idempotency.recorded'; key: string; response: RecordedResponse };
+
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  text?: string;
+}
 
 export interface LoggedEvent {
   seq: number;

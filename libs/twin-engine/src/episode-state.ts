@@ -1,6 +1,6 @@
 import type { World, WorldRecord, WorldTable } from '@libs/synthetic-data';
 
-import { EpisodeEvent, LoggedEvent } from './episode-events';
+import { EpisodeEvent, LoggedEvent, RecordedResponse } from './episode-events';
 
 /** What an episode changed in one table of its world. */
 interface TableOverlay {
@@ -25,6 +25,8 @@ export class EpisodeState {
   private counters = new Map<string, number>();
   /** The last clock jump: its time (ms) and the sequence number it happened at; none means the world's clock. */
   private clockBase: { at: number; seq: number } | undefined;
+  /** Answers to writes sent with an idempotency key, by key. */
+  private readonly answered = new Map<string, RecordedResponse>();
 
   constructor(readonly world: World) {}
 
@@ -101,7 +103,15 @@ export class EpisodeState {
     if (logged.event.type === 'clock.set') {
       this.clockBase = { at: Date.parse(logged.event.at), seq: logged.seq };
     }
+    if (logged.event.type === 'idempotency.recorded') {
+      this.answered.set(logged.event.key, logged.event.response);
+    }
     this.applyEvent(logged.event);
+  }
+
+  /** The recorded answer to a write with this idempotency key, if it was made. */
+  answerFor(key: string): RecordedResponse | undefined {
+    return this.answered.get(key);
   }
 
   /** The episode's time at a sequence number: the world's start plus a second an event, or on from the last jump. */
@@ -110,7 +120,12 @@ export class EpisodeState {
   }
 
   private applyEvent(event: EpisodeEvent): void {
-    if (event.type === 'operation.called' || event.type === 'domain' || event.type === 'clock.set') {
+    if (
+      event.type === 'operation.called' ||
+      event.type === 'domain' ||
+      event.type === 'clock.set' ||
+      event.type === 'idempotency.recorded'
+    ) {
       return;
     }
     const overlay = this.overlay(event.table);

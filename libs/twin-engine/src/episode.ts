@@ -1,10 +1,18 @@
-import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
+import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent, RecordedResponse } from './episode-events';
 import { EpisodeState } from './episode-state';
 import { FaultInjector } from './fault-injector';
 import { ReadMemo } from './read-memo';
 import { RouteMatch, ServiceTwin } from './service-twin';
 import { StackTwin } from './stack-twin';
 import { jsonResponse, TwinRequest, TwinResponse } from './twin-http';
+
+/** What of a response is kept for an idempotent retry: plain data, as it would be stored. */
+const recordable = (response: TwinResponse): RecordedResponse => ({
+  status: response.status,
+  headers: response.headers,
+  ...(response.body !== undefined ? { body: response.body } : {}),
+  ...(response.text !== undefined ? { text: response.text } : {}),
+});
 
 /** A clock move the episode refuses: backwards, or to something that is not a time. */
 export class ClockError extends Error {}
@@ -87,6 +95,10 @@ export class Episode {
       const current = this.state.get(table, id);
       if (!current) {
         return false;
+      }
+      if (Object.entries(fields).every(([name, value]) => JSON.stringify(current[name]) === JSON.stringify(value))) {
+        // Already so: a retried setup changes nothing and logs nothing.
+        return true;
       }
       const logged: LoggedEvent = {
         seq: this.state.seq + 1,
@@ -183,12 +195,20 @@ export class Episode {
     url: string,
     delayMs: number,
   ): Promise<TwinResponse> {
+    const key = request.headers['idempotency-key'];
     const result = this.writes.then(async () => {
+      const known = key ? this.state.answerFor(key) : undefined;
+      if (known) {
+        return known;
+      }
       const outcome = service.execute(match, request, this.state, this.now(this.state.seq + 1), url);
       if (outcome.events.length === 0) {
         return outcome.response;
       }
-      const logged: LoggedEvent[] = outcome.events.map((event, index) => ({
+      const events = key
+        ? [...outcome.events, { type: 'idempotency.recorded' as const, key, response: recordable(outcome.response) }]
+        : outcome.events;
+      const logged: LoggedEvent[] = events.map((event, index) => ({
         seq: this.state.seq + index + 1,
         at: this.now(this.state.seq + index + 1),
         operationId: match.plan.operation.id,

@@ -31,6 +31,8 @@ interface PersonaContext extends EpisodeContext {
   instance: TaskInstance;
   agent: AgentIdentity;
   party: string;
+  /** The scheduled action this call performs: the prefix of its writes' idempotency keys. */
+  actionKey: string;
 }
 
 type Supplier = Extract<ResolvedParty, { persona: 'supplier-negotiator' }>;
@@ -45,6 +47,7 @@ interface MailMessage {
 interface PurchaseOrder {
   id: string;
   status: string;
+  approvals: { user_id: string }[];
   supplier_id: string;
   requester_id: string;
   total: number;
@@ -115,7 +118,7 @@ export const createPersonaActivities = () => ({
   async supplierReply(input: PersonaContext & { memory: NegotiationMemory | null }): Promise<NegotiationMemory> {
     const supplier = supplierOf(input);
     const seed = input.instance.worldSeed;
-    const twin = new TwinClient(input.services, input.episodeId);
+    const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
     const token = mailToken(seed, supplier.contactEmail);
     const memory: NegotiationMemory = input.memory ?? {
       round: 0,
@@ -190,10 +193,11 @@ export const createPersonaActivities = () => ({
       return;
     }
     const seed = input.instance.worldSeed;
-    const twin = new TwinClient(input.services, input.episodeId);
+    const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
     const erp = erpToken(seed, approver.employeeId);
     const order = await twin.erp<PurchaseOrder>(erp, `/purchase-orders/${encodeURIComponent(input.poId)}`);
-    if (order.status !== 'pending_approval') {
+    // Pending, or decided by this approver already (a retry after a crash): the same writes again, deduplicated.
+    if (order.status !== 'pending_approval' && !order.approvals.some((a) => a.user_id === approver.employeeId)) {
       return;
     }
     const unitPrice = Math.max(...order.lines.map((l) => l.unit_price));
@@ -223,12 +227,12 @@ export const createPersonaActivities = () => ({
   async supplierAcknowledge(input: PersonaContext & { poId: string }): Promise<void> {
     const supplier = supplierOf(input);
     const seed = input.instance.worldSeed;
-    const twin = new TwinClient(input.services, input.episodeId);
+    const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
     const order = await twin.erp<PurchaseOrder>(
       erpToken(seed, supplier.contactId),
       `/purchase-orders/${encodeURIComponent(input.poId)}`,
     );
-    if (order.status !== 'sent') {
+    if (order.status !== 'sent' && order.status !== 'acknowledged') {
       return;
     }
     await twin.erp(erpToken(seed, supplier.contactId), `/purchase-orders/${encodeURIComponent(order.id)}/acknowledge`, {
@@ -260,7 +264,7 @@ export const createPersonaActivities = () => ({
       frozen.length > 0
         ? `${frozen.join(', ')} is frozen this quarter, so please do not raise orders against it. Charge this one to CC-900 (Facilities) instead; its head can approve.`
         : 'The budget has room for this; go ahead through the usual approval.';
-    await new TwinClient(input.services, input.episodeId).slack(
+    await new TwinClient(input.services, input.episodeId, input.actionKey).slack(
       slackToken(input.instance.worldSeed, finance.employeeId),
       'chat.postMessage',
       { channel, thread_ts: ts, text },
@@ -285,7 +289,7 @@ export const createPersonaActivities = () => ({
       'Shipping dock B is closed for maintenance tomorrow.',
     ];
     const channel = noise.channels[input.index % noise.channels.length];
-    const twin = new TwinClient(input.services, input.episodeId);
+    const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
     const token = slackToken(input.instance.worldSeed, person.id);
     // A person posts only where they belong; joining a public channel first is what they would do.
     await twin.slack(token, 'conversations.join', { channel: `#${channel}` }).catch(() => undefined);

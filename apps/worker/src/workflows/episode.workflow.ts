@@ -34,7 +34,8 @@ export const stateQuery = defineQuery<Record<string, unknown>>(episodeWorkflowNa
 export const transcriptQuery = defineQuery<TranscriptEntry[]>(episodeWorkflowNames.transcript);
 
 const acts = proxyActivities<PersonaActivities>({
-  startToCloseTimeout: '1 minute',
+  // Short: a persona's step is a few twin calls; a worker that dies mid-step is noticed and the step retried soon.
+  startToCloseTimeout: '15 seconds',
   retry: { maximumAttempts: 5, initialInterval: '200 ms' },
 });
 
@@ -164,7 +165,13 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       now = Math.max(now, action.at);
       now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
       const p = party(action.party);
-      const context = { services: input.services, episodeId: input.episodeId, instance, agent: input.agent };
+      const context = {
+        services: input.services,
+        episodeId: input.episodeId,
+        instance,
+        agent: input.agent,
+        actionKey: `${action.kind}:${action.party}:${action.at}:${action.ref ?? ''}`,
+      };
       switch (action.kind) {
         case 'supplier-reply':
           negotiations[action.party] = await acts.supplierReply({

@@ -1,0 +1,55 @@
+import * as path from 'node:path';
+
+import { repositoryRoot } from '@test/support/cli-runner';
+import { ingestStack } from '@libs/stack-ingestion';
+
+import { InMemoryEpisodeStore } from './in-memory-episode-store';
+import { StaticStackSource, TwinEngine } from './twin-engine';
+
+/** Real: the example stack's twin, an episode, its event log (in memory), a rebuild from that log. */
+describe('writes with an Idempotency-Key', () => {
+  it('are made once: a retry gets the first answer, changes nothing, and still does after a rebuild', async () => {
+    const { model, version } = await ingestStack({
+      kind: 'path',
+      path: path.join(repositoryRoot, 'examples', 'acme-procurement'),
+    });
+    const store = new InMemoryEpisodeStore();
+    const engine = new TwinEngine(store, new StaticStackSource(model));
+    const episode = await engine.createEpisode({ tenantId: 't', stackVersion: version, seed: 2 });
+    const create = (key: string | undefined, name: string) =>
+      episode.handle(
+        'procurement',
+        {
+          method: 'POST',
+          path: '/suppliers',
+          query: new URLSearchParams(),
+          headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+          body: Buffer.from(JSON.stringify({ name, country: 'DE' })),
+        },
+        'http://twin/suppliers',
+      );
+    const first = await create('persona:reply:1', 'Once GmbH');
+    const seq = episode.state.seq;
+    const again = await create('persona:reply:1', 'Once GmbH');
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(episode.state.seq).toBe(seq);
+    const other = await create('persona:reply:2', 'Twice GmbH');
+    expect((other.body as { id: string }).id).not.toBe((first.body as { id: string }).id);
+
+    const rebuilt = await new TwinEngine(store, new StaticStackSource(model)).episode(episode.id);
+    const afterRebuild = await rebuilt.handle(
+      'procurement',
+      {
+        method: 'POST',
+        path: '/suppliers',
+        query: new URLSearchParams(),
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'persona:reply:1' },
+        body: Buffer.from(JSON.stringify({ name: 'Once GmbH', country: 'DE' })),
+      },
+      'http://twin/suppliers',
+    );
+    expect(afterRebuild.body).toEqual(first.body);
+    expect(rebuilt.state.seq).toBe(episode.state.seq);
+  });
+});

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { Server } from 'node:http';
+
+import { Client, Connection } from '@temporalio/client';
+import { DataSource } from 'typeorm';
+
+import { RunnerContext, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
+import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
+import { ingestStack } from '@libs/stack-ingestion';
+import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import { builtInPacks } from '@twins/index';
+
+import { repositoryRoot } from './cli-runner';
+import { createTestDatabase, requireEnvironment } from './test-services';
+
+/**
+ * Everything an episode of the example company needs but the worker: a fresh database, the stack stored, the twins
+ * behind an HTTP gateway with an event store that signals workflows, and a Temporal client on its own task queue.
+ */
+export const startEpisodeHarness = async () => {
+  const database = await createTestDatabase();
+  const dataSource: DataSource = createDataSource(database.url);
+  await dataSource.initialize();
+  const { model, version } = await ingestStack({
+    kind: 'path',
+    path: path.join(repositoryRoot, 'examples', 'acme-manufacturing'),
+  });
+  const stacks = new StackRepository(dataSource);
+  await stacks.saveVersion('test', version, model);
+  const signals = new WorkflowSignals();
+  const store = new SignallingEpisodeStore(new PostgresEpisodeStore(dataSource), signals.listener);
+  const engine = new TwinEngine(store, new RepositoryStackSource(stacks), builtInPacks);
+  const server: Server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = requireEnvironment('TEMPORAL_ADDRESS');
+  const connection = await Connection.connect({ address });
+  const taskQueue = `episodes-${randomUUID()}`;
+  const context: RunnerContext = {
+    engine,
+    temporal: new Client({ connection }),
+    gatewayUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tenantId: 'test',
+    stackVersion: version,
+    model,
+    taskQueue,
+  };
+  const scenario = (id: string) => {
+    const found = model.scenarios.find((s) => s.scenario.id === id);
+    if (!found) {
+      throw new Error(`no scenario ${id}`);
+    }
+    return found.scenario;
+  };
+  return {
+    context,
+    signals,
+    scenario,
+    address,
+    taskQueue,
+    databaseUrl: database.url,
+    stop: async () => {
+      await connection.close();
+      await new Promise((resolve) => server.close(resolve));
+      await dataSource.destroy();
+      await database.drop();
+    },
+  };
+};
