@@ -4,7 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '@libs/config';
 import { provideTemporal } from '@libs/embedded-services';
 
-import { createWorker } from './worker-factory';
+import { createWorker, voiceFromConfig } from './worker-factory';
 
 /** Runs the Temporal worker until SIGTERM/SIGINT (the SDK stops it), then closes what it opened. */
 const main = async (): Promise<void> => {
@@ -18,6 +18,7 @@ const main = async (): Promise<void> => {
       connection,
       namespace: temporal.namespace,
       ...(process.env.MIRROR_TASK_QUEUE ? { taskQueue: process.env.MIRROR_TASK_QUEUE } : {}),
+      voice: voiceFromConfig(config),
     });
     logger.log(`polling ${temporal.address} (${temporal.source})`);
     await worker.run();

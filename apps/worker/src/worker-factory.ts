@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { temporal as protoRoot } from '@temporalio/proto';
 import { BundleOptions, NativeConnection, Worker } from '@temporalio/worker';
 
+import { MirrorConfig } from '@libs/config';
+import type { VoiceSettings } from '@libs/personas';
 import { taskQueues } from '@libs/workflow-contracts';
 
 import { createHealthActivities } from './activities/health.activities';
@@ -32,7 +34,20 @@ export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue?: string;
+  /** An LLM voice for personas; they speak from templates without one. */
+  voice?: VoiceSettings;
 }
+
+/** The persona voice the configuration names, if any. */
+export const voiceFromConfig = (config: MirrorConfig): VoiceSettings | undefined =>
+  config.MIRROR_PERSONA_LLM_URL
+    ? {
+        url: config.MIRROR_PERSONA_LLM_URL,
+        model: config.MIRROR_PERSONA_LLM_MODEL,
+        ...(config.MIRROR_PERSONA_LLM_KEY ? { apiKey: config.MIRROR_PERSONA_LLM_KEY } : {}),
+        cacheDir: path.join(config.MIRROR_DATA_DIR, 'persona-voice'),
+      }
+    : undefined;
 
 type WebpackConfiguration = Parameters<NonNullable<NonNullable<BundleOptions['webpackConfigHook']>>>[0];
 
@@ -85,6 +100,6 @@ export const createWorker = (options: WorkerOptions): Promise<Worker> =>
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.episodes,
-    activities: { ...createHealthActivities(), ...createPersonaActivities() },
+    activities: { ...createHealthActivities(), ...createPersonaActivities(options.voice) },
     ...workflowBundling(),
   });

@@ -22,6 +22,13 @@ export const mirrorConfigSchema = z.object({
   MIRROR_CACHE_DIR: z.string().default(path.join(os.homedir(), '.cache', 'mirror')),
   MIRROR_TENANT: z.string().default('default'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /**
+   * An OpenAI-compatible chat-completions endpoint (`…/v1`) for persona voices; without it personas speak from
+   * deterministic templates. Replies are cached per seed under MIRROR_DATA_DIR, so episodes of a group read alike.
+   */
+  MIRROR_PERSONA_LLM_URL: z.string().url().optional(),
+  MIRROR_PERSONA_LLM_MODEL: z.string().default('gpt-4o-mini'),
+  MIRROR_PERSONA_LLM_KEY: z.string().optional(),
 });
 
 export type MirrorConfig = z.infer<typeof mirrorConfigSchema>;

@@ -4,6 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
 
 import { startEpisodeHarness } from '@test/support/episode-harness';
 import { createWorker } from '@worker/worker-factory';
@@ -81,4 +83,53 @@ describe('episodes of the example scenarios', () => {
     expect(outcome).toMatchObject({ status: 'failed', finalTerms: null, agentActions: 0 });
     expect(outcome.reason).toMatch(/no purchase order/);
   }, 60_000);
+
+  it('gives the supplier an LLM voice when one is configured, cached per seed so a group reads alike', async () => {
+    let calls = 0;
+    const fakeLlm = setupServer(
+      http.post('http://llm.test/v1/chat/completions', async ({ request }) => {
+        calls++;
+        const body = (await request.json()) as { messages: { role: string; content: string }[] };
+        const template = body.messages[body.messages.length - 1].content;
+        return HttpResponse.json({
+          choices: [{ message: { role: 'assistant', content: `In my own words:\n${template}` } }],
+        });
+      }),
+    );
+    fakeLlm.listen({ onUnhandledRequest: 'bypass' });
+    const taskQueue = `${harness.taskQueue}-voice`;
+    const voicedWorker = await createWorker({
+      connection: nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      voice: { url: 'http://llm.test/v1', model: 'fake', cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'voice-')) },
+    });
+    try {
+      const context = { ...harness.context, taskQueue };
+      const diligent = referenceAgents.get('diligent')!;
+      const run = () => runEpisode(context, harness.signals, scenario('single-supplier-negotiation'), 3, diligent);
+      // A worker runs once: both episodes inside the one run.
+      const { first, second, callsAfterFirst } = await voicedWorker.runUntil(async () => {
+        const earlier = await run();
+        const count = calls;
+        return { first: earlier, second: await run(), callsAfterFirst: count };
+      });
+      expect(first.status).toBe('succeeded');
+      expect(callsAfterFirst).toBeGreaterThan(0);
+      const log = (await (
+        await fetch(`${harness.context.gatewayUrl}/_mirror/episodes/${first.episodeId}/events`)
+      ).json()) as { events: { name: string; data: { from: string; body: string } }[] };
+      const supplierMail = log.events.filter(
+        (e) => e.name === 'email.sent' && !e.data.from.startsWith('procurement.assistant'),
+      );
+      expect(supplierMail.length).toBeGreaterThan(1);
+      expect(supplierMail.every((e) => e.data.body.startsWith('In my own words:'))).toBe(true);
+      expect(calls).toBe(callsAfterFirst);
+      const { episodeId: _a, ...one } = first;
+      const { episodeId: _b, ...two } = second;
+      expect(two).toEqual(one);
+    } finally {
+      fakeLlm.close();
+    }
+  }, 120_000);
 });

@@ -2,3 +2,4 @@ export * from './approver';
 export * from './concession';
 export * from './offer-extraction';
 export * from './supplier-replies';
+export * from './persona-voice';

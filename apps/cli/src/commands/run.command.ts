@@ -15,7 +15,7 @@ import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
-import { createWorker } from '@worker/worker-factory';
+import { createWorker, voiceFromConfig } from '@worker/worker-factory';
 import { printJson, UsageError } from '@cli/cli-output';
 
 interface RunOptions {
@@ -107,7 +107,12 @@ export const runCommand = (): Command =>
       const nativeConnection = await NativeConnection.connect({ address: temporal.address });
       const connection = await Connection.connect({ address: temporal.address });
       const taskQueue = `mirror-run-${process.pid}`;
-      const worker = await createWorker({ connection: nativeConnection, namespace: temporal.namespace, taskQueue });
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: temporal.namespace,
+        taskQueue,
+        voice: voiceFromConfig(config),
+      });
       const working = worker.run();
       const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
       fs.mkdirSync(transcripts, { recursive: true });

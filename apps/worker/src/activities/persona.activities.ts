@@ -7,6 +7,8 @@ import {
   sellerMove,
   supplierReply as supplierText,
   SupplierVoice,
+  voiced,
+  VoiceSettings,
 } from '@libs/personas';
 import type { ResolvedParty, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
@@ -85,7 +87,7 @@ const newestPart = (text: string): string => text.split(/-----Original Message--
  * returns what the workflow needs to remember. Deterministic given the twins' state; retried safely because each
  * checks the state before acting (a reply is sent once per new mail, an order approved once).
  */
-export const createPersonaActivities = () => ({
+export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
   async eventsSince(input: EpisodeContext & { afterSeq: number }): Promise<SignalledEvent[]> {
     const twin = new TwinClient(input.services, input.episodeId);
     const { body } = await twin.admin<{ events: SignalledEvent[] }>(`/events?after=${input.afterSeq}`);
@@ -182,7 +184,10 @@ export const createPersonaActivities = () => ({
       }
       text = supplierText(voice, move, offer.unitPrice);
     }
-    await twin.mail(token, `/me/messages/${encodeURIComponent(newest.id)}/reply`, { body: { comment: text } });
+    const comment = llmVoice
+      ? await voiced(llmVoice, input.instance.seed, `${supplier.contactName} of ${supplier.supplierName}`, text)
+      : text;
+    await twin.mail(token, `/me/messages/${encodeURIComponent(newest.id)}/reply`, { body: { comment } });
     return next;
   },
 
