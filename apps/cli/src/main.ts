@@ -6,6 +6,7 @@ import { dbCommand } from './commands/db.command';
 import { diffCommand } from './commands/diff.command';
 import { ingestCommand } from './commands/ingest.command';
 import { runCommand } from './commands/run.command';
+import { schemaCommand } from './commands/schema.command';
 import { serveCommand } from './commands/serve.command';
 import { typesCommand } from './commands/types.command';
 import { exitCodes, reportFailure } from './cli-output';
@@ -15,7 +16,15 @@ export const buildProgram = (): Command => {
     .description('Mirror: safe digital twins of a company stack for training and auditing AI agents')
     .exitOverride()
     .showHelpAfterError();
-  for (const command of [ingestCommand(), serveCommand(), runCommand(), diffCommand(), typesCommand(), dbCommand()]) {
+  for (const command of [
+    ingestCommand(),
+    serveCommand(),
+    runCommand(),
+    diffCommand(),
+    typesCommand(),
+    schemaCommand(),
+    dbCommand(),
+  ]) {
     program.addCommand(command.exitOverride());
   }
   return program;
