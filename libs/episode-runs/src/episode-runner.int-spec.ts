@@ -78,6 +78,25 @@ describe('episodes of the example scenarios', () => {
     );
   }, 120_000);
 
+  it('hands a long episode over to a new run (continue-as-new) without losing its state', async () => {
+    const agent = referenceAgents.get('diligent')!;
+    const scenarioOf = scenario('single-supplier-negotiation');
+    const whole = await runEpisode(harness.context, harness.signals, scenarioOf, 2, agent);
+    const handedOver = await runEpisode(harness.context, harness.signals, scenarioOf, 2, agent, {
+      continueAsNewAfterEvents: 4,
+    });
+    let count = 0;
+    for await (const run of harness.context.temporal.workflow.list({
+      query: `WorkflowId = '${workflowIdOf(handedOver.episodeId)}'`,
+    })) {
+      count += run.workflowId === workflowIdOf(handedOver.episodeId) ? 1 : 0;
+    }
+    expect(count).toBeGreaterThan(1);
+    const { episodeId: _a, ...a } = whole;
+    const { episodeId: _b, ...b } = handedOver;
+    expect(b).toEqual(a);
+  }, 120_000);
+
   it('the idle agent fails the task', async () => {
     const outcome = await run('single-supplier-negotiation', 1, 'idle');
     expect(outcome).toMatchObject({ status: 'failed', finalTerms: null, agentActions: 0 });

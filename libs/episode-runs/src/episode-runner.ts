@@ -72,6 +72,7 @@ export const runEpisode = async (
   scenario: Scenario,
   seed: number,
   agent: ReferenceAgent,
+  options: { continueAsNewAfterEvents?: number } = {},
 ): Promise<EpisodeOutcome> => {
   const worldSeed = scenario.world.seed ?? seed;
   const episode = await context.engine.createEpisode({
@@ -100,6 +101,7 @@ export const runEpisode = async (
     agent: { employeeId: identity.employeeId, email: identity.email, slackUser: identity.slackUser },
     services,
     startAt: episode.now(),
+    ...options,
   };
   const handle = await context.temporal.workflow.start(episodeWorkflowNames.workflow, {
     taskQueue: context.taskQueue ?? taskQueues.episodes,

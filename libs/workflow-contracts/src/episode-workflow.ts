@@ -24,6 +24,11 @@ export interface EpisodeWorkflowInput {
   startAt: string;
   /** Carried over when the workflow continues as new. */
   carried?: EpisodeCarry;
+  /**
+   * Continue as new after handling this many events in one run, besides when Temporal suggests it (a long history):
+   * tests set it low to exercise the hand-over.
+   */
+  continueAsNewAfterEvents?: number;
 }
 
 /** A line of the episode's story: what happened, in business time, and who did it. */

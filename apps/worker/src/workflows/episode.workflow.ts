@@ -138,12 +138,14 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     }
   };
 
+  let handledThisRun = 0;
   const handle = (events: SignalledEvent[]): void => {
     for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
       if (event.seq <= handledSeq) {
         continue;
       }
       handledSeq = event.seq;
+      handledThisRun++;
       const actor = actorOf(event);
       if (actor === 'agent') {
         agentActions++;
@@ -260,7 +262,10 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   const startedAt = Date.now();
   for (;;) {
     const remaining = Math.max(0, wallClock - (Date.now() - startedAt));
-    const woke = await condition(() => finishRequested || workflowInfo().continueAsNewSuggested, remaining);
+    const longEnough = () =>
+      workflowInfo().continueAsNewSuggested ||
+      (input.continueAsNewAfterEvents !== undefined && handledThisRun >= input.continueAsNewAfterEvents);
+    const woke = await condition(() => finishRequested || longEnough(), remaining);
     if (!woke || finishRequested) {
       // The finish update is still waiting for the outcome, so handlers are drained only after it is set.
       await catchUp();
