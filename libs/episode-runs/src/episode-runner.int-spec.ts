@@ -11,8 +11,9 @@ import { startEpisodeHarness } from '@test/support/episode-harness';
 import { createWorker } from '@worker/worker-factory';
 import { locateTemporalCli, silentLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
+import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
-import { runEpisode, workflowIdOf } from './episode-runner';
+import { runEpisode, startEpisode, workflowIdOf } from './episode-runner';
 
 /**
  * Real: the example company's stack on the twins behind an HTTP gateway, PostgreSQL event logs, the Temporal dev
@@ -96,6 +97,28 @@ describe('episodes of the example scenarios', () => {
     const { episodeId: _b, ...b } = handedOver;
     expect(b).toEqual(a);
   }, 120_000);
+
+  it('ends a cancelled episode with a typed outcome, and answers queries on its state and transcript', async () => {
+    const started = await startEpisode(harness.context, harness.signals, scenario('single-supplier-negotiation'), 5);
+    await started.session.mail('/me/sendMail', {
+      body: {
+        message: {
+          subject: 'Quote please',
+          body: { contentType: 'text', content: 'Could you quote 5,000 units?' },
+          toRecipients: [{ emailAddress: { address: 'someone@outside.example' } }],
+        },
+      },
+    });
+    await started.session.wait();
+    const transcript = await started.handle.query<{ kind: string }[]>('episodeTranscript');
+    expect(transcript.map((entry) => entry.kind)).toContain('email.sent');
+    const state = await started.handle.query<{ agentActions: number; finished: boolean }>('episodeState');
+    expect(state).toMatchObject({ agentActions: 2, finished: false });
+    await started.handle.cancel();
+    const outcome = (await started.handle.result()) as EpisodeOutcome;
+    expect(outcome).toMatchObject({ status: 'cancelled', agentActions: 2 });
+    expect(outcome.reason).toMatch(/^the episode was cancelled; no purchase order/);
+  }, 60_000);
 
   it('the idle agent fails the task', async () => {
     const outcome = await run('single-supplier-negotiation', 1, 'idle');

@@ -63,17 +63,16 @@ const serviceFor = (model: StackModel, pack: string): string => {
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
 /**
- * One episode of a scenario with an agent: the episode on the twins, its workflow on Temporal, and the agent acting
- * through the twins until it finishes (or the workflow ends it). Returns the workflow's outcome.
+ * Starts an episode of a scenario: the episode on the twins and its workflow on Temporal, registered for signals.
+ * Returns the workflow handle and the session an agent acts through.
  */
-export const runEpisode = async (
+export const startEpisode = async (
   context: RunnerContext,
   signals: WorkflowSignals,
   scenario: Scenario,
   seed: number,
-  agent: ReferenceAgent,
   options: { continueAsNewAfterEvents?: number } = {},
-): Promise<EpisodeOutcome> => {
+) => {
   const worldSeed = scenario.world.seed ?? seed;
   const episode = await context.engine.createEpisode({
     tenantId: context.tenantId,
@@ -136,19 +135,35 @@ export const runEpisode = async (
       return outcome;
     },
   };
+  return { episode, handle, session, finished: () => outcome };
+};
+
+/**
+ * One episode of a scenario with an agent: the episode on the twins, its workflow on Temporal, and the agent acting
+ * through the twins until it finishes (or the workflow ends it). Returns the workflow's outcome.
+ */
+export const runEpisode = async (
+  context: RunnerContext,
+  signals: WorkflowSignals,
+  scenario: Scenario,
+  seed: number,
+  agent: ReferenceAgent,
+  options: { continueAsNewAfterEvents?: number } = {},
+): Promise<EpisodeOutcome> => {
+  const { episode, session, finished } = await startEpisode(context, signals, scenario, seed, options);
   try {
     try {
       await agent.run(session);
     } catch (error) {
       // An agent that crashes has failed its task, not the infrastructure: the episode ends and is judged as it stands.
-      const finished = outcome ?? (await session.finish());
+      const ended = finished() ?? (await session.finish());
       return {
-        ...finished,
-        status: finished.status === 'succeeded' ? finished.status : 'failed',
-        reason: `the agent stopped with an error: ${(error as Error).message}; ${finished.reason}`,
+        ...ended,
+        status: ended.status === 'succeeded' ? ended.status : 'failed',
+        reason: `the agent stopped with an error: ${(error as Error).message}; ${ended.reason}`,
       };
     }
-    return outcome ?? (await session.finish());
+    return finished() ?? (await session.finish());
   } finally {
     signals.forget(episode.id);
   }

@@ -1,10 +1,12 @@
 import {
   allHandlersFinished,
+  CancellationScope,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
   defineUpdate,
+  isCancellation,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -258,47 +260,70 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     }
   }
 
+  const conclude = async (status: 'horizon' | 'cancelled' | undefined): Promise<EpisodeOutcome> => {
+    await catchUp();
+    const judged = await acts.judgeOutcome({
+      services: input.services,
+      episodeId: input.episodeId,
+      instance,
+      agent: input.agent,
+    });
+    const limit = horizonReached();
+    outcome = {
+      episodeId: input.episodeId,
+      scenarioId: instance.scenarioId,
+      seed: instance.seed,
+      status:
+        status === 'cancelled'
+          ? 'cancelled'
+          : judged.succeeded
+            ? 'succeeded'
+            : status === 'horizon' || limit
+              ? 'horizon'
+              : 'failed',
+      reason:
+        status === 'cancelled'
+          ? `the episode was cancelled; ${judged.reason}`
+          : judged.succeeded
+            ? judged.reason
+            : status === 'horizon'
+              ? `the wall-clock limit of ${instance.horizon.wallClockMinutes} minutes passed; ${judged.reason}`
+              : (limit ?? judged.reason),
+      agentActions,
+      simulatedBusinessDays: businessDaysBetween(start, now),
+      finalTerms: judged.finalTerms,
+      transcript,
+    };
+    return outcome;
+  };
+
   const wallClock = instance.horizon.wallClockMinutes * 60_000;
   const startedAt = Date.now();
-  for (;;) {
-    const remaining = Math.max(0, wallClock - (Date.now() - startedAt));
-    const longEnough = () =>
-      workflowInfo().continueAsNewSuggested ||
-      (input.continueAsNewAfterEvents !== undefined && handledThisRun >= input.continueAsNewAfterEvents);
-    const woke = await condition(() => finishRequested || longEnough(), remaining);
-    if (!woke || finishRequested) {
-      // The finish update is still waiting for the outcome, so handlers are drained only after it is set.
-      await catchUp();
-      const judged = await acts.judgeOutcome({
-        services: input.services,
-        episodeId: input.episodeId,
-        instance,
-        agent: input.agent,
-      });
-      const limit = horizonReached();
-      outcome = {
-        episodeId: input.episodeId,
-        scenarioId: instance.scenarioId,
-        seed: instance.seed,
-        status: judged.succeeded ? 'succeeded' : !woke ? 'horizon' : limit ? 'horizon' : 'failed',
-        reason: judged.succeeded
-          ? judged.reason
-          : !woke
-            ? `the wall-clock limit of ${instance.horizon.wallClockMinutes} minutes passed`
-            : (limit ?? judged.reason),
-        agentActions,
-        simulatedBusinessDays: businessDaysBetween(start, now),
-        finalTerms: judged.finalTerms,
-        transcript,
-      };
+  try {
+    for (;;) {
+      const remaining = Math.max(0, wallClock - (Date.now() - startedAt));
+      const longEnough = () =>
+        workflowInfo().continueAsNewSuggested ||
+        (input.continueAsNewAfterEvents !== undefined && handledThisRun >= input.continueAsNewAfterEvents);
+      const woke = await condition(() => finishRequested || longEnough(), remaining);
+      if (!woke || finishRequested) {
+        // The finish update is still waiting for the outcome, so handlers are drained only after it is set.
+        await conclude(woke ? undefined : 'horizon');
+        await condition(allHandlersFinished);
+        return outcome as EpisodeOutcome;
+      }
       await condition(allHandlersFinished);
-      return outcome;
+      await continueAsNew<typeof episodeWorkflow>({
+        ...input,
+        carried: { now, agenda, negotiations, transcript, agentActions, handledSeq },
+      });
     }
-    await condition(allHandlersFinished);
-    await continueAsNew<typeof episodeWorkflow>({
-      ...input,
-      carried: { now, agenda, negotiations, transcript, agentActions, handledSeq },
-    });
+  } catch (error) {
+    if (!isCancellation(error)) {
+      throw error;
+    }
+    // Cancelled from outside (a trainer stopping a rollout): still judged, in a scope cancellation cannot reach.
+    return CancellationScope.nonCancellable(() => conclude('cancelled'));
   }
 }
 
