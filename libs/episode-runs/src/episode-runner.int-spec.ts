@@ -120,6 +120,44 @@ describe('episodes of the example scenarios', () => {
     expect(outcome.reason).toMatch(/^the episode was cancelled; no purchase order/);
   }, 60_000);
 
+  it('prices the other issues: net 60 and faster delivery cost what the seller’s terms say, on the same round', async () => {
+    /** The supplier's counter-offer to the same price, on the terms the buyer asks for. */
+    const counterOffer = async (terms: string): Promise<{ text: string; price: number }> => {
+      const started = await startEpisode(harness.context, harness.signals, scenario('single-supplier-negotiation'), 6);
+      const supplier = started.session.brief.context.match(/<([^>]+)>/)?.[1] as string;
+      const send = async (content: string) => {
+        await started.session.mail('/me/sendMail', {
+          body: {
+            message: {
+              subject: 'Bolts',
+              body: { contentType: 'text', content },
+              toRecipients: [{ emailAddress: { address: supplier } }],
+            },
+          },
+        });
+        await started.session.wait();
+        const inbox = await started.session.mail<{
+          value: { body: { content: string }; from: { emailAddress: { address: string } } }[];
+        }>('/me/mailFolders/inbox/messages?$top=5');
+        return (
+          inbox.value.find((m) => m.from.emailAddress.address === supplier)?.body.content.split('-----Original')[0] ??
+          ''
+        );
+      };
+      await send('Could you quote 5,000 units?');
+      const text = await send(`We can pay 0.10 EUR per unit, ${terms}.`);
+      await started.handle.cancel();
+      return { text, price: Number(/offer ([\d.]+) EUR per unit/.exec(text)?.[1]) };
+    };
+    const standard = await counterOffer('payment terms net 30, delivery in 15 business days');
+    const richer = await counterOffer('payment terms net 60, delivery in 10 business days');
+    expect(standard.text).toMatch(/net 30 days, delivery within 15 business days/);
+    expect(richer.text).toMatch(/net 60 days, delivery within 10 business days/);
+    // 30 more days to pay (+1.5 %) and 5 days faster (+4 %): the same round's ask, 5.6 % higher, within rounding.
+    expect(richer.price / standard.price).toBeGreaterThan(1.03);
+    expect(richer.price / standard.price).toBeLessThan(1.08);
+  }, 60_000);
+
   it('the idle agent fails the task', async () => {
     const outcome = await run('single-supplier-negotiation', 1, 'idle');
     expect(outcome).toMatchObject({ status: 'failed', finalTerms: null, agentActions: 0 });

@@ -3,3 +3,4 @@ export * from './concession';
 export * from './offer-extraction';
 export * from './supplier-replies';
 export * from './persona-voice';
+export * from './terms';

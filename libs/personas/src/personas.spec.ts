@@ -1,4 +1,4 @@
-import { askingPrice, ConcessionState, decideApproval, extractOffer, sellerMove } from '.';
+import { askingPrice, clampTerms, ConcessionState, decideApproval, extractOffer, sellerMove, termsMultiplier } from '.';
 
 const state = (strategy: ConcessionState['strategy']): ConcessionState => ({
   strategy,
@@ -61,5 +61,24 @@ describe(decideApproval.name, () => {
     expect(decideApproval({ ...base, strictness: 'lenient' }).kind).toBe('approve');
     expect(decideApproval({ ...base, strictness: 'strict', unitPrice: 0.27 }).kind).toBe('reject');
     expect(decideApproval({ ...base, strictness: 'lenient', total: 30_000 }).kind).toBe('reject');
+  });
+});
+
+describe('multi-issue terms', () => {
+  const standard = { paymentTermsDays: 30, deliveryDays: 10, quantity: 5000 };
+
+  it('prices longer payment terms, faster delivery and volume against the standard terms', () => {
+    expect(termsMultiplier(standard, standard)).toBe(1);
+    expect(termsMultiplier({ ...standard, paymentTermsDays: 60 }, standard)).toBeCloseTo(1.015, 6);
+    expect(termsMultiplier({ ...standard, deliveryDays: 7 }, standard)).toBeCloseTo(1.024, 6);
+    expect(termsMultiplier({ ...standard, quantity: 7500 }, standard)).toBeCloseTo(0.95, 6);
+  });
+
+  it('holds a buyer to what the seller can do at all', () => {
+    expect(clampTerms({ paymentTermsDays: 120, deliveryDays: 1 }, standard)).toEqual({
+      paymentTermsDays: 90,
+      deliveryDays: 5,
+      quantity: 5000,
+    });
   });
 });

@@ -83,6 +83,8 @@ export interface NegotiationMemory {
   acceptedPrice: number | null;
   /** The newest of the agent's mails already answered: later ones are new. */
   lastMessageId: string | null;
+  /** The terms under discussion besides the price (the buyer's latest asks, within what the seller accepts). */
+  terms?: { paymentTermsDays: number; deliveryDays: number; quantity: number };
 }
 
 export interface ScheduledAction {

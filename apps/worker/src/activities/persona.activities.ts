@@ -6,7 +6,10 @@ import {
   priceDecimals,
   sellerMove,
   supplierReply as supplierText,
+  clampTerms,
   SupplierVoice,
+  Terms,
+  termsMultiplier,
   voiced,
   VoiceSettings,
 } from '@libs/personas';
@@ -158,12 +161,30 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
       deliveryDays: supplier.deliveryDays,
     };
     const offer = extractOffer(`${newest.subject}\n${newestPart(newest.body.content)}`, supplier.openingPrice);
-    const next: NegotiationMemory = { ...memory, lastMessageId: newest.id, round: memory.round + 1 };
+    // Multi-issue: the buyer may ask for other payment terms, delivery or quantity; the seller prices them and judges
+    // every offer as if on its standard terms.
+    const standard: Terms = {
+      paymentTermsDays: supplier.paymentTermsDays,
+      deliveryDays: supplier.deliveryDays,
+      quantity: voice.quantity,
+    };
+    const terms = clampTerms({ ...(memory.terms ?? {}), ...offer }, standard);
+    const multiplier = termsMultiplier(terms, standard);
+    const decimals = priceDecimals(supplier.openingPrice);
+    const onTerms = (price: number) => Number((price * multiplier).toFixed(decimals));
+    const spoken: SupplierVoice = {
+      ...voice,
+      quantity: terms.quantity,
+      paymentTermsDays: terms.paymentTermsDays,
+      deliveryDays: terms.deliveryDays,
+    };
+    const next: NegotiationMemory = { ...memory, lastMessageId: newest.id, round: memory.round + 1, terms };
     let text: string;
     if (offer.unitPrice === undefined) {
-      text = memory.round === 0 ? openingQuote(voice, memory.ask) : askForPrice(voice, memory.ask);
+      text = memory.round === 0 ? openingQuote(spoken, onTerms(memory.ask)) : askForPrice(spoken, onTerms(memory.ask));
     } else {
-      next.buyerOffers = [...memory.buyerOffers, offer.unitPrice];
+      const equivalent = offer.unitPrice / multiplier;
+      next.buyerOffers = [...memory.buyerOffers, equivalent];
       const state = {
         strategy: supplier.strategy,
         opening: supplier.openingPrice,
@@ -171,18 +192,22 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
         rounds: supplier.patience,
       };
       const move = sellerMove(state, next.round, memory.ask, next.buyerOffers, memory.insults);
-      if (offer.unitPrice < supplier.reservationPrice * 0.6) {
+      if (equivalent < supplier.reservationPrice * 0.6) {
         next.insults = memory.insults + 1;
       }
       if (move.kind === 'counter') {
         next.ask = move.price;
       } else if (move.kind === 'accept') {
         next.closed = 'accepted';
-        next.acceptedPrice = Number(move.price.toFixed(priceDecimals(move.price)));
+        next.acceptedPrice = offer.unitPrice;
       } else {
         next.closed = 'walked-away';
       }
-      text = supplierText(voice, move, offer.unitPrice);
+      const said =
+        move.kind === 'walk-away'
+          ? move
+          : { ...move, price: move.kind === 'accept' ? offer.unitPrice : onTerms(move.price) };
+      text = supplierText(spoken, said, offer.unitPrice);
     }
     const comment = llmVoice
       ? await voiced(llmVoice, input.instance.seed, `${supplier.contactName} of ${supplier.supplierName}`, text)
