@@ -77,6 +77,11 @@ describe('episodes of the example scenarios', () => {
         'agent erp.po.sent',
       ]),
     );
+    // Finance asked about the order waiting for approval, and the agent answered in the thread.
+    const asked = outcome.transcript.findIndex((e) => e.actor !== 'agent' && e.summary.includes('a question on PO-'));
+    const answered = outcome.transcript.findIndex((e) => e.actor === 'agent' && e.summary.includes('It covers'));
+    expect(asked).toBeGreaterThan(-1);
+    expect(answered).toBeGreaterThan(asked);
   }, 120_000);
 
   it('hands a long episode over to a new run (continue-as-new) without losing its state', async () => {

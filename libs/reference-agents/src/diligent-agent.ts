@@ -47,6 +47,26 @@ const counterpartsOf = async (session: AgentSession, brief: PurchaseBrief): Prom
   return counterparts;
 };
 
+/** Answers, in their threads, the questions colleagues asked in direct messages and nobody answered yet. */
+const answerQuestions = async (session: AgentSession, brief: PurchaseBrief): Promise<void> => {
+  const ims = await session.slack<{ ok: boolean; channels: { id: string }[] }>('conversations.list', { types: 'im' });
+  for (const im of ims.channels) {
+    const history = await session.slack<{
+      ok: boolean;
+      messages: { ts: string; user: string; text: string; reply_count?: number }[];
+    }>('conversations.history', { channel: im.id, limit: 20 });
+    for (const message of history.messages) {
+      if (message.user !== session.identity.slackUser && message.text.includes('?') && !message.reply_count) {
+        await session.slack('chat.postMessage', {
+          channel: im.id,
+          thread_ts: message.ts,
+          text: `It covers ${brief.quantity.toLocaleString('en-US')} units for ${brief.costCentre}, as the requester asked; the price was quoted and negotiated by mail, within our target and the approval rules.`,
+        });
+      }
+    }
+  }
+};
+
 /** A colleague's Slack user, found the way a person would: their address in the ERP directory, then Slack. */
 const slackUserOf = async (session: AgentSession, name: string): Promise<string | undefined> => {
   const users = await session.erp<{ data: { email: string }[] }>(`/users?name=${encodeURIComponent(name)}`);
@@ -206,6 +226,7 @@ export const diligentAgent: ReferenceAgent = {
       }
       for (let i = 0; i < 3; i++) {
         await session.wait();
+        await answerQuestions(session, brief);
         if ((await session.erp<Order>(`/purchase-orders/${created.id}`)).status !== 'pending_approval') {
           break;
         }

@@ -89,7 +89,7 @@ export interface NegotiationMemory {
 
 export interface ScheduledAction {
   at: number;
-  kind: 'supplier-reply' | 'approver-review' | 'finance-answer' | 'noise' | 'supplier-acknowledge';
+  kind: 'supplier-reply' | 'approver-review' | 'finance-question' | 'finance-answer' | 'noise' | 'supplier-acknowledge';
   party: string;
   ref?: string;
 }
@@ -102,6 +102,7 @@ export interface EpisodeCarry {
   transcript: TranscriptEntry[];
   agentActions: number;
   handledSeq: number;
+  questionsAsked?: number;
 }
 
 export interface WaitRequest {

@@ -282,6 +282,24 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     });
   },
 
+  /** Finance asks the agent, by direct message, why an order waiting for approval is needed and what it is charged to. */
+  async financeQuestion(input: PersonaContext & { poId: string }): Promise<void> {
+    const finance = input.instance.parties[input.party];
+    if (finance.persona !== 'finance-colleague') {
+      return;
+    }
+    const seed = input.instance.worldSeed;
+    const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
+    const order = await twin.erp<PurchaseOrder & { cost_centre: string }>(
+      erpToken(seed, finance.employeeId),
+      `/purchase-orders/${encodeURIComponent(input.poId)}`,
+    );
+    await twin.slack(slackToken(seed, finance.employeeId), 'chat.postMessage', {
+      channel: input.agent.slackUser,
+      text: `Hi, a question on ${order.id} (${order.total.toFixed(2)} EUR on ${order.cost_centre}): what is it for, and was it quoted competitively?`,
+    });
+  },
+
   /** Finance answers the agent's question where it was asked: which cost centre has room, which is frozen. */
   async financeAnswer(input: PersonaContext & { ref: string }): Promise<void> {
     const finance = input.instance.parties[input.party];

@@ -7,6 +7,7 @@ import {
   defineSignal,
   defineUpdate,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -108,6 +109,11 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
             ref: data.po_id as string,
           });
         }
+        // Finance asks the agent about orders waiting for approval (episodes recorded before it did still replay).
+        if (p.persona === 'finance-colleague' && questionsAsked < p.questions && patched('finance-asks-questions')) {
+          questionsAsked++;
+          schedule({ at: addBusinessHours(now, 1), kind: 'finance-question', party: name, ref: data.po_id as string });
+        }
       }
     }
     if (event.name === 'erp.po.sent') {
@@ -141,6 +147,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   };
 
   let handledThisRun = 0;
+  let questionsAsked = carried?.questionsAsked ?? 0;
   const handle = (events: SignalledEvent[]): void => {
     for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
       if (event.seq <= handledSeq) {
@@ -189,6 +196,9 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
           break;
         case 'supplier-acknowledge':
           await acts.supplierAcknowledge({ ...context, party: action.party, poId: action.ref as string });
+          break;
+        case 'finance-question':
+          await acts.financeQuestion({ ...context, party: action.party, poId: action.ref as string });
           break;
         case 'finance-answer':
           if (p.persona === 'finance-colleague') {
@@ -315,7 +325,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       await condition(allHandlersFinished);
       await continueAsNew<typeof episodeWorkflow>({
         ...input,
-        carried: { now, agenda, negotiations, transcript, agentActions, handledSeq },
+        carried: { now, agenda, negotiations, transcript, agentActions, handledSeq, questionsAsked },
       });
     }
   } catch (error) {
