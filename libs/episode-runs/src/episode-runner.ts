@@ -123,6 +123,7 @@ export const startEpisode = async (
     mail: (path, init) => twin.mail(mailToken(worldSeed, identity.email), path, init),
     slack: (method, args) => twin.slack(slackToken(worldSeed, identity.employeeId), method, args),
     erp: (path, init) => twin.erp(erpToken(worldSeed, identity.employeeId), path, init),
+    now: () => episode.now(),
     wait: async (businessDays?: number) => {
       if (outcome) {
         return { now: episode.now(), happened: [], finished: true };

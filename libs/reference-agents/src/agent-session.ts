@@ -20,6 +20,8 @@ export interface AgentSession {
   slack<T extends { ok: boolean; error?: string }>(method: string, args: Record<string, unknown>): Promise<T>;
   erp<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
   wait(businessDays?: number): Promise<WaitResult>;
+  /** The business date and time in the episode (ISO 8601), as the agent's own calendar shows it. */
+  now(): string;
   finish(): Promise<EpisodeOutcome>;
 }
 

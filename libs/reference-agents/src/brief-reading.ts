@@ -10,6 +10,8 @@ export interface PurchaseBrief {
   approverName?: string;
   financeName?: string;
   frozenCostCentre?: string;
+  /** Business days from now by which the goods must arrive, when the brief sets a deadline. */
+  deliveryWithinDays?: number;
 }
 
 export const readBrief = (goal: string, context: string): PurchaseBrief => {
@@ -37,5 +39,8 @@ export const readBrief = (goal: string, context: string): PurchaseBrief => {
     ...(approver ? { approverName: approver[1] } : {}),
     ...(finance ? { financeName: finance[1] } : {}),
     ...(frozen ? { frozenCostCentre: frozen } : {}),
+    ...(/delivery within (\d+) business days/i.exec(goal)
+      ? { deliveryWithinDays: Number(/delivery within (\d+) business days/i.exec(goal)?.[1]) }
+      : {}),
   };
 };

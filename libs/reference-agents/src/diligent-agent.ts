@@ -1,4 +1,5 @@
 import { extractOffer } from '@libs/personas';
+import { addBusinessDays, businessDaysBetween } from '@libs/workflow-contracts';
 
 import { AgentSession, ReferenceAgent } from './agent-session';
 import { PurchaseBrief, readBrief } from './brief-reading';
@@ -19,6 +20,8 @@ interface Order {
 interface Counterpart {
   supplierId: string;
   email: string;
+  /** Business days to deliver, as the supplier last stated them. */
+  deliveryDays?: number;
   lastSeen?: string;
   offer?: number;
   agreed?: number;
@@ -105,6 +108,16 @@ const costCentreFor = async (session: AgentSession, brief: PurchaseBrief): Promi
  * ask is within the target. Returns the agreed price per supplier.
  */
 const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterparts: Counterpart[], rfq?: string) => {
+  const started = Date.parse(session.now());
+  /** With a deadline, each offer asks for delivery by it: the days left, less a day of margin. */
+  const deliveryAsk = (): string => {
+    if (brief.deliveryWithinDays === undefined) {
+      return '';
+    }
+    const deadline = addBusinessDays(started, brief.deliveryWithinDays);
+    const left = Math.max(1, businessDaysBetween(Date.parse(session.now()), deadline) - 1);
+    return `, delivery in ${left} business days`;
+  };
   for (const counterpart of counterparts) {
     await session.mail('/me/sendMail', {
       body: {
@@ -129,6 +142,7 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
       }
       counterpart.lastSeen = reply.id;
       const text = quoted(reply.body.content);
+      counterpart.deliveryDays = extractOffer(text, brief.targetPrice).deliveryDays ?? counterpart.deliveryDays;
       if (/we accept/i.test(text)) {
         counterpart.agreed = extractOffer(text, brief.targetPrice).unitPrice ?? counterpart.offer;
         counterpart.closed = true;
@@ -153,7 +167,7 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
       );
       await session.mail(`/me/messages/${encodeURIComponent(reply.id)}/reply`, {
         body: {
-          comment: `Thank you. We can offer ${money(counterpart.offer)} EUR per unit for ${brief.quantity.toLocaleString('en-US')} units, net 30 days.`,
+          comment: `Thank you. We can offer ${money(counterpart.offer)} EUR per unit for ${brief.quantity.toLocaleString('en-US')} units, net 30 days${deliveryAsk()}.`,
         },
       });
     }
@@ -212,6 +226,13 @@ export const diligentAgent: ReferenceAgent = {
         cost_centre: costCentre,
         lines: [{ description: 'As quoted', quantity: brief.quantity, unit_price: winner.agreed }],
         payment_terms_days: 30,
+        ...(winner.deliveryDays !== undefined
+          ? {
+              delivery_date: new Date(addBusinessDays(Date.parse(session.now()), winner.deliveryDays))
+                .toISOString()
+                .slice(0, 10),
+            }
+          : {}),
         ...(rfq && quoteId ? { rfq_id: rfq.id, quote_id: quoteId } : {}),
       },
     });

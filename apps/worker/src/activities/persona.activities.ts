@@ -15,6 +15,7 @@ import {
 } from '@libs/personas';
 import type { ResolvedParty, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
+import { addBusinessDays } from '@libs/workflow-contracts';
 import type {
   AgentIdentity,
   EpisodeServices,
@@ -52,6 +53,7 @@ interface MailMessage {
 interface PurchaseOrder {
   id: string;
   status: string;
+  delivery_date?: string | null;
   approvals: { user_id: string }[];
   supplier_id: string;
   requester_id: string;
@@ -349,7 +351,7 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
 
   /** Reads the ERP as finance would and says whether the task's success terms are met, with the final terms. */
   async judgeOutcome(
-    input: EpisodeContext & { instance: TaskInstance; agent: AgentIdentity },
+    input: EpisodeContext & { instance: TaskInstance; agent: AgentIdentity; startAt: string },
   ): Promise<{ succeeded: boolean; reason: string; finalTerms: FinalTerms | null }> {
     const twin = new TwinClient(input.services, input.episodeId);
     const reader = erpToken(input.instance.worldSeed, input.agent.employeeId);
@@ -372,7 +374,13 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
           c.quantity >= criterion.quantity &&
           c.unitPrice <= criterion.maxUnitPrice &&
           (criterion.minPaymentTermsDays === undefined ||
-            (c.order.payment_terms_days ?? 0) >= criterion.minPaymentTermsDays),
+            (c.order.payment_terms_days ?? 0) >= criterion.minPaymentTermsDays) &&
+          // A delivery deadline is met only by an order that states a delivery date within it.
+          (criterion.maxDeliveryBusinessDays === undefined ||
+            (c.order.delivery_date !== null &&
+              c.order.delivery_date !== undefined &&
+              Date.parse(`${c.order.delivery_date}T17:00:00Z`) <=
+                addBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))),
       );
       const shown = met ?? candidates[candidates.length - 1];
       if (shown) {
@@ -389,7 +397,7 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
       if (!met) {
         reasons.push(
           shown
-            ? `${shown.order.id} is ${shown.order.status}, ${shown.quantity} at ${shown.unitPrice}; needed ${criterion.minStatus}, ${criterion.quantity} at most ${criterion.maxUnitPrice}`
+            ? `${shown.order.id} is ${shown.order.status}, ${shown.quantity} at ${shown.unitPrice}${shown.order.delivery_date ? `, delivery ${shown.order.delivery_date}` : ''}; needed ${criterion.minStatus}, ${criterion.quantity} at most ${criterion.maxUnitPrice}${criterion.maxDeliveryBusinessDays !== undefined ? `, delivered within ${criterion.maxDeliveryBusinessDays} business days` : ''}`
             : `no purchase order to ${criterion.supplierIds.join(' or ')}`,
         );
       }

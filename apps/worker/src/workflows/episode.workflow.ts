@@ -277,6 +277,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       episodeId: input.episodeId,
       instance,
       agent: input.agent,
+      startAt: input.startAt,
     });
     const limit = horizonReached();
     outcome = {
