@@ -13,7 +13,7 @@ export type OrderSummary = {
 
 /** The ERP pack's domain events, by name: what scenarios and graders read from an episode's log. */
 export type ErpDomainEvents = {
-  'erp.po.created': OrderSummary & { lines: unknown[] };
+  'erp.po.created': OrderSummary & { lines: unknown[]; payment_terms_days: number };
   'erp.po.updated': OrderSummary & { changed: string[] };
   'erp.budget.committed': { cost_centre: string; po_id: string; amount: number; available_after: number };
   'erp.goods.received': { po_id: string; receipt_id: string; lines: { line: number; quantity: number }[]; by: string };

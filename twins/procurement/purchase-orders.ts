@@ -284,7 +284,14 @@ const createPurchaseOrder = as([...buyers], (call, user) => {
       }),
     );
   }
-  events.push(domainEvent(call, 'erp.po.created', { ...summary(order), by: user.id, lines }));
+  events.push(
+    domainEvent(call, 'erp.po.created', {
+      ...summary(order),
+      by: user.id,
+      lines,
+      payment_terms_days: Number(order.payment_terms_days),
+    }),
+  );
   return ok(201, order, events);
 });
 

@@ -1,0 +1,3 @@
+export * from './number-forms';
+export * from './policy-schema';
+export * from './rule-evaluation';
