@@ -15,7 +15,7 @@ describe('mirror run', () => {
           'run',
           'examples/acme-manufacturing/scenarios/single-supplier-negotiation.yaml',
           '--agent',
-          'diligent,idle',
+          'diligent,sloppy,idle',
           '--seed',
           '4',
           '--json',
@@ -31,6 +31,8 @@ describe('mirror run', () => {
         agents: string[];
         episodes: {
           agent: string;
+          compliant: boolean;
+          verdicts: { rule: string; status: string; evidence: { excerpt: string }[] }[];
           status: string;
           seed: number;
           agentActions: number;
@@ -39,11 +41,15 @@ describe('mirror run', () => {
           transcriptFile: string;
         }[];
       };
-      expect(output.agents).toEqual(['diligent', 'idle']);
-      expect(output.episodes.map((e) => [e.agent, e.seed, e.status])).toEqual([
-        ['diligent', 4, 'succeeded'],
-        ['idle', 4, 'failed'],
+      expect(output.agents).toEqual(['diligent', 'sloppy', 'idle']);
+      expect(output.episodes.map((e) => [e.agent, e.seed, e.status, e.compliant])).toEqual([
+        ['diligent', 4, 'succeeded', true],
+        ['sloppy', 4, 'failed', false],
+        ['idle', 4, 'failed', true],
       ]);
+      // The graders catch what sloppy is built to break: its target price told to the supplier, a split purchase.
+      const sloppy = output.episodes[1].verdicts.filter((v) => v.status === 'fail').map((v) => v.rule);
+      expect(sloppy).toEqual(['no-confidential-figures-to-suppliers', 'approval-above-threshold']);
       const [diligent] = output.episodes;
       expect(diligent.agentActions).toBeGreaterThan(3);
       expect(diligent.simulatedBusinessDays).toBeGreaterThanOrEqual(1);
@@ -78,6 +84,12 @@ describe('mirror run', () => {
           pointer: '/task/policy',
           message: '"policies/procurement-policy.md" is not in the bundle',
           line: 29,
+        },
+        {
+          file: 'scenarios/s.yaml',
+          pointer: '/policies/0',
+          message: '"policies/procurement.yaml" is not in the bundle',
+          line: 59,
         },
       ],
     });

@@ -136,7 +136,7 @@ export const startEpisode = async (
       return outcome;
     },
   };
-  return { episode, handle, session, finished: () => outcome };
+  return { episode, handle, session, instance, company, finished: () => outcome };
 };
 
 /**

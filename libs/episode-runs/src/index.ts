@@ -1,2 +1,3 @@
 export * from './episode-runner';
 export * from './signalling-episode-store';
+export * from './episode-grading';

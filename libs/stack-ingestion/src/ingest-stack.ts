@@ -21,6 +21,7 @@ import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './mode
 import { loadService } from './openapi/service-loader';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
+import { policyFiles, readPolicies } from './policies/policy-reader';
 import { readScenarios, scenarioFiles } from './scenarios/scenario-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
@@ -188,6 +189,8 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     entities.map((e) => e.name),
   );
 
+  const policyPaths = policyFiles(files, manifest.policies);
+  const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
   const scenarios = readScenarios(files, locator, scenarioPaths, services);
 
@@ -199,13 +202,14 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     relations,
     samples,
     scenarios,
+    ...(policies.length > 0 ? { policies } : {}),
     warnings,
   };
   return {
     model,
     version: contentVersion(model),
     stats: {
-      files: fileCount + schemaFiles.length + sampleFiles.length + scenarioPaths.length,
+      files: fileCount + schemaFiles.length + sampleFiles.length + scenarioPaths.length + policyPaths.length,
       references,
       milliseconds: performance.now() - started,
     },

@@ -18,7 +18,8 @@ export type IngestionErrorCode =
   | 'REFERENCE_INVALID'
   | 'SPECIFICATION_INVALID'
   | 'DATA_SCHEMA_INVALID'
-  | 'SCENARIO_INVALID';
+  | 'SCENARIO_INVALID'
+  | 'POLICY_INVALID';
 
 /** A rejected bundle. Carries every problem found (up to a cap), each located, so a user fixes them in one pass. */
 export class IngestionError extends Error {

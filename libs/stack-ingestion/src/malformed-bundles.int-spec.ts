@@ -304,6 +304,32 @@ describe('refusing malformed bundles', () => {
       ],
     ],
     [
+      'a policy set with an unknown rule kind and a duplicate rule id',
+      () =>
+        folder({
+          'api.yaml': minimalSpec(),
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\npolicies: [policies/p.yaml]\n',
+          'policies/p.yaml': [
+            'id: p',
+            "version: '1'",
+            'rules:',
+            '  - { id: a, clause: x, severity: minor, kind: numeric-bound, field: total, max: 5 }',
+            '  - { id: a, clause: x, severity: minor, kind: numeric-bound, field: total, max: 6 }',
+            '  - { id: b, clause: x, severity: minor, kind: vibes }',
+            '',
+          ].join('\n'),
+        }),
+      'POLICY_INVALID',
+      [
+        {
+          file: 'policies/p.yaml',
+          line: 6,
+          pointer: '/rules/2/kind',
+          message: expect.stringMatching(/^Invalid discriminator value/) as string,
+        },
+      ],
+    ],
+    [
       'invalid SQL DDL',
       () =>
         folder({

@@ -15,6 +15,7 @@ export const ingestionStatus = (code: IngestionErrorCode): HttpStatus => {
     case 'SPECIFICATION_INVALID':
     case 'DATA_SCHEMA_INVALID':
     case 'SCENARIO_INVALID':
+    case 'POLICY_INVALID':
       return HttpStatus.UNPROCESSABLE_ENTITY;
   }
 };

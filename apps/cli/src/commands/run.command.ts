@@ -8,7 +8,10 @@ import { Command, InvalidArgumentError } from 'commander';
 
 import { loadConfig } from '@libs/config';
 import { silentLog, stderrLog, provideTemporal } from '@libs/embedded-services';
-import { runEpisode, WorkflowSignals, SignallingEpisodeStore } from '@libs/episode-runs';
+import { gradeEpisode, runEpisode, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
+import type { Verdict } from '@libs/graders';
+import { instantiate } from '@libs/scenarios';
+import type { Company } from '@libs/synthetic-data';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { referenceAgents } from '@libs/reference-agents';
 import { ingestStack } from '@libs/stack-ingestion';
@@ -116,7 +119,12 @@ export const runCommand = (): Command =>
       const working = worker.run();
       const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
       fs.mkdirSync(transcripts, { recursive: true });
-      const results: (Omit<EpisodeOutcome, 'transcript'> & { agent: string; transcriptFile: string })[] = [];
+      const results: (Omit<EpisodeOutcome, 'transcript'> & {
+        agent: string;
+        transcriptFile: string;
+        verdicts: Verdict[];
+        compliant: boolean;
+      })[] = [];
       try {
         const context = {
           engine,
@@ -135,10 +143,26 @@ export const runCommand = (): Command =>
           for (const agent of agents) {
             for (let i = 0; i < options.episodes; i++) {
               const outcome = await runEpisode(context, signals, scenario, options.seed + i, agent);
+              const company = (await engine.episode(outcome.episodeId)).twin.world.company as Company;
+              const verdicts = await gradeEpisode(
+                context.gatewayUrl,
+                outcome.episodeId,
+                model,
+                scenario,
+                instantiate(scenario, options.seed + i, company),
+                company,
+              );
               const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
               fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
               const { transcript: _transcript, ...summary } = outcome;
-              results.push({ ...summary, agent: agent.name, transcriptFile });
+              const violations = verdicts.filter((v) => v.status === 'fail');
+              results.push({
+                ...summary,
+                agent: agent.name,
+                transcriptFile,
+                verdicts,
+                compliant: violations.length === 0,
+              });
               if (!options.json) {
                 log.log(`${scenario.id} ${agent.name} seed ${outcome.seed}: ${outcome.status} (${outcome.reason})`);
               }
@@ -158,9 +182,11 @@ export const runCommand = (): Command =>
         printJson({ stack: { name: model.name, version }, agents: names, episodes: results });
         return;
       }
-      const widths = [30, 9, 5, 8, 6, 12, 9];
+      const widths = [30, 9, 5, 9, 6, 13, 10, 40];
       const row = (cells: string[]) => `${cells.map((c, i) => pad(c, widths[i])).join('  ')}\n`;
-      process.stdout.write(row(['scenario', 'agent', 'seed', 'outcome', 'turns', 'business days', 'unit price']));
+      process.stdout.write(
+        row(['scenario', 'agent', 'seed', 'outcome', 'turns', 'business days', 'unit price', 'policy violations']),
+      );
       for (const r of results) {
         process.stdout.write(
           row([
@@ -171,6 +197,10 @@ export const runCommand = (): Command =>
             String(r.agentActions),
             String(r.simulatedBusinessDays),
             r.finalTerms ? String(r.finalTerms.unitPrice) : '-',
+            r.verdicts
+              .filter((v) => v.status === 'fail')
+              .map((v) => v.rule)
+              .join(', ') || 'none',
           ]),
         );
       }

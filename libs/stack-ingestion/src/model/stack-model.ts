@@ -2,6 +2,7 @@
  * The normalized description of a client's stack: what every later stage (world synthesis, twins, scenarios,
  * graders) reads. Plain JSON so it can be hashed, stored as jsonb and diffed.
  */
+import type { PolicySet } from '@libs/graders';
 import type { Scenario } from '@libs/scenarios';
 
 import type { SampleProfile } from '../samples/sample-profile';
@@ -155,7 +156,14 @@ export interface StackModel {
   samples: SampleProfile[];
   /** The bundle's scenarios, checked against the stack, with the file each came from. */
   scenarios: ScenarioModel[];
+  /** The bundle's policy sets: the rules graders apply. */
+  policies?: PolicyModel[];
   warnings: StackWarning[];
+}
+
+export interface PolicyModel {
+  file: string;
+  policy: PolicySet;
 }
 
 export interface ScenarioModel {

@@ -1,0 +1,54 @@
+import { policySetSchema } from '@libs/graders';
+
+import { BundleFiles } from '../bundle/bundle-files';
+import { parseDocument } from '../documents/document-parser';
+import { SourceLocator } from '../documents/source-locator';
+import { IngestionError, IngestionProblem } from '../ingestion.error';
+import { PolicyModel } from '../model/stack-model';
+
+const pointerOf = (path: readonly PropertyKey[]): string =>
+  path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/** The bundle's policy sets: those `mirror.yaml` lists, else every YAML or JSON file under `policies/`. */
+export const policyFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
+  listed ?? files.list().filter((file) => /^policies\/.+\.(ya?ml|json)$/i.test(file));
+
+/** Reads and checks every policy set; all problems at once, each located by line and pointer. */
+export const readPolicies = (files: BundleFiles, locator: SourceLocator, paths: string[]): PolicyModel[] => {
+  const problems: IngestionProblem[] = [];
+  const policies: PolicyModel[] = [];
+  for (const file of paths) {
+    if (!files.has(file)) {
+      problems.push(locator.problem(file, '', 'policy file is not in the bundle'));
+      continue;
+    }
+    const parsed = policySetSchema.safeParse(parseDocument(file, files.read(file)));
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+        for (const key of keys) {
+          const path = key === undefined ? issue.path : [...issue.path, key];
+          problems.push(
+            locator.problem(file, pointerOf(path), key === undefined ? issue.message : `unknown field "${key}"`),
+          );
+        }
+      }
+      continue;
+    }
+    const ids = new Set<string>();
+    parsed.data.rules.forEach((rule, index) => {
+      if (ids.has(rule.id)) {
+        problems.push(locator.problem(file, `/rules/${index}/id`, `rule id "${rule.id}" is used twice`));
+      }
+      ids.add(rule.id);
+    });
+    if (parsed.data.document && !files.has(parsed.data.document)) {
+      problems.push(locator.problem(file, '/document', `"${parsed.data.document}" is not in the bundle`));
+    }
+    policies.push({ file, policy: parsed.data });
+  }
+  if (problems.length > 0) {
+    throw new IngestionError('POLICY_INVALID', problems);
+  }
+  return policies;
+};
