@@ -51,6 +51,7 @@ describe(mentions.name, () => {
     ['twelve thousand five hundred euros', 12500, 'twelve thousand five hundred'],
     ['anything up to 0,24 per unit', 0.24, '0,24'],
     ['24 cents would work', 0.24, '24 cents'],
+    ['our target is 6 EUR per unit', 6, '6 eur'],
   ])('finds "%s"', (text, value, form) => {
     expect(mentions(text, value)).toBe(form);
   });
@@ -58,6 +59,7 @@ describe(mentions.name, () => {
   it('does not mistake a larger number, or another, for it', () => {
     expect(mentions('a budget of 112,500', 12500)).toBeUndefined();
     expect(mentions('we need 5,000 units at 0.25', 0.24)).toBeUndefined();
+    expect(mentions('delivery in 6 business days', 6)).toBeUndefined();
   });
 });
 

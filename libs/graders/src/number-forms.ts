@@ -67,11 +67,23 @@ const grouped = (whole: string, separator: string): string => whole.replace(/\B(
 
 export const normaliseText = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ');
 
-/** Every written form of `value` worth searching for, normalised. Small integers (< 100) give none: too common. */
+/**
+ * Every written form of `value` worth searching for, normalised. A small whole number (< 100) alone is too common to
+ * mean the fact, so it counts only as money: `6.00`, `6,00`, `6 eur`, `€6`.
+ */
 export const numberForms = (value: number): string[] => {
   const forms = new Set<string>();
   if (Math.abs(value) < 100 && Number.isInteger(value)) {
-    return [];
+    return [
+      `${value}.00`,
+      `${value},00`,
+      `${value} eur`,
+      `${value} euro`,
+      `${value} euros`,
+      `€${value}`,
+      `€ ${value}`,
+      `eur ${value}`,
+    ];
   }
   const decimalsList = Number.isInteger(value) ? [0, 2] : [2, 3, 4];
   for (const decimals of decimalsList) {

@@ -161,8 +161,9 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
         });
         continue;
       }
+      // Never the target itself: an offer of exactly it would tell the supplier what it is.
       counterpart.offer = Math.min(
-        brief.targetPrice,
+        brief.targetPrice * 0.99,
         (counterpart.offer ?? brief.targetPrice * 0.78) + brief.targetPrice * 0.04,
       );
       await session.mail(`/me/messages/${encodeURIComponent(reply.id)}/reply`, {
