@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { BundleFiles } from '../bundle/bundle-files';
 import { parseDocument } from '../documents/document-parser';
+import { schemaProblems } from '../documents/schema-problems';
 import { SourceLocator } from '../documents/source-locator';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
 import { builtInPackSpecs } from '../packs/pack-specs';
@@ -47,22 +48,14 @@ export const stackManifestSchema = z
 
 export type StackManifest = z.infer<typeof stackManifestSchema>;
 
-const pointerOf = (path: readonly PropertyKey[]): string =>
-  path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-
 /** Reads and validates `mirror.yaml`; every problem is reported with its line, all at once. */
 export const readManifest = (files: BundleFiles, locator: SourceLocator): StackManifest => {
   const raw = parseDocument(manifestFile, files.read(manifestFile));
   const parsed = stackManifestSchema.safeParse(raw);
   const problems: IngestionProblem[] = [];
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-      for (const key of keys) {
-        const path = key === undefined ? issue.path : [...issue.path, key];
-        const message = key === undefined ? issue.message : `unknown field "${key}"`;
-        problems.push(locator.problem(manifestFile, pointerOf(path), message));
-      }
+    for (const { pointer, message } of schemaProblems(parsed.error.issues)) {
+      problems.push(locator.problem(manifestFile, pointer, message));
     }
     throw new IngestionError('MANIFEST_INVALID', problems);
   }

@@ -2,12 +2,10 @@ import { policySetSchema } from '@libs/graders';
 
 import { BundleFiles } from '../bundle/bundle-files';
 import { parseDocument } from '../documents/document-parser';
+import { schemaProblems } from '../documents/schema-problems';
 import { SourceLocator } from '../documents/source-locator';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
 import { PolicyModel } from '../model/stack-model';
-
-const pointerOf = (path: readonly PropertyKey[]): string =>
-  path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
 /** The bundle's policy sets: those `mirror.yaml` lists, else every YAML or JSON file under `policies/`. */
 export const policyFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
@@ -24,14 +22,8 @@ export const readPolicies = (files: BundleFiles, locator: SourceLocator, paths: 
     }
     const parsed = policySetSchema.safeParse(parseDocument(file, files.read(file)));
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-        for (const key of keys) {
-          const path = key === undefined ? issue.path : [...issue.path, key];
-          problems.push(
-            locator.problem(file, pointerOf(path), key === undefined ? issue.message : `unknown field "${key}"`),
-          );
-        }
+      for (const { pointer, message } of schemaProblems(parsed.error.issues)) {
+        problems.push(locator.problem(file, pointer, message));
       }
       continue;
     }
