@@ -3,6 +3,7 @@ import {
   domainEvents,
   emptyResponse,
   EpisodeEvent,
+  isOutcome,
   jsonResponse,
   Outcome,
   PackBehaviour,
@@ -49,9 +50,6 @@ const authenticate = (call: PackCall): Mailbox | Outcome => {
     ? { id: found.mailbox, address: found.address }
     : graphError(401, 'InvalidAuthenticationToken', 'Access token validation failure. Invalid audience.');
 };
-
-const isOutcome = (value: unknown): value is Outcome =>
-  typeof value === 'object' && value !== null && 'response' in value && 'events' in value;
 
 const lookupMailbox = (call: PackCall, ref: string): Mailbox | undefined => {
   const byId = call.state.get(call.table('mailboxes'), ref);

@@ -1,4 +1,4 @@
-import { PackBehaviour } from '@libs/twin-engine';
+import { isOutcome, PackBehaviour } from '@libs/twin-engine';
 
 import { approvalRules } from './approval-rules';
 import {
@@ -8,7 +8,6 @@ import {
   created,
   domainEvent,
   erpError,
-  isOutcome,
   money,
   toUnitPrice,
   nextNumber,

@@ -1,5 +1,13 @@
 import { hashSeed, WorldRecord } from '@libs/synthetic-data';
-import { domainEvents, EpisodeEvent, jsonResponse, Outcome, PackBehaviour, PackCall } from '@libs/twin-engine';
+import {
+  domainEvents,
+  EpisodeEvent,
+  isOutcome,
+  jsonResponse,
+  Outcome,
+  PackBehaviour,
+  PackCall,
+} from '@libs/twin-engine';
 
 import type { ErpDomainEvents } from './erp-events';
 
@@ -24,9 +32,6 @@ export const erpError = (status: number, code: string, message: string, details?
   response: jsonResponse(status, { error: { code, message, ...(details ? { details } : {}) } }),
   events: [],
 });
-
-export const isOutcome = (value: unknown): value is Outcome =>
-  typeof value === 'object' && value !== null && 'response' in value && 'events' in value;
 
 /** The user behind the bearer token; every call needs one. */
 export const caller = (call: PackCall): ErpUser | Outcome => {

@@ -1,7 +1,7 @@
-import { PackCall, TwinPack } from '@libs/twin-engine';
+import { isOutcome, PackCall, TwinPack } from '@libs/twin-engine';
 
 import { directoryBehaviours } from './directory';
-import { caller, erpError, erpToken, isOutcome } from './erp-call';
+import { caller, erpError, erpToken } from './erp-call';
 import { seedErp } from './erp-seed';
 import { invoiceBehaviours } from './invoices';
 import { purchaseOrderBehaviours } from './purchase-orders';

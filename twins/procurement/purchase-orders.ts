@@ -1,5 +1,5 @@
 import type { WorldRecord } from '@libs/synthetic-data';
-import { EpisodeEvent, Outcome, PackBehaviour, PackCall } from '@libs/twin-engine';
+import { EpisodeEvent, isOutcome, Outcome, PackBehaviour, PackCall } from '@libs/twin-engine';
 
 import { approvalRefusal, ruleFor } from './approval-rules';
 import {
@@ -9,7 +9,6 @@ import {
   domainEvent,
   erpError,
   ErpUser,
-  isOutcome,
   money,
   toUnitPrice,
   nextNumber,

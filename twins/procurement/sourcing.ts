@@ -1,5 +1,5 @@
 import type { WorldRecord } from '@libs/synthetic-data';
-import { EpisodeEvent, PackBehaviour, PackCall } from '@libs/twin-engine';
+import { EpisodeEvent, isOutcome, PackBehaviour, PackCall } from '@libs/twin-engine';
 
 import {
   as,
@@ -7,7 +7,6 @@ import {
   created,
   domainEvent,
   erpError,
-  isOutcome,
   money,
   toUnitPrice,
   nextNumber,

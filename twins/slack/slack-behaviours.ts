@@ -1,5 +1,5 @@
 import type { WorldRecord } from '@libs/synthetic-data';
-import { Outcome, PackBehaviour, PackCall, recordJson } from '@libs/twin-engine';
+import { isOutcome, Outcome, PackBehaviour, PackCall, recordJson } from '@libs/twin-engine';
 
 import {
   authenticate,
@@ -76,9 +76,6 @@ const visibleConversation = (call: PackCall, caller: Caller, ref: string | undef
   }
   return found;
 };
-
-const isOutcome = (value: unknown): value is Outcome =>
-  typeof value === 'object' && value !== null && 'response' in value && 'events' in value;
 
 const members = (call: PackCall, channel: string): string[] =>
   call.state.ids(call.table('members'), channel).map((id) => String(call.state.get(call.table('members'), id)?.user));

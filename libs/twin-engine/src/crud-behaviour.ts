@@ -32,6 +32,10 @@ export interface Outcome {
   events: EpisodeEvent[];
 }
 
+/** Whether a behaviour's intermediate result is already its answer (an error found on the way). */
+export const isOutcome = (value: unknown): value is Outcome =>
+  typeof value === 'object' && value !== null && 'response' in value && 'events' in value;
+
 /** Path values are text coerced to numbers or booleans by their schema; ids compare as text. */
 const asText = (value: unknown): string =>
   typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';

@@ -12,4 +12,5 @@ export * from './http/gateway-server';
 export * from './http/node-adapter';
 export * from './packs/twin-pack';
 export { recordJson } from './record-json';
+export { isOutcome } from './crud-behaviour';
 export type { Outcome } from './crud-behaviour';
