@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { Server } from 'node:http';
 
 import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
 
 import { RunnerContext, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
@@ -11,6 +12,7 @@ import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRep
 import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
+import { createWorker } from '@worker/worker-factory';
 
 import { repositoryRoot } from './cli-runner';
 import { createTestDatabase, requireEnvironment } from './test-services';
@@ -19,7 +21,7 @@ import { createTestDatabase, requireEnvironment } from './test-services';
  * Everything an episode of the example company needs but the worker: a fresh database, the stack stored, the twins
  * behind an HTTP gateway with an event store that signals workflows, and a Temporal client on its own task queue.
  */
-export const startEpisodeHarness = async () => {
+export const startEpisodeHarness = async (options: { worker?: boolean } = {}) => {
   const database = await createTestDatabase();
   const dataSource: DataSource = createDataSource(database.url);
   await dataSource.initialize();
@@ -37,6 +39,16 @@ export const startEpisodeHarness = async () => {
   const address = requireEnvironment('TEMPORAL_ADDRESS');
   const connection = await Connection.connect({ address });
   const taskQueue = `episodes-${randomUUID()}`;
+  // The worker in this process when asked (a test that kills workers runs its own as processes).
+  let nativeConnection: NativeConnection | undefined;
+  let worker: Worker | undefined;
+  let working: Promise<void> | undefined;
+  if (options.worker) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    nativeConnection = await NativeConnection.connect({ address });
+    worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue });
+    working = worker.run();
+  }
   const context: RunnerContext = {
     engine,
     temporal: new Client({ connection }),
@@ -60,7 +72,11 @@ export const startEpisodeHarness = async () => {
     address,
     taskQueue,
     databaseUrl: database.url,
+    nativeConnection,
     stop: async () => {
+      worker?.shutdown();
+      await working;
+      await nativeConnection?.close();
       await connection.close();
       await new Promise((resolve) => server.close(resolve));
       await dataSource.destroy();

@@ -1,7 +1,8 @@
 import { evaluateRules, GradedEvent, Verdict } from '@libs/graders';
-import type { Scenario, TaskInstance } from '@libs/scenarios';
+import { instantiate, Scenario, TaskInstance } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import type { Company } from '@libs/synthetic-data';
+import type { TwinEngine } from '@libs/twin-engine';
 
 /**
  * Judges an ended episode by the policy sets its scenario names, from the twins' event log (never from what the
@@ -31,5 +32,23 @@ export const gradeEpisode = async (
       approvalLimits: Object.fromEntries(company.employees.map((e) => [e.id, e.approvalLimit])),
     },
     [company.agent.id, company.agent.email],
+  );
+};
+
+/** The verdicts of an episode this process ran: its company and task instance rebuilt from the engine and the seed. */
+export const gradeRun = async (
+  context: { engine: TwinEngine; gatewayUrl: string; model: StackModel },
+  scenario: Scenario,
+  seed: number,
+  episodeId: string,
+): Promise<Verdict[]> => {
+  const company = (await context.engine.episode(episodeId)).twin.world.company as Company;
+  return gradeEpisode(
+    context.gatewayUrl,
+    episodeId,
+    context.model,
+    scenario,
+    instantiate(scenario, seed, company),
+    company,
   );
 };

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 
@@ -21,24 +21,12 @@ import { runEpisode, startEpisode, workflowIdOf } from './episode-runner';
  */
 describe('episodes of the example scenarios', () => {
   let harness: Awaited<ReturnType<typeof startEpisodeHarness>>;
-  let worker: Worker;
-  let workerRun: Promise<void>;
-  let nativeConnection: NativeConnection;
 
   beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    harness = await startEpisodeHarness();
-    nativeConnection = await NativeConnection.connect({ address: harness.address });
-    worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue: harness.taskQueue });
-    workerRun = worker.run();
+    harness = await startEpisodeHarness({ worker: true });
   });
 
-  afterAll(async () => {
-    worker.shutdown();
-    await workerRun;
-    await nativeConnection.close();
-    await harness.stop();
-  });
+  afterAll(() => harness.stop());
 
   const scenario = (id: string) => harness.scenario(id);
   const run = (id: string, seed: number, agent: string) =>
@@ -184,7 +172,7 @@ describe('episodes of the example scenarios', () => {
     fakeLlm.listen({ onUnhandledRequest: 'bypass' });
     const taskQueue = `${harness.taskQueue}-voice`;
     const voicedWorker = await createWorker({
-      connection: nativeConnection,
+      connection: harness.nativeConnection as NativeConnection,
       namespace: 'default',
       taskQueue,
       voice: { url: 'http://llm.test/v1', model: 'fake', cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'voice-')) },

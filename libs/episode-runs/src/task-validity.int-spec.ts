@@ -1,12 +1,7 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-
 import { startEpisodeHarness } from '@test/support/episode-harness';
-import { createWorker } from '@worker/worker-factory';
 import { referenceAgents } from '@libs/reference-agents';
-import type { Company } from '@libs/synthetic-data';
-import { instantiate } from '@libs/scenarios';
 
-import { gradeEpisode } from './episode-grading';
+import { gradeRun } from './episode-grading';
 import { runEpisode } from './episode-runner';
 
 /**
@@ -16,37 +11,17 @@ import { runEpisode } from './episode-runner';
  */
 describe('every example scenario is a valid task', () => {
   let harness: Awaited<ReturnType<typeof startEpisodeHarness>>;
-  let worker: Worker;
-  let workerRun: Promise<void>;
-  let nativeConnection: NativeConnection;
 
   beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    harness = await startEpisodeHarness();
-    nativeConnection = await NativeConnection.connect({ address: harness.address });
-    worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue: harness.taskQueue });
-    workerRun = worker.run();
+    harness = await startEpisodeHarness({ worker: true });
   });
 
-  afterAll(async () => {
-    worker.shutdown();
-    await workerRun;
-    await nativeConnection.close();
-    await harness.stop();
-  });
+  afterAll(() => harness.stop());
 
   const play = async (scenarioId: string, agentName: string, seed: number) => {
     const scenario = harness.scenario(scenarioId);
     const outcome = await runEpisode(harness.context, harness.signals, scenario, seed, referenceAgents.get(agentName)!);
-    const company = (await harness.context.engine.episode(outcome.episodeId)).twin.world.company as Company;
-    const verdicts = await gradeEpisode(
-      harness.context.gatewayUrl,
-      outcome.episodeId,
-      harness.context.model,
-      scenario,
-      instantiate(scenario, seed, company),
-      company,
-    );
+    const verdicts = await gradeRun(harness.context, scenario, seed, outcome.episodeId);
     return { status: outcome.status, broken: verdicts.filter((v) => v.status === 'fail').map((v) => v.rule) };
   };
 

@@ -8,10 +8,8 @@ import { Command, InvalidArgumentError } from 'commander';
 
 import { loadConfig } from '@libs/config';
 import { silentLog, stderrLog, provideTemporal } from '@libs/embedded-services';
-import { gradeEpisode, runEpisode, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
+import { gradeRun, runEpisode, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
 import type { Verdict } from '@libs/graders';
-import { instantiate } from '@libs/scenarios';
-import type { Company } from '@libs/synthetic-data';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { referenceAgents } from '@libs/reference-agents';
 import { ingestStack } from '@libs/stack-ingestion';
@@ -143,15 +141,7 @@ export const runCommand = (): Command =>
           for (const agent of agents) {
             for (let i = 0; i < options.episodes; i++) {
               const outcome = await runEpisode(context, signals, scenario, options.seed + i, agent);
-              const company = (await engine.episode(outcome.episodeId)).twin.world.company as Company;
-              const verdicts = await gradeEpisode(
-                context.gatewayUrl,
-                outcome.episodeId,
-                model,
-                scenario,
-                instantiate(scenario, options.seed + i, company),
-                company,
-              );
+              const verdicts = await gradeRun(context, scenario, options.seed + i, outcome.episodeId);
               const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
               fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
               const { transcript: _transcript, ...summary } = outcome;
