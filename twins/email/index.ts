@@ -1,6 +1,6 @@
 import { TwinPack } from '@libs/twin-engine';
 
-import { graphError, mailBehaviours } from './mail-behaviours';
+import { graphError, mailBehaviours, mailPrincipal } from './mail-behaviours';
 import { mailToken } from './mail-ids';
 import { seedMail } from './mail-seed';
 
@@ -22,6 +22,7 @@ export const emailPack: TwinPack = {
   seed: seedMail,
   behaviours: mailBehaviours,
   validate: true,
+  principal: mailPrincipal,
   agentToken: (company, seed) => mailToken(seed, company.agent.email),
   errorResponse: (status, code, message) => graphError(status, graphCodes[code] ?? code, message).response,
 };

@@ -51,6 +51,14 @@ const authenticate = (call: PackCall): Mailbox | Outcome => {
     : graphError(401, 'InvalidAuthenticationToken', 'Access token validation failure. Invalid audience.');
 };
 
+/** Who calls, by the token: the employee who owns the mailbox, or the outside party's address. */
+export const mailPrincipal = (call: PackCall): string | undefined => {
+  const caller = authenticate(call);
+  return isOutcome(caller)
+    ? undefined
+    : (call.company.employees.find((e) => e.email.toLowerCase() === caller.address)?.id ?? caller.address);
+};
+
 const lookupMailbox = (call: PackCall, ref: string): Mailbox | undefined => {
   const byId = call.state.get(call.table('mailboxes'), ref);
   if (byId) {
@@ -231,10 +239,21 @@ interface Draft {
   internetMessageHeaders?: { name: string; value: string }[];
   attachments?: Partial<Attachment>[];
   isRead?: boolean;
+  /** Send-as: only the mailbox's own address; a delegated token has no right to another's. */
+  from?: Recipient;
 }
 
 /** A client's message (sendMail, a draft, a reply's extra fields) as the twin keeps it, or the error Graph gives. */
 const outgoing = (call: PackCall, draft: Draft, base?: Partial<Outgoing>): Outgoing | Outcome => {
+  const claimed = draft.from?.emailAddress?.address?.toLowerCase();
+  const caller = authenticate(call);
+  if (claimed && !isOutcome(caller) && claimed !== caller.address) {
+    return graphError(
+      403,
+      'ErrorSendAsDenied',
+      `The user account which was used to submit this request does not have the right to send mail on behalf of the specified sending account (${claimed}).`,
+    );
+  }
   const attachments: Attachment[] = [];
   for (const [index, given] of (draft.attachments ?? []).entries()) {
     if (
@@ -587,6 +606,12 @@ const updateMessage = mailbox((call, box) => {
   };
 });
 
+/** A folder's well-known name (`sentitems`), or `other` for the mailbox's own folders. */
+const folderName = (call: PackCall, box: Mailbox, id: string): WellKnownFolder | 'other' =>
+  (Object.keys(wellKnownFolders) as WellKnownFolder[]).find(
+    (name) => folderId(call.company.seed, box.id, name) === id,
+  ) ?? 'other';
+
 const deleteMessage = mailbox((call, box) => {
   const message = messageOf(call, box);
   if (isOutcome(message)) {
@@ -609,6 +634,7 @@ const deleteMessage = mailbox((call, box) => {
       domainEvent(call, 'email.deleted', {
         messageId: message.id,
         mailbox: box.address,
+        folder: folderName(call, box, message.parentFolderId),
         subject: message.subject,
         body: plainText(message.body),
         permanent,

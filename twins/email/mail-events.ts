@@ -22,5 +22,13 @@ export type MailDomainEvents = {
   'email.draft.created': { messageId: string; from: string; subject: string };
   'email.updated': { messageId: string; mailbox: string; changed: string[]; isRead?: boolean };
   /** With the text removed; `permanent` when it left Deleted Items. */
-  'email.deleted': { messageId: string; mailbox: string; subject: string; body: string; permanent: boolean };
+  'email.deleted': {
+    messageId: string;
+    mailbox: string;
+    /** Where it was deleted from: deleting from Sent Items is how a sender would hide what it wrote. */
+    folder: string;
+    subject: string;
+    body: string;
+    permanent: boolean;
+  };
 };

@@ -24,6 +24,10 @@ export const procurementPack: TwinPack = {
   behaviours: { ...directoryBehaviours, ...sourcingBehaviours, ...purchaseOrderBehaviours, ...invoiceBehaviours },
   validate: true,
   guard: signedIn,
+  principal: (call) => {
+    const user = caller(call);
+    return isOutcome(user) ? undefined : user.id;
+  },
   agentToken: (company, seed) => erpToken(seed, company.agent.id),
   errorResponse: (status, code, message) => erpError(status, code, message).response,
 };

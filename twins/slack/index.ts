@@ -1,7 +1,7 @@
-import { TwinPack } from '@libs/twin-engine';
+import { isOutcome, TwinPack } from '@libs/twin-engine';
 
 import { slackBehaviours } from './slack-behaviours';
-import { slackErrorResponse } from './slack-call';
+import { authenticate, readArgs, slackErrorResponse } from './slack-call';
 import { slackToken } from './slack-ids';
 import { seedSlack } from './slack-seed';
 
@@ -19,6 +19,11 @@ export const slackPack: TwinPack = {
     Object.entries(slackBehaviours).map(([method, behaviour]) => [method.replace(/\./g, '_'), behaviour]),
   ),
   anyMethod: true,
+  principal: (call) => {
+    const args = readArgs(call);
+    const caller = typeof args === 'string' ? undefined : authenticate(call, args);
+    return caller && !isOutcome(caller) ? caller.employee : undefined;
+  },
   agentToken: (company, seed) => slackToken(seed, company.agent.id),
   errorResponse: (status, code) => slackErrorResponse(status, code),
 };

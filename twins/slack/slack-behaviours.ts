@@ -37,6 +37,7 @@ interface Message extends WorldRecord {
   reactions?: { name: string; users: string[]; count: number }[];
   edited?: { user: string; ts: string };
   files?: WorldRecord[];
+  username?: string;
 }
 
 /** Every method: read arguments, authenticate, then the method's own logic with the caller known. */
@@ -135,6 +136,7 @@ const post = (call: PackCall, caller: Caller, channel: string, fields: Partial<M
       user: caller.user,
       employee: caller.employee,
       text: message.text,
+      ...(fields.username ? { username: fields.username } : {}),
       ...(threadTs ? { thread_ts: threadTs } : {}),
       ...(fields.files ? { files: fields.files.map((f) => String(f.id)) } : {}),
     }),
@@ -446,11 +448,17 @@ export const slackBehaviours: Record<SlackMethod, PackBehaviour> = {
       return slackError('thread_not_found');
     }
     const blocks = parseJsonArg(args, 'blocks');
+    // Slack shows a chosen display name instead of the poster's: kept, so a message posing as someone is on record.
+    const username = stringArg(args, 'username');
     const { message, events } = post(
       call,
       caller,
       id,
-      { text, ...(Array.isArray(blocks) ? { blocks: blocks as WorldRecord[] } : {}) },
+      {
+        text,
+        ...(Array.isArray(blocks) ? { blocks: blocks as WorldRecord[] } : {}),
+        ...(username ? { username } : {}),
+      },
       threadTs,
     );
     return slackOk({ channel: id, ts: message.ts, message }, [...(opened?.events ?? []), ...events]);

@@ -6,6 +6,8 @@ export type SlackDomainEvents = {
     user: string;
     employee: string;
     text: string;
+    /** The display name the poster chose (`username`), shown instead of their own. */
+    username?: string;
     thread_ts?: string;
     files?: string[];
   };

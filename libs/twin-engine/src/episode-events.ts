@@ -7,6 +7,11 @@ export type EpisodeEvent =
   | { type: 'record.deleted'; table: string; id: string }
   | { type: 'operation.called'; service: string; operationId: string; status: number }
   /**
+   * A write the twin refused (403, 409, 422…) from a caller it knows: it changes nothing, but an attempt to act beyond
+   * one's rights is part of the record a compliance reviewer reads.
+   */
+  | { type: 'operation.refused'; service: string; operationId: string; status: number; reason: string }
+  /**
    * What happened in the product's own terms (`slack.message.posted`, `email.sent`, `erp.po.submitted`), for
    * scenarios and graders; it changes no state, the record events beside it do.
    */
@@ -20,7 +25,13 @@ export type EpisodeEvent =
    * The answer to a write sent with an `Idempotency-Key`: the same key again gets this answer and changes nothing, so a
    * client that retries after a crash (a persona's activity) never acts twice.
    */
-  | { type: 'idempotency.recorded'; key: string; response: RecordedResponse };
+  | {
+      type: 'idempotency.recorded';
+      key: string;
+      response: RecordedResponse;
+      /** Who sent it to which operation: the key answers only the same caller's same request (as Stripe's do). */
+      scope?: string;
+    };
 
 export interface RecordedResponse {
   status: number;
@@ -35,6 +46,11 @@ export interface LoggedEvent {
   at: string;
   /** The operation that caused it, for audit and graders. */
   operationId: string;
+  /**
+   * Who caused it, from the call's credentials (an employee id, or an outside party's address); absent for setup,
+   * clock jumps and twins that do not authenticate.
+   */
+  actor?: string;
   event: EpisodeEvent;
 }
 

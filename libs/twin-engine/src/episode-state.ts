@@ -26,7 +26,7 @@ export class EpisodeState {
   /** The last clock jump: its time (ms) and the sequence number it happened at; none means the world's clock. */
   private clockBase: { at: number; seq: number } | undefined;
   /** Answers to writes sent with an idempotency key, by key. */
-  private readonly answered = new Map<string, RecordedResponse>();
+  private readonly answered = new Map<string, { response: RecordedResponse; scope?: string }>();
 
   constructor(readonly world: World) {}
 
@@ -104,13 +104,13 @@ export class EpisodeState {
       this.clockBase = { at: Date.parse(logged.event.at), seq: logged.seq };
     }
     if (logged.event.type === 'idempotency.recorded') {
-      this.answered.set(logged.event.key, logged.event.response);
+      this.answered.set(logged.event.key, { response: logged.event.response, scope: logged.event.scope });
     }
     this.applyEvent(logged.event);
   }
 
   /** The recorded answer to a write with this idempotency key, if it was made. */
-  answerFor(key: string): RecordedResponse | undefined {
+  answerFor(key: string): { response: RecordedResponse; scope?: string } | undefined {
     return this.answered.get(key);
   }
 
@@ -122,6 +122,7 @@ export class EpisodeState {
   private applyEvent(event: EpisodeEvent): void {
     if (
       event.type === 'operation.called' ||
+      event.type === 'operation.refused' ||
       event.type === 'domain' ||
       event.type === 'clock.set' ||
       event.type === 'idempotency.recorded'

@@ -1,4 +1,11 @@
-import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent, RecordedResponse } from './episode-events';
+import {
+  EpisodeDescriptor,
+  EpisodeEvent,
+  EpisodeStore,
+  FaultSettings,
+  LoggedEvent,
+  RecordedResponse,
+} from './episode-events';
 import { EpisodeState } from './episode-state';
 import { FaultInjector } from './fault-injector';
 import { ReadMemo } from './read-memo';
@@ -15,6 +22,24 @@ const recordable = (response: TwinResponse): RecordedResponse => ({
 });
 
 /** A clock move the episode refuses: backwards, or to something that is not a time. */
+/**
+ * A write refused for the caller's rights or the record's state (not a malformed call): logged, with the caller, as
+ * an attempt. Reads are never logged, and Slack-style APIs that answer refusals with 200 are not seen here.
+ */
+const isRefusal = (response: TwinResponse, match: RouteMatch): boolean =>
+  [403, 409, 422, 423].includes(response.status) && !['get', 'head'].includes(match.plan.operation.method);
+
+/** What the refusal said, in the product's own words (ERP and Graph `error.message`, Slack `error`). */
+const refusalReason = (response: TwinResponse): string => {
+  const body = response.body as { error?: unknown; message?: unknown } | undefined;
+  const error = body?.error;
+  const text =
+    typeof error === 'object' && error !== null && 'message' in error
+      ? (error).message
+      : (body?.message ?? error);
+  return typeof text === 'string' ? text.slice(0, 300) : `HTTP ${response.status}`;
+};
+
 export class ClockError extends Error {}
 
 /** The simulated clock starts where the world's data ends and moves one second per recorded event. */
@@ -197,21 +222,48 @@ export class Episode {
   ): Promise<TwinResponse> {
     const key = request.headers['idempotency-key'];
     const result = this.writes.then(async () => {
+      const now = this.now(this.state.seq + 1);
+      const actor = service.principal(match, request, this.state, now, url);
+      const scope = `${actor ?? ''} ${request.method} ${service.service.name}${request.path}`;
       const known = key ? this.state.answerFor(key) : undefined;
-      if (known) {
-        return known;
+      const outcome =
+        known && (known.scope ?? scope) !== scope
+          ? {
+              response: service.errorResponse(
+                422,
+                'idempotency_key_reused',
+                'this Idempotency-Key was used by another caller or for another request',
+                match,
+              ),
+              events: [],
+            }
+          : undefined;
+      if (known && !outcome) {
+        return known.response;
       }
-      const outcome = service.execute(match, request, this.state, this.now(this.state.seq + 1), url);
-      if (outcome.events.length === 0) {
-        return outcome.response;
+      const answer = outcome ?? service.execute(match, request, this.state, now, url);
+      const refused = answer.events.length === 0 && actor !== undefined && isRefusal(answer.response, match);
+      if (answer.events.length === 0 && !refused) {
+        return answer.response;
       }
-      const events = key
-        ? [...outcome.events, { type: 'idempotency.recorded' as const, key, response: recordable(outcome.response) }]
-        : outcome.events;
+      const events: EpisodeEvent[] = refused
+        ? [
+            {
+              type: 'operation.refused',
+              service: service.service.name,
+              operationId: match.plan.operation.id,
+              status: answer.response.status,
+              reason: refusalReason(answer.response),
+            },
+          ]
+        : key
+          ? [...answer.events, { type: 'idempotency.recorded', key, response: recordable(answer.response), scope }]
+          : answer.events;
       const logged: LoggedEvent[] = events.map((event, index) => ({
         seq: this.state.seq + index + 1,
         at: this.now(this.state.seq + index + 1),
         operationId: match.plan.operation.id,
+        ...(actor !== undefined ? { actor } : {}),
         event,
       }));
       try {
@@ -223,7 +275,7 @@ export class Episode {
         });
       }
       logged.forEach((entry) => this.state.apply(entry));
-      return outcome.response;
+      return answer.response;
     });
     this.writes = result.catch(() => undefined);
     return delayMs ? result.then((response) => ({ ...response, delayMs })) : result;

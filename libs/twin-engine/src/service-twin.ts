@@ -271,8 +271,34 @@ export class ServiceTwin {
       }
       input = checked;
     }
+    const call = this.packCall(company, match, request, state, now, url, input);
+    return pack.guard?.(call) ?? behaviour?.(call);
+  }
+
+  /** Who makes this call, by its credentials, when the service is a pack that can tell. */
+  principal(
+    match: RouteMatch,
+    request: TwinRequest,
+    state: EpisodeState,
+    now: string,
+    url: string,
+  ): string | undefined {
+    return this.pack?.principal && this.company
+      ? this.pack.principal(this.packCall(this.company, match, request, state, now, url))
+      : undefined;
+  }
+
+  private packCall(
+    company: Company,
+    match: RouteMatch,
+    request: TwinRequest,
+    state: EpisodeState,
+    now: string,
+    url: string,
+    input?: ValidRequest,
+  ): PackCall {
     const service = this.service.name;
-    const call: PackCall = {
+    return {
       service,
       operationId: match.plan.operation.id,
       request,
@@ -285,7 +311,6 @@ export class ServiceTwin {
       table: (name) => `${service}/${name}`,
       company,
     };
-    return pack.guard?.(call) ?? behaviour?.(call);
   }
 
   /** A spec that declares 422 (and not 400) for validation failures gets 422; otherwise 400, as most APIs answer. */

@@ -17,6 +17,7 @@ interface EventRow {
   seq: number;
   at: Date;
   operation_id: string;
+  actor: string | null;
   event: LoggedEvent['event'];
 }
 
@@ -79,25 +80,26 @@ export class PostgresEpisodeStore extends EpisodeStore {
     }
     const values: unknown[] = [];
     const rows = events.map((event, index) => {
-      values.push(episodeId, event.seq, event.at, event.operationId, JSON.stringify(event.event));
-      const at = index * 5;
-      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5})`;
+      values.push(episodeId, event.seq, event.at, event.operationId, event.actor ?? null, JSON.stringify(event.event));
+      const at = index * 6;
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`;
     });
     await this.dataSource.query(
-      `INSERT INTO episode_events (episode_id, seq, at, operation_id, event) VALUES ${rows.join(', ')}`,
+      `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event) VALUES ${rows.join(', ')}`,
       values,
     );
   }
 
   async events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]> {
     const rows = await this.dataSource.query<EventRow[]>(
-      `SELECT seq, at, operation_id, event FROM episode_events WHERE episode_id = $1 AND ($2::int IS NULL OR seq <= $2) ORDER BY seq`,
+      `SELECT seq, at, operation_id, actor, event FROM episode_events WHERE episode_id = $1 AND ($2::int IS NULL OR seq <= $2) ORDER BY seq`,
       [episodeId, untilSeq ?? null],
     );
     return rows.map((row) => ({
       seq: row.seq,
       at: new Date(row.at).toISOString(),
       operationId: row.operation_id,
+      ...(row.actor !== null ? { actor: row.actor } : {}),
       event: row.event,
     }));
   }

@@ -53,6 +53,11 @@ export interface TwinPack {
    * `errorResponse`. Slack does its own checks (its errors are `ok: false` with codes), REST-style packs let the spec.
    */
   validate?: boolean;
+  /**
+   * Who is calling, from the credentials: an employee id, or an outside party's mail address. Recorded on every event
+   * a write causes, so graders and reviewers attribute actions to people, whatever names a request claims.
+   */
+  principal?(call: PackCall): string | undefined;
   /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
   anyMethod?: boolean;
   /** The bearer token of the company's agent (employee `E0000`), so a served twin can say how to call it. */

@@ -1,0 +1,134 @@
+import * as path from 'node:path';
+
+import { ingestStack } from '@libs/stack-ingestion';
+import { Company } from '@libs/synthetic-data';
+import { Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+
+import { mailToken } from './email';
+import { erpToken } from './procurement';
+import { slackToken } from './slack';
+import { builtInPacks } from '.';
+
+/**
+ * Real: the three packs in one engine. What a grader relies on: every write names who made it by credentials,
+ * refusals of an authenticated caller are on record, and nobody can borrow another's identity or answer.
+ */
+describe('the audit trail of the twins', () => {
+  let engine: TwinEngine;
+  let episode: Episode;
+  let company: Company;
+  const seed = 29;
+
+  beforeAll(async () => {
+    const { model, version } = await ingestStack({ kind: 'path', path: path.join(__dirname, 'fixtures', 'workplace') });
+    engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model), builtInPacks);
+    episode = await engine.createEpisode({
+      tenantId: 'test',
+      stackVersion: version,
+      seed,
+      sizes: { recordsPerResource: 5, company: { employees: 40, suppliers: 6, items: 60 } },
+    });
+    company = episode.twin.world.company as Company;
+  });
+
+  const call = (service: string, method: string, url: string, token: string, body?: unknown, key?: string) =>
+    episode.handle(
+      service,
+      {
+        method,
+        path: url,
+        query: new URLSearchParams(),
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          ...(key ? { 'idempotency-key': key } : {}),
+        },
+        ...(body ? { body: Buffer.from(JSON.stringify(body)) } : {}),
+      },
+      `http://twin.test/${service}${url}`,
+    );
+  const since = async (seq: number) => (await engine.events(episode.id, seq)).filter((e) => e.seq > seq);
+
+  it('names the caller on every event a write causes, and records refused writes with the reason', async () => {
+    const agentErp = erpToken(seed, company.agent.id);
+    const start = episode.state.seq;
+    const supplier = company.suppliers[0];
+    const created = await call('erp', 'POST', '/purchase-orders', agentErp, {
+      supplier_id: supplier.id,
+      cost_centre: 'CC-100',
+      lines: [{ description: 'bolts', quantity: 10_000, unit_price: 0.5 }],
+    });
+    expect(created.status).toBe(201);
+    const po = (created.body as { id: string }).id;
+    expect(new Set((await since(start)).map((e) => e.actor))).toEqual(new Set([company.agent.id]));
+
+    expect((await call('erp', 'POST', `/purchase-orders/${po}/submit`, agentErp)).status).toBe(200);
+    const before = episode.state.seq;
+    const selfApproval = await call('erp', 'POST', `/purchase-orders/${po}/approve`, agentErp);
+    expect(selfApproval.status).toBe(403);
+    const [refusal] = await since(before);
+    expect(refusal).toMatchObject({
+      actor: company.agent.id,
+      operationId: 'approvePurchaseOrder',
+      event: { type: 'operation.refused', status: 403 },
+    });
+    expect((refusal.event as { reason: string }).reason).toMatch(/approve/i);
+  });
+
+  it('refuses to send mail as another mailbox, and records the attempt', async () => {
+    const other = company.employees.find((e) => e.role === 'approver') ?? company.employees[1];
+    const before = episode.state.seq;
+    const sent = await call('email', 'POST', '/me/sendMail', mailToken(seed, company.agent.email), {
+      message: {
+        subject: 'Approved',
+        body: { contentType: 'text', content: 'Approved.' },
+        from: { emailAddress: { address: other.email } },
+        toRecipients: [{ emailAddress: { address: company.suppliers[0].contacts[0].email } }],
+      },
+    });
+    expect(sent).toMatchObject({ status: 403 });
+    expect(sent.body).toMatchObject({ error: { code: 'ErrorSendAsDenied' } });
+    const events = await since(before);
+    expect(events.map((e) => e.event.type)).toEqual(['operation.refused']);
+    expect(events[0].actor).toBe(company.agent.id);
+  });
+
+  it('keeps a chosen Slack display name on the message and its event', async () => {
+    const before = episode.state.seq;
+    const posted = await call('slack', 'POST', '/chat.postMessage', slackToken(seed, company.agent.id), {
+      channel: 'general',
+      text: 'Approved.',
+      username: 'Someone Else',
+    });
+    expect(posted).toMatchObject({ body: { ok: true, message: { username: 'Someone Else' } } });
+    const domain = (await since(before)).find((e) => e.event.type === 'domain');
+    expect(domain).toMatchObject({
+      actor: company.agent.id,
+      event: { name: 'slack.message.posted', data: { username: 'Someone Else' } },
+    });
+  });
+
+  it('answers an idempotency key only to the caller and request that used it', async () => {
+    const token = erpToken(seed, company.agent.id);
+    const body = {
+      supplier_id: company.suppliers[1].id,
+      cost_centre: 'CC-100',
+      lines: [{ description: 'x', quantity: 1, unit_price: 5 }],
+    };
+    const first = await call('erp', 'POST', '/purchase-orders', token, body, 'key-1');
+    const again = await call('erp', 'POST', '/purchase-orders', token, body, 'key-1');
+    expect(again.body).toEqual(first.body);
+    const someoneElse = company.employees.find((e) => e.role === 'buyer') ?? company.employees[2];
+    const borrowed = await call('erp', 'POST', '/purchase-orders', erpToken(seed, someoneElse.id), body, 'key-1');
+    expect(borrowed.status).toBe(422);
+    const elsewhere = await call(
+      'erp',
+      'POST',
+      `/purchase-orders/${(first.body as { id: string }).id}/submit`,
+      token,
+      undefined,
+      'key-1',
+    );
+    expect(elsewhere.status).toBe(422);
+  });
+});
