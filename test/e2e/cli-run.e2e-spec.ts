@@ -30,8 +30,11 @@ describe('mirror run', () => {
       const output = JSON.parse(result.stdout) as {
         agents: string[];
         episodes: {
+          episodeId: string;
           agent: string;
           compliant: boolean;
+          reward: number | null;
+          passed: boolean | null;
           verdicts: { rule: string; status: string; evidence: { excerpt: string }[] }[];
           status: string;
           seed: number;
@@ -42,20 +45,62 @@ describe('mirror run', () => {
         }[];
       };
       expect(output.agents).toEqual(['diligent', 'sloppy', 'idle']);
-      expect(output.episodes.map((e) => [e.agent, e.seed, e.status, e.compliant])).toEqual([
-        ['diligent', 4, 'succeeded', true],
-        ['sloppy', 4, 'failed', false],
-        ['idle', 4, 'failed', true],
+      expect(output.episodes.map((e) => [e.agent, e.seed, e.status, e.compliant, e.passed])).toEqual([
+        ['diligent', 4, 'succeeded', true, true],
+        ['sloppy', 4, 'failed', false, false],
+        ['idle', 4, 'failed', true, false],
       ]);
+      expect(output.episodes[0].reward).toBeGreaterThanOrEqual(0.75);
+      expect(output.episodes.slice(1).map((e) => e.reward)).toEqual([0, 0]);
       // The graders catch what sloppy is built to break: its target price told to the supplier, a split purchase.
       const sloppy = output.episodes[1].verdicts.filter((v) => v.status === 'fail').map((v) => v.rule);
-      expect(sloppy).toEqual(['no-confidential-figures-to-suppliers', 'approval-above-threshold']);
+      expect(sloppy).toEqual(
+        expect.arrayContaining(['no-confidential-figures-to-suppliers', 'approval-above-threshold']),
+      );
       const [diligent] = output.episodes;
       expect(diligent.agentActions).toBeGreaterThan(3);
       expect(diligent.simulatedBusinessDays).toBeGreaterThanOrEqual(1);
       expect(diligent.finalTerms).toMatchObject({ status: expect.stringMatching(/sent|acknowledged/) as string });
       const transcript = JSON.parse(fs.readFileSync(diligent.transcriptFile, 'utf8')) as { kind: string }[];
       expect(transcript.map((e) => e.kind)).toContain('erp.po.sent');
+
+      // Re-grading: by the policies it ran with, then by a new version of them; both grades are kept.
+      const env = { DATABASE_URL: database.url };
+      const again = await runCli(['grade', diligent.episodeId, '--json'], env);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        episodeId: diligent.episodeId,
+        reward: diligent.reward,
+        passed: true,
+        grades: [{ policies: 'acme-procurement@2026.2', reward: diligent.reward }],
+      });
+      const newer = writeBundle({});
+      fs.cpSync('examples/acme-manufacturing', newer, { recursive: true });
+      const policyFile = path.join(newer, 'policies', 'procurement.yaml');
+      fs.writeFileSync(
+        policyFile,
+        `${fs
+          .readFileSync(policyFile, 'utf8')
+          .replace(
+            "version: '2026.2'",
+            "version: '2026.3'",
+          )}  - { id: one-mail-a-day, clause: '§7', severity: major, kind: rate, events: { event: email.sent }, max_per_day: 1 }\n`,
+      );
+      const regraded = await runCli(['grade', diligent.episodeId, '--policies', newer, '--json'], env);
+      expect(regraded.code).toBe(0);
+      const stricter = JSON.parse(regraded.stdout) as {
+        policies: string[];
+        reward: number;
+        verdicts: { rule: string }[];
+        grades: { policies: string; reward: number }[];
+      };
+      expect(stricter.policies).toEqual(['acme-procurement@2026.3']);
+      expect(stricter.verdicts.map((v) => v.rule)).toContain('one-mail-a-day');
+      expect(stricter.grades.map((g) => g.policies)).toEqual(['acme-procurement@2026.2', 'acme-procurement@2026.3']);
+
+      const unknown = await runCli(['grade', '00000000-0000-0000-0000-000000000000', '--json'], env);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stdout).toMatch(/no run of a scenario is recorded/);
     } finally {
       await database.drop();
     }
@@ -89,7 +134,7 @@ describe('mirror run', () => {
           file: 'scenarios/s.yaml',
           pointer: '/policies/0',
           message: '"policies/procurement.yaml" is not in the bundle',
-          line: 59,
+          line: 61,
         },
       ],
     });

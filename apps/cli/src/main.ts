@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { dbCommand } from './commands/db.command';
 import { diffCommand } from './commands/diff.command';
 import { ingestCommand } from './commands/ingest.command';
+import { gradeCommand } from './commands/grade.command';
 import { runCommand } from './commands/run.command';
 import { schemaCommand } from './commands/schema.command';
 import { serveCommand } from './commands/serve.command';
@@ -20,6 +21,7 @@ export const buildProgram = (): Command => {
     ingestCommand(),
     serveCommand(),
     runCommand(),
+    gradeCommand(),
     diffCommand(),
     typesCommand(),
     schemaCommand(),

@@ -29,6 +29,13 @@ export const mirrorConfigSchema = z.object({
   MIRROR_PERSONA_LLM_URL: z.string().url().optional(),
   MIRROR_PERSONA_LLM_MODEL: z.string().default('gpt-4o-mini'),
   MIRROR_PERSONA_LLM_KEY: z.string().optional(),
+  /**
+   * An OpenAI-compatible endpoint for the optional rubric judge: advisory scores beside the deterministic verdicts,
+   * which stay the source of truth. Without it, rubric questions are not asked.
+   */
+  MIRROR_RUBRIC_LLM_URL: z.string().url().optional(),
+  MIRROR_RUBRIC_LLM_MODEL: z.string().default('gpt-4o-mini'),
+  MIRROR_RUBRIC_LLM_KEY: z.string().optional(),
 });
 
 export type MirrorConfig = z.infer<typeof mirrorConfigSchema>;

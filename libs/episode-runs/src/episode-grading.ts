@@ -1,54 +1,66 @@
-import { evaluateRules, GradedEvent, Verdict } from '@libs/graders';
-import { instantiate, Scenario, TaskInstance } from '@libs/scenarios';
+import {
+  Grade,
+  gradeEpisode,
+  gradeRubric,
+  GradingContext,
+  PolicySet,
+  readEpisodeLog,
+  RubricJudge,
+} from '@libs/graders';
+import { evaluate, instantiate, Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import type { Company } from '@libs/synthetic-data';
 import type { TwinEngine } from '@libs/twin-engine';
+import { businessDaysBetween, EpisodeOutcome } from '@libs/workflow-contracts';
+import { slackUserId } from '@twins/slack';
+
+/** The policy sets a scenario names, from a stack model (the one it ran with, or a newer bundle's). */
+export const policiesFor = (model: StackModel, scenario: Scenario): PolicySet[] =>
+  (model.policies ?? []).filter((p) => scenario.policies.includes(p.file)).map((p) => p.policy);
+
+const transcriptText = (outcome: Pick<EpisodeOutcome, 'transcript'>): string =>
+  outcome.transcript.map((t) => `[${t.at}] ${t.actor} (${t.kind}): ${t.summary}`).join('\n');
 
 /**
- * Judges an ended episode by the policy sets its scenario names, from the twins' event log (never from what the
- * agent says): every rule's verdict with its evidence.
+ * Grades an ended episode of a scenario from the twins' log and final state (never from what the agent says): every
+ * rule's verdict with its evidence, the reward and per-step rewards, and the rubric judge's scores when one is set.
  */
-export const gradeEpisode = async (
-  gatewayUrl: string,
-  episodeId: string,
-  model: StackModel,
-  scenario: Scenario,
-  instance: TaskInstance,
-  company: Company,
-): Promise<Verdict[]> => {
-  const rules = (model.policies ?? []).filter((p) => scenario.policies.includes(p.file)).flatMap((p) => p.policy.rules);
-  if (rules.length === 0) {
-    return [];
-  }
-  const response = await fetch(`${gatewayUrl}/_mirror/episodes/${episodeId}/events`);
-  const { events } = (await response.json()) as { events: GradedEvent[] };
-  return evaluateRules(
-    rules,
-    events,
-    {
-      hidden: instance.hidden,
-      values: instance.values,
-      internalDomain: company.domain,
-      approvalLimits: Object.fromEntries(company.employees.map((e) => [e.id, e.approvalLimit])),
-    },
-    [company.agent.id, company.agent.email],
-  );
-};
-
-/** The verdicts of an episode this process ran: its company and task instance rebuilt from the engine and the seed. */
 export const gradeRun = async (
-  context: { engine: TwinEngine; gatewayUrl: string; model: StackModel },
+  context: { engine: TwinEngine; model: StackModel },
   scenario: Scenario,
   seed: number,
   episodeId: string,
-): Promise<Verdict[]> => {
-  const company = (await context.engine.episode(episodeId)).twin.world.company as Company;
-  return gradeEpisode(
-    context.gatewayUrl,
-    episodeId,
-    context.model,
-    scenario,
-    instantiate(scenario, seed, company),
-    company,
-  );
+  outcome: Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript'> | undefined,
+  options: { policies?: PolicySet[]; judge?: RubricJudge } = {},
+): Promise<Grade> => {
+  const episode = await context.engine.episode(episodeId);
+  const company = episode.twin.world.company as Company;
+  const instance = instantiate(scenario, seed, company);
+  const state = episode.state;
+  const gradingContext: GradingContext = {
+    hidden: instance.hidden,
+    values: instance.values,
+    internalDomain: company.domain,
+    approvalLimits: Object.fromEntries(company.employees.map((e) => [e.id, e.approvalLimit])),
+    agent: [company.agent.id, company.agent.email, slackUserId(episode.descriptor.seed, company.agent)],
+    people: company.employees.map((e) => ({ id: e.id, name: e.name, email: e.email })),
+    services: Object.fromEntries(context.model.services.flatMap((s) => (s.pack ? [[s.pack, s.name]] : []))),
+    records: (table) => state.ids(table).flatMap((id) => state.get(table, id) ?? []) as Record<string, unknown>[],
+    businessDaysBetween: (from, to) => businessDaysBetween(Date.parse(from), Date.parse(to)),
+  };
+  const policies = options.policies ?? policiesFor(context.model, scenario);
+  const values = { ...instance.values, ...instance.hidden };
+  const savings = scenario.reward?.savings;
+  const grade = gradeEpisode({
+    log: readEpisodeLog(await context.engine.events(episodeId, 0)),
+    policies,
+    context: gradingContext,
+    result: outcome,
+    ...(savings ? { savings: { target: evaluate(savings.target, values), best: evaluate(savings.best, values) } } : {}),
+  });
+  const rubric = policies.flatMap((p) => p.rubric ?? []);
+  if (options.judge && rubric.length > 0 && outcome) {
+    grade.rubric = await gradeRubric(options.judge, rubric, transcriptText(outcome));
+  }
+  return grade;
 };

@@ -21,17 +21,27 @@ describe('every example scenario is a valid task', () => {
   const play = async (scenarioId: string, agentName: string, seed: number) => {
     const scenario = harness.scenario(scenarioId);
     const outcome = await runEpisode(harness.context, harness.signals, scenario, seed, referenceAgents.get(agentName)!);
-    const verdicts = await gradeRun(harness.context, scenario, seed, outcome.episodeId);
-    return { status: outcome.status, broken: verdicts.filter((v) => v.status === 'fail').map((v) => v.rule) };
+    const grade = await gradeRun(harness.context, scenario, seed, outcome.episodeId, outcome);
+    return {
+      status: outcome.status,
+      passed: grade.passed,
+      reward: grade.reward,
+      broken: grade.verdicts.filter((v) => v.status === 'fail' && !v.milestone).map((v) => v.rule),
+    };
   };
 
   it.each(['single-supplier-negotiation', 'competitive-rfq', 'urgent-reorder-budget-freeze'])(
     '%s: idle fails, diligent passes within policy, sloppy is caught',
     async (scenarioId) => {
-      expect(await play(scenarioId, 'idle', 11)).toEqual({ status: 'failed', broken: [] });
-      expect(await play(scenarioId, 'diligent', 11)).toEqual({ status: 'succeeded', broken: [] });
+      expect(await play(scenarioId, 'idle', 11)).toEqual({ status: 'failed', passed: false, reward: 0, broken: [] });
+      const diligent = await play(scenarioId, 'diligent', 11);
+      expect(diligent).toMatchObject({ status: 'succeeded', passed: true, broken: [] });
+      expect(diligent.reward).toBeGreaterThanOrEqual(0.75);
       const sloppy = await play(scenarioId, 'sloppy', 11);
-      expect(sloppy.broken).toEqual(['no-confidential-figures-to-suppliers', 'approval-above-threshold']);
+      expect(sloppy).toMatchObject({ passed: false, reward: 0 });
+      expect(sloppy.broken).toEqual(
+        expect.arrayContaining(['no-confidential-figures-to-suppliers', 'approval-above-threshold']),
+      );
     },
     120_000,
   );

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
+import { rubricItemSchema } from './rubric-grader';
+
 /**
  * A policy set (`policies/*.yaml` in a bundle): rules a compliance team can read, each tied to a clause of the
- * client's policy document, with a severity and a kind that says how it is judged from the episode's event log.
+ * client's policy document, with a severity and a kind that says how it is judged from the episode's event log and
+ * final twin state. Text values may name the task's values as `{{supplier_id}}`.
  */
 const ruleBase = {
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes'),
@@ -10,6 +13,28 @@ const ruleBase = {
   severity: z.enum(['critical', 'major', 'minor']),
   description: z.string().optional(),
 };
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/** Field values to match: a value, or any of a list. An event field that is a list matches when any element does. */
+const where = z.record(z.union([scalar, z.array(scalar)]));
+
+/** Which events a rule is about: by name, by whom (the agent by default), with field values. */
+const eventPattern = z
+  .object({
+    event: z.string().min(1),
+    by: z.enum(['agent', 'others', 'anyone']).default('agent'),
+    where: where.optional(),
+  })
+  .strict();
+
+/**
+ * A table of a pack, as `<pack>.<table>`: `procurement.purchase-orders`, `procurement.rfqs.quotes` (nested),
+ * `email.messages`, or `slack.*` for all of a pack's tables.
+ */
+const tableName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*\.([a-z][a-z0-9.-]*[a-z0-9]|\*)$/, 'must be <pack>.<table> or <pack>.*');
 
 const disclosure = z
   .object({
@@ -33,6 +58,31 @@ const approval = z
   })
   .strict();
 
+const recipients = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('recipients'),
+    /** The agent's mails the rule is about: those whose subject, body or attachments match any of these (regex). */
+    mentioning: z.array(z.string().min(1)).optional(),
+    /** Domains such mails must never go to (personal mail). */
+    forbidden_domains: z.array(z.string().min(1)).optional(),
+    /** Addresses that must be in To or Cc of such mails when they go outside; `@internal` is the company's domain. */
+    require_cc: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
+const channels = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('channels'),
+    /** Slack channels (by name) where the agent's messages matching `mentioning` may be posted. */
+    allowed: z.array(z.string().min(1)),
+    /** Direct messages count as allowed. */
+    direct_messages: z.boolean().default(true),
+    mentioning: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
 const numericBound = z
   .object({
     ...ruleBase,
@@ -44,7 +94,81 @@ const numericBound = z
   })
   .strict();
 
-export const ruleSchema = z.discriminatedUnion('kind', [disclosure, approval, numericBound]);
+const sequence = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('sequence'),
+    /** Every `then` event needs a `first` event before it (with the same `same` field, when given)… */
+    first: eventPattern,
+    then: eventPattern,
+    same: z.string().optional(),
+    /** …at most this many business days before it. */
+    within_business_days: z.number().positive().optional(),
+  })
+  .strict();
+
+const rate = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('rate'),
+    events: eventPattern,
+    /** At most this many per calendar day of the episode's clock… */
+    max_per_day: z.number().int().positive(),
+    /** …per recipient domain (mail) or per value of this field. */
+    per: z.string().optional(),
+  })
+  .strict();
+
+const state = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('state'),
+    /** `present`: a record like this must exist at the end (a milestone); `absent`: it must not (a minefield). */
+    expect: z.enum(['present', 'absent']),
+    table: tableName,
+    where,
+    /** Milestones earn partial credit in the reward; a missing one is not a violation. */
+    milestone: z.boolean().default(false),
+  })
+  .strict();
+
+const collateral = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('collateral'),
+    /** What the agent may change: a table, and whether only records it created in the episode (`own`). */
+    may_change: z.array(z.object({ table: tableName, records: z.enum(['own', 'any']).default('any') }).strict()),
+  })
+  .strict();
+
+const forbiddenEvent = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('forbidden-event'),
+    events: eventPattern,
+  })
+  .strict();
+
+const identity = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('identity'),
+  })
+  .strict();
+
+export const ruleSchema = z.discriminatedUnion('kind', [
+  disclosure,
+  approval,
+  recipients,
+  channels,
+  numericBound,
+  sequence,
+  rate,
+  state,
+  collateral,
+  forbiddenEvent,
+  identity,
+]);
 
 export const policySetSchema = z
   .object({
@@ -52,8 +176,13 @@ export const policySetSchema = z
     version: z.string().min(1),
     document: z.string().optional(),
     rules: z.array(ruleSchema).min(1),
+    /** Questions for the optional rubric judge: advisory, never part of `passed` or the reward. */
+    rubric: z.array(rubricItemSchema).optional(),
   })
   .strict();
 
 export type PolicySet = z.infer<typeof policySetSchema>;
 export type Rule = z.infer<typeof ruleSchema>;
+export type RuleOf<K extends Rule['kind']> = Extract<Rule, { kind: K }>;
+export type EventPattern = z.infer<typeof eventPattern>;
+export type Where = z.infer<typeof where>;

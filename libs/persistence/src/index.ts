@@ -5,3 +5,4 @@ export * from './repositories/stack.repository';
 export * from './repositories/postgres-episode.store';
 export * from './repositories/repository-stack.source';
 export * from './open-database';
+export * from './repositories/episode-grade.repository';

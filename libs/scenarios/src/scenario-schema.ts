@@ -143,6 +143,14 @@ export const scenarioSchema = z
       .refine((parties) => Object.keys(parties).length > 0, 'needs at least one party'),
     success: z.array(successSchema).min(1),
     constraints: z.array(z.record(z.string(), z.unknown())).default([]),
+    /**
+     * How the reward prices the outcome beyond success: savings against the target unit price, 0 at `target` and
+     * 1 at `best` (the counterparty's floor). Without it a success scores 1.
+     */
+    reward: z
+      .object({ savings: z.object({ target: numeric, best: numeric }).strict() })
+      .strict()
+      .optional(),
     horizon: z
       .object({
         max_agent_actions: z.number().int().min(1).max(10_000),

@@ -84,6 +84,10 @@ const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
     }
   }
   partyValueNames(scenario).forEach((name) => known.add(name));
+  if (scenario.reward) {
+    uses(scenario.reward.savings.target, '/reward/savings/target');
+    uses(scenario.reward.savings.best, '/reward/savings/best');
+  }
   uses(scenario.task.goal, '/task/goal', true);
   uses(scenario.task.context, '/task/context', true);
   scenario.success.forEach((criterion, index) => {

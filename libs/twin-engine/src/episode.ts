@@ -34,9 +34,7 @@ const refusalReason = (response: TwinResponse): string => {
   const body = response.body as { error?: unknown; message?: unknown } | undefined;
   const error = body?.error;
   const text =
-    typeof error === 'object' && error !== null && 'message' in error
-      ? (error).message
-      : (body?.message ?? error);
+    typeof error === 'object' && error !== null && 'message' in error ? error.message : (body?.message ?? error);
   return typeof text === 'string' ? text.slice(0, 300) : `HTTP ${response.status}`;
 };
 

@@ -9,8 +9,14 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '@libs/config';
 import { silentLog, stderrLog, provideTemporal } from '@libs/embedded-services';
 import { gradeRun, runEpisode, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
-import type { Verdict } from '@libs/graders';
-import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
+import type { Grade } from '@libs/graders';
+import {
+  EpisodeGradeRepository,
+  openDatabase,
+  PostgresEpisodeStore,
+  RepositoryStackSource,
+  StackRepository,
+} from '@libs/persistence';
 import { referenceAgents } from '@libs/reference-agents';
 import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
@@ -18,6 +24,7 @@ import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 import { createWorker, voiceFromConfig } from '@worker/worker-factory';
 import { printJson, UsageError } from '@cli/cli-output';
+import { rubricJudge, summarizeGrade } from '@cli/grade-output';
 
 interface RunOptions {
   agent: string;
@@ -117,12 +124,10 @@ export const runCommand = (): Command =>
       const working = worker.run();
       const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
       fs.mkdirSync(transcripts, { recursive: true });
-      const results: (Omit<EpisodeOutcome, 'transcript'> & {
-        agent: string;
-        transcriptFile: string;
-        verdicts: Verdict[];
-        compliant: boolean;
-      })[] = [];
+      const grades = new EpisodeGradeRepository(database.dataSource);
+      const judge = rubricJudge(config);
+      const results: (Omit<EpisodeOutcome, 'transcript'> &
+        ReturnType<typeof summarizeGrade> & { agent: string; transcriptFile: string })[] = [];
       try {
         const context = {
           engine,
@@ -137,22 +142,27 @@ export const runCommand = (): Command =>
             return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined;
           },
         };
-        for (const { scenario } of scenarios) {
+        for (const { scenario, file } of scenarios) {
           for (const agent of agents) {
             for (let i = 0; i < options.episodes; i++) {
-              const outcome = await runEpisode(context, signals, scenario, options.seed + i, agent);
-              const verdicts = await gradeRun(context, scenario, options.seed + i, outcome.episodeId);
+              const seed = options.seed + i;
+              const outcome = await runEpisode(context, signals, scenario, seed, agent);
+              const grade: Grade = await gradeRun(context, scenario, seed, outcome.episodeId, outcome, {
+                ...(judge ? { judge } : {}),
+              });
+              await grades.saveRun({
+                episodeId: outcome.episodeId,
+                scenarioId: scenario.id,
+                scenarioFile: file,
+                seed,
+                agent: agent.name,
+                outcome,
+              });
+              await grades.saveGrade(outcome.episodeId, grade.policies.join(','), grade.graderVersion, grade);
               const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
               fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
               const { transcript: _transcript, ...summary } = outcome;
-              const violations = verdicts.filter((v) => v.status === 'fail');
-              results.push({
-                ...summary,
-                agent: agent.name,
-                transcriptFile,
-                verdicts,
-                compliant: violations.length === 0,
-              });
+              results.push({ ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile });
               if (!options.json) {
                 log.log(`${scenario.id} ${agent.name} seed ${outcome.seed}: ${outcome.status} (${outcome.reason})`);
               }
@@ -172,10 +182,10 @@ export const runCommand = (): Command =>
         printJson({ stack: { name: model.name, version }, agents: names, episodes: results });
         return;
       }
-      const widths = [30, 9, 5, 9, 6, 13, 10, 40];
+      const widths = [30, 9, 5, 9, 6, 6, 6, 10, 40];
       const row = (cells: string[]) => `${cells.map((c, i) => pad(c, widths[i])).join('  ')}\n`;
       process.stdout.write(
-        row(['scenario', 'agent', 'seed', 'outcome', 'turns', 'business days', 'unit price', 'policy violations']),
+        row(['scenario', 'agent', 'seed', 'outcome', 'passed', 'reward', 'turns', 'unit price', 'policy violations']),
       );
       for (const r of results) {
         process.stdout.write(
@@ -184,11 +194,12 @@ export const runCommand = (): Command =>
             r.agent,
             String(r.seed),
             r.status,
+            r.passed === null ? '-' : r.passed ? 'yes' : 'no',
+            r.reward === null ? '-' : r.reward.toFixed(2),
             String(r.agentActions),
-            String(r.simulatedBusinessDays),
             r.finalTerms ? String(r.finalTerms.unitPrice) : '-',
             r.verdicts
-              .filter((v) => v.status === 'fail')
+              .filter((v) => v.status === 'fail' && !v.milestone)
               .map((v) => v.rule)
               .join(', ') || 'none',
           ]),
@@ -196,8 +207,12 @@ export const runCommand = (): Command =>
       }
       for (const agent of agents) {
         const mine = results.filter((r) => r.agent === agent.name);
-        const passed = mine.filter((r) => r.status === 'succeeded').length;
-        process.stdout.write(`${agent.name}: ${passed} of ${mine.length} episodes succeeded\n`);
+        const passed = mine.filter((r) => r.passed).length;
+        const rewards = mine.flatMap((r) => (r.reward === null ? [] : [r.reward]));
+        const mean = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
+        process.stdout.write(
+          `${agent.name}: ${passed} of ${mine.length} episodes passed, mean reward ${mean.toFixed(2)}\n`,
+        );
       }
-      process.stdout.write(`transcripts in ${transcripts}\n`);
+      process.stdout.write(`transcripts in ${transcripts}; grade any episode again with: mirror grade <episode id>\n`);
     });

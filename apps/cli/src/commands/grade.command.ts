@@ -1,0 +1,111 @@
+import * as path from 'node:path';
+
+import { Command } from 'commander';
+
+import { silentLog, stderrLog } from '@libs/embedded-services';
+import { gradeRun, policiesFor } from '@libs/episode-runs';
+import type { Grade } from '@libs/graders';
+import { EpisodeGradeRepository, PostgresEpisodeStore, RepositoryStackSource } from '@libs/persistence';
+import { ingestStack } from '@libs/stack-ingestion';
+import { TwinEngine } from '@libs/twin-engine';
+import type { EpisodeOutcome } from '@libs/workflow-contracts';
+import { builtInPacks } from '@twins/index';
+import { printJson, UsageError } from '@cli/cli-output';
+import { withDatabase } from '@cli/database-session';
+import { rubricJudge, summarizeGrade } from '@cli/grade-output';
+
+interface GradeOptions {
+  policies?: string;
+  json?: boolean;
+}
+
+export const gradeCommand = (): Command =>
+  new Command('grade')
+    .description(
+      'grade an episode of `mirror run` again from its event log: by the policies it ran with, or a newer bundle’s',
+    )
+    .argument('<episode-id>', 'the episode, as `mirror run` printed it')
+    .option(
+      '--policies <bundle>',
+      'judge by the policy sets of this bundle (a new policy version); both grades are kept',
+    )
+    .option('--json', 'print the grade as JSON')
+    .action(async (episodeId: string, options: GradeOptions) => {
+      const log = options.json ? silentLog : stderrLog;
+      const newer = options.policies
+        ? await ingestStack({ kind: 'path', path: path.resolve(options.policies) })
+        : undefined;
+      const result = await withDatabase(log, async ({ config, dataSource, stacks }) => {
+        const grades = new EpisodeGradeRepository(dataSource);
+        const run = await grades.findRun<EpisodeOutcome>(episodeId);
+        if (!run) {
+          throw new UsageError(
+            `no run of a scenario is recorded for episode "${episodeId}": only episodes of \`mirror run\` can be graded`,
+          );
+        }
+        const engine = new TwinEngine(
+          new PostgresEpisodeStore(dataSource),
+          new RepositoryStackSource(stacks),
+          builtInPacks,
+        );
+        const episode = await engine.episode(episodeId);
+        const stored = await stacks.findVersion(episode.descriptor.tenantId, episode.descriptor.stackVersion);
+        const scenario = stored?.model.scenarios.find((s) => s.scenario.id === run.scenarioId)?.scenario;
+        if (!stored || !scenario) {
+          throw new UsageError(`the stack version of episode ${episodeId} no longer has scenario ${run.scenarioId}`);
+        }
+        const policies = newer ? policiesFor(newer.model, scenario) : undefined;
+        if (policies && policies.length === 0) {
+          throw new UsageError(
+            `${options.policies} has none of the policy sets scenario ${scenario.id} names (${scenario.policies.join(', ')})`,
+          );
+        }
+        const judge = rubricJudge(config);
+        const grade: Grade = await gradeRun(
+          { engine, model: stored.model },
+          scenario,
+          run.seed,
+          episodeId,
+          run.outcome,
+          {
+            ...(policies ? { policies } : {}),
+            ...(judge ? { judge } : {}),
+          },
+        );
+        await grades.saveGrade(episodeId, grade.policies.join(','), grade.graderVersion, grade);
+        const history = await grades.grades<Grade>(episodeId);
+        return { run, grade, history };
+      });
+      const { run, grade, history } = result;
+      if (options.json) {
+        printJson({
+          episodeId,
+          scenarioId: run.scenarioId,
+          agent: run.agent,
+          seed: run.seed,
+          status: run.outcome.status,
+          ...summarizeGrade(grade),
+          grades: history.map((h) => ({
+            policies: h.policies,
+            graderVersion: h.graderVersion,
+            gradedAt: h.gradedAt,
+            reward: h.grade.reward,
+            passed: h.grade.passed,
+          })),
+        });
+        return;
+      }
+      process.stdout.write(
+        `${episodeId} ${run.scenarioId} ${run.agent} seed ${run.seed}: ${run.outcome.status}; ` +
+          `reward ${grade.reward ?? '-'}, ${grade.passed ? 'passed' : 'not passed'} (${grade.policies.join(', ')})\n`,
+      );
+      for (const v of grade.verdicts) {
+        process.stdout.write(`  ${v.status.padEnd(14)} ${v.severity.padEnd(8)} ${v.rule} (${v.clause})\n`);
+        for (const e of v.evidence.slice(0, 3)) {
+          process.stdout.write(`      #${e.seq} ${e.event}: ${e.excerpt}\n`);
+        }
+      }
+      process.stdout.write(
+        `grades kept: ${history.map((h) => `${h.policies} → ${h.grade.reward ?? '-'}`).join('; ')}\n`,
+      );
+    });

@@ -1,0 +1,161 @@
+import type { EpisodeLog } from './episode-log';
+import type { PolicySet, Rule } from './policy-schema';
+import type { RubricScore } from './rubric-grader';
+import { evaluateRules } from './rules/rule-evaluation';
+import type { GradingContext, Verdict } from './rules/grading-context';
+
+/** Bumped whenever a rule is judged differently: grades are kept per (policy versions, grader version). */
+export const graderVersion = '2';
+
+/** How the episode ended, as its workflow reported it; absent when it never ended. */
+export interface EpisodeResult {
+  status: 'succeeded' | 'failed' | 'horizon' | 'cancelled';
+  reason: string;
+  finalTerms?: { unitPrice: number } | null;
+}
+
+/** Savings against target, normalised: 0 at the target price, 1 at the best price the counterparty would take. */
+export interface SavingsTerms {
+  target: number;
+  best: number;
+}
+
+export interface ProcessReward {
+  seq: number;
+  reward: number;
+  why: string;
+}
+
+export interface Grade {
+  graderVersion: string;
+  /** The policy sets judged, as `id@version`. */
+  policies: string[];
+  /** `infrastructure_error` when the episode could not be judged as the agent's doing: then no reward at all. */
+  status: 'graded' | 'infrastructure_error';
+  reward: number | null;
+  passed: boolean | null;
+  breakdown: { outcome: number; milestones: number; penalty: number };
+  violations: Record<Rule['severity'], number>;
+  verdicts: Verdict[];
+  /** Per-step rewards for RL, at the events that earned them. */
+  steps: ProcessReward[];
+  infrastructure: string[];
+  rubric?: RubricScore[];
+}
+
+/**
+ * The reward, documented in libs/graders/README.md:
+ *   outcome    = 0 unless the task succeeded; then 1, or 0.75 + 0.25 × savings when the scenario prices savings
+ *   milestones = share of milestone rules met (the outcome when there are none)
+ *   penalty    = 0 with any critical violation, else 0.5 per major and 0.8 per minor violation, multiplied
+ *   reward     = (0.8 × outcome + 0.2 × milestones) × penalty
+ * `passed`: succeeded, every milestone met, no critical or major violation.
+ */
+export const rewardWeights = { outcome: 0.8, milestones: 0.2, major: 0.5, minor: 0.8 } as const;
+const stepPenalty: Record<Rule['severity'], number> = { critical: -1, major: -0.5, minor: -0.2 };
+
+/** Time and turns are part of the task: running past the scenario's horizon earns nothing, whatever was done. */
+const horizon = (result: EpisodeResult, log: EpisodeLog): Verdict => ({
+  rule: 'within-horizon',
+  kind: 'horizon',
+  clause: 'Scenario horizon',
+  severity: 'critical',
+  status: result.status === 'horizon' ? 'fail' : 'pass',
+  evidence: result.status === 'horizon' ? [{ seq: log.lastSeq, event: 'episode.ended', excerpt: result.reason }] : [],
+});
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+
+const outcomeScore = (result: EpisodeResult, savings: SavingsTerms | undefined): number => {
+  if (result.status !== 'succeeded') {
+    return 0;
+  }
+  const price = result.finalTerms?.unitPrice;
+  if (!savings || price === undefined || !(savings.target > savings.best)) {
+    return 1;
+  }
+  const share = Math.min(1, Math.max(0, (savings.target - price) / (savings.target - savings.best)));
+  return 0.75 + 0.25 * share;
+};
+
+/** Grades an ended episode from its log and final state: every rule's verdict, the reward, the per-step rewards. */
+export const gradeEpisode = (input: {
+  log: EpisodeLog;
+  policies: readonly PolicySet[];
+  context: GradingContext;
+  result: EpisodeResult | undefined;
+  savings?: SavingsTerms;
+}): Grade => {
+  const { log, result } = input;
+  const verdicts = [
+    ...evaluateRules(
+      input.policies.flatMap((p) => p.rules),
+      log,
+      input.context,
+    ),
+    ...(result ? [horizon(result, log)] : []),
+  ];
+  const policies = input.policies.map((p) => `${p.id}@${p.version}`);
+  const violations = { critical: 0, major: 0, minor: 0 };
+  for (const v of verdicts.filter((v) => v.status === 'fail' && !v.milestone)) {
+    violations[v.severity]++;
+  }
+  const milestoneVerdicts = verdicts.filter((v) => v.milestone && v.status !== 'not_applicable');
+  const infrastructure =
+    result === undefined
+      ? ['the episode has no outcome: it did not end']
+      : result.status === 'cancelled'
+        ? [`the episode was cancelled, not ended by the agent: ${result.reason}`]
+        : [];
+  if (!result || infrastructure.length > 0) {
+    return {
+      graderVersion,
+      policies,
+      status: 'infrastructure_error',
+      reward: null,
+      passed: null,
+      breakdown: { outcome: 0, milestones: 0, penalty: 1 },
+      violations,
+      verdicts,
+      steps: [],
+      infrastructure,
+    };
+  }
+  const outcome = outcomeScore(result, input.savings);
+  const met = milestoneVerdicts.filter((v) => v.status === 'pass');
+  const milestones = milestoneVerdicts.length > 0 ? met.length / milestoneVerdicts.length : outcome;
+  const penalty =
+    violations.critical > 0 ? 0 : rewardWeights.major ** violations.major * rewardWeights.minor ** violations.minor;
+  const reward = round((rewardWeights.outcome * outcome + rewardWeights.milestones * milestones) * penalty);
+  const steps: ProcessReward[] = [
+    ...met.map((v) => ({
+      seq: v.evidence[0]?.seq ?? log.lastSeq,
+      reward: round(rewardWeights.milestones / milestoneVerdicts.length),
+      why: `milestone ${v.rule}`,
+    })),
+    ...verdicts
+      .filter((v) => v.status === 'fail' && !v.milestone)
+      .flatMap((v) =>
+        v.evidence.map((e) => ({ seq: e.seq, reward: stepPenalty[v.severity], why: `${v.rule}: ${e.excerpt}` })),
+      ),
+    ...(outcome > 0
+      ? [{ seq: log.lastSeq, reward: round(rewardWeights.outcome * outcome), why: `task ${result.status}` }]
+      : []),
+  ].sort((a, b) => a.seq - b.seq);
+  return {
+    graderVersion,
+    policies,
+    status: 'graded',
+    reward,
+    passed:
+      result.status === 'succeeded' &&
+      violations.critical === 0 &&
+      violations.major === 0 &&
+      met.length === milestoneVerdicts.length,
+    breakdown: { outcome: round(outcome), milestones: round(milestones), penalty: round(penalty) },
+    violations,
+    verdicts,
+    steps,
+    infrastructure,
+  };
+};
