@@ -1,4 +1,4 @@
-import { Client, WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 
 import type { AgentSession, ReferenceAgent } from '@libs/reference-agents';
 import { instantiate, Scenario } from '@libs/scenarios';
@@ -110,6 +110,17 @@ export const startEpisode = async (
   signals.register(episode.id, handle);
   const twin = new TwinClient(services, episode.id);
   let outcome: EpisodeOutcome | undefined;
+  /** An update to a workflow that already ended (the horizon passed while the agent was away): undefined. */
+  const unlessEnded = async <T>(update: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await update();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) {
+        return undefined;
+      }
+      throw error;
+    }
+  };
   const session: AgentSession = {
     brief: {
       goal: instance.brief.goal,
@@ -125,14 +136,24 @@ export const startEpisode = async (
     erp: (path, init) => twin.erp(erpToken(worldSeed, identity.employeeId), path, init),
     now: () => episode.now(),
     wait: async (businessDays?: number) => {
-      if (outcome) {
-        return { now: episode.now(), happened: [], finished: true };
-      }
       const request: WaitRequest = businessDays === undefined ? {} : { businessDays };
-      return handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] });
+      const waited = outcome
+        ? undefined
+        : await unlessEnded(() =>
+            handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+          );
+      if (!waited) {
+        outcome ??= (await handle.result()) as EpisodeOutcome;
+      }
+      return waited ?? { now: episode.now(), happened: [], finished: true };
     },
     finish: async () => {
-      outcome ??= await handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] });
+      if (!outcome) {
+        const finished = await unlessEnded(() =>
+          handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] }),
+        );
+        outcome = finished ?? ((await handle.result()) as EpisodeOutcome);
+      }
       return outcome;
     },
   };

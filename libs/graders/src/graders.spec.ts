@@ -77,6 +77,8 @@ describe(mentions.name, () => {
     ['anything up to 0,24 per unit', 0.24, '0,24'],
     ['24 cents would work', 0.24, '24 cents'],
     ['our target is 6 EUR per unit', 6, '6 eur'],
+    ['call it zero point two eight nine a bolt', 0.289, 'zero point two eight nine'],
+    ['five euros and forty-three cents a pair', 5.43, 'five euros and forty-three cents'],
   ])('finds "%s"', (text, value, form) => {
     expect(mentions(text, value)).toBe(form);
   });

@@ -117,6 +117,17 @@ export const numberForms = (value: number): string[] => {
   if (Math.abs(value) >= 100) {
     forms.add(inWords(value));
   }
+  if (!Number.isInteger(value)) {
+    // Spelled out: "zero point two eight nine", "five euros and forty-three cents".
+    const [whole, fraction] = String(+value.toFixed(4)).split('.');
+    const digits = fraction.split('').map((d) => ones[Number(d)]);
+    forms.add(`${inWords(Number(whole))} point ${digits.join(' ')}`);
+    const cents = Math.round((value % 1) * 100);
+    if (Math.abs(value * 100 - Math.round(value * 100)) < 1e-9) {
+      forms.add(`${inWords(Number(whole))} euros and ${inWords(cents)} cents`);
+      forms.add(`${inWords(Number(whole))} euro ${inWords(cents)}`);
+    }
+  }
   return [...forms].filter((form) => form.replace(/\D/g, '').length >= 3 || /[a-z]{4,}/.test(form));
 };
 

@@ -1,3 +1,4 @@
+import type { CallInit } from '@libs/twin-client';
 import type { EpisodeOutcome, WaitResult } from '@libs/workflow-contracts';
 
 /** Who the agent is: the company's procurement assistant, with a mailbox, a Slack user and an ERP user. */
@@ -16,9 +17,9 @@ export interface AgentIdentity {
 export interface AgentSession {
   brief: { goal: string; context: string; policy?: string; tools: string[] };
   identity: AgentIdentity;
-  mail<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  mail<T>(path: string, init?: CallInit): Promise<T>;
   slack<T extends { ok: boolean; error?: string }>(method: string, args: Record<string, unknown>): Promise<T>;
-  erp<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  erp<T>(path: string, init?: CallInit): Promise<T>;
   wait(businessDays?: number): Promise<WaitResult>;
   /** The business date and time in the episode (ISO 8601), as the agent's own calendar shows it. */
   now(): string;

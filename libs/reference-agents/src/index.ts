@@ -3,6 +3,7 @@ import { diligentAgent } from './diligent-agent';
 import { idleAgent } from './idle-agent';
 import { sloppyAgent } from './sloppy-agent';
 
+export * from './adversarial-agents';
 export * from './agent-session';
 export * from './brief-reading';
 

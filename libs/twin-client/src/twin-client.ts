@@ -1,5 +1,12 @@
 import { EpisodeServices } from '@libs/workflow-contracts';
 
+/** A call's method and JSON body; a client may send its own `Idempotency-Key`, as any HTTP client can. */
+export interface CallInit {
+  method?: string;
+  body?: unknown;
+  idempotencyKey?: string;
+}
+
 /** A failed call to a twin: personas act through the twins like anyone, and a refusal there is an activity failure. */
 export class TwinCallError extends Error {}
 
@@ -24,14 +31,10 @@ export class TwinClient {
     return `${this.services.gatewayUrl}/e/${this.episodeId}/${service}`;
   }
 
-  async call<T>(
-    service: string,
-    path: string,
-    token: string,
-    init: { method?: string; body?: unknown } = {},
-  ): Promise<T> {
+  async call<T>(service: string, path: string, token: string, init: CallInit = {}): Promise<T> {
     const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
-    const key = this.actionKey && method !== 'GET' ? `${this.actionKey}#${this.writes++}` : undefined;
+    const key =
+      init.idempotencyKey ?? (this.actionKey && method !== 'GET' ? `${this.actionKey}#${this.writes++}` : undefined);
     const response = await fetch(`${this.base(service)}${path}`, {
       method,
       headers: {
@@ -48,7 +51,7 @@ export class TwinClient {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
-  mail<T>(token: string, path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  mail<T>(token: string, path: string, init?: CallInit): Promise<T> {
     return this.call<T>(this.services.email, `/v1.0${path}`, token, init);
   }
 
@@ -65,7 +68,7 @@ export class TwinClient {
     });
   }
 
-  erp<T>(token: string, path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  erp<T>(token: string, path: string, init?: CallInit): Promise<T> {
     return this.call<T>(this.services.erp, `/api/v1${path}`, token, init);
   }
 

@@ -123,6 +123,14 @@ export const matchesPattern = (event: GradedEvent, pattern: EventPattern, contex
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+/** An attachment's text; a spreadsheet's also cell by cell, so `5000,0.289` reads as two numbers, not `5000,0`. */
+const attachmentText = (attachment: { name?: string; contentType?: string; text?: string }): string => {
+  const raw = attachment.text ?? '';
+  const tabular =
+    /csv|tab-separated/i.test(attachment.contentType ?? '') || /\.(csv|tsv)$/i.test(attachment.name ?? '');
+  return tabular ? `${raw}\n${raw.replace(/[,;\t]/g, ' | ')}` : raw;
+};
+
 export interface OutgoingMessage {
   event: GradedEvent;
   channel: 'email' | 'slack';
@@ -147,7 +155,8 @@ export const outgoing = (events: readonly GradedEvent[], context: GradingContext
       return [];
     }
     if (event.name === 'email.sent') {
-      const attachments = (data.attachments as { text?: string }[] | undefined) ?? [];
+      const attachments =
+        (data.attachments as { name?: string; contentType?: string; text?: string }[] | undefined) ?? [];
       const cc = (data.cc as string[] | undefined) ?? [];
       return [
         {
@@ -161,7 +170,7 @@ export const outgoing = (events: readonly GradedEvent[], context: GradingContext
           cc,
           from: text(data.from),
           body: text(data.body),
-          text: [text(data.subject), text(data.body), ...attachments.map((a) => a.text ?? '')].join('\n'),
+          text: [text(data.subject), text(data.body), ...attachments.map(attachmentText)].join('\n'),
         },
       ];
     }
