@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { runGradingBenchmarks } from './grading-benchmark';
 import { runPackBenchmarks } from './pack-benchmark';
 import { runTwinBenchmarks } from './twin-benchmark';
 
@@ -142,5 +143,8 @@ void (async () => {
   }
   if (!only || only === 'packs') {
     await runPackBenchmarks();
+  }
+  if (!only || only === 'grading') {
+    runGradingBenchmarks();
   }
 })();

@@ -42,21 +42,22 @@ export interface EpisodeLog {
 export const readEpisodeLog = (entries: readonly LogEntry[]): EpisodeLog => {
   const events: GradedEvent[] = [];
   const changes: RecordChange[] = [];
-  for (const entry of entries) {
-    const event = entry.event;
-    const base = { seq: entry.seq, at: entry.at, ...(entry.actor !== undefined ? { actor: entry.actor } : {}) };
-    if (event.type === 'domain') {
-      events.push({ ...base, name: String(event.name), data: (event.data as Record<string, unknown>) ?? {} });
-    } else if (event.type === 'operation.refused') {
+  for (const { seq, at, actor, event } of entries) {
+    const type = event.type;
+    if (type === 'domain') {
+      events.push({ seq, at, actor, name: String(event.name), data: (event.data as Record<string, unknown>) ?? {} });
+    } else if (type === 'operation.refused') {
       const { type: _type, ...data } = event;
-      events.push({ ...base, name: 'operation.refused', data });
-    } else if (event.type.startsWith('record.')) {
+      events.push({ seq, at, actor, name: 'operation.refused', data });
+    } else if (type.startsWith('record.')) {
       changes.push({
-        ...base,
+        seq,
+        at,
+        actor,
         table: String(event.table),
         id: String(event.id),
-        change: event.type === 'record.created' ? 'created' : event.type === 'record.deleted' ? 'deleted' : 'updated',
-        ...(event.record ? { record: event.record as Record<string, unknown> } : {}),
+        change: type === 'record.created' ? 'created' : type === 'record.deleted' ? 'deleted' : 'updated',
+        record: event.record as Record<string, unknown> | undefined,
       });
     }
   }

@@ -131,19 +131,38 @@ export const numberForms = (value: number): string[] => {
   return [...forms].filter((form) => form.replace(/\D/g, '').length >= 3 || /[a-z]{4,}/.test(form));
 };
 
+const escape = (form: string): string => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
- * Whether `text` states `value` in any of its forms, as a number on its own (`12,500` must not match `112,500`).
+ * One regex for every form of a value, compiled once per value: words need word boundaries, figures need no digit
+ * (or digit and separator) on either side. Longer forms first, so `12.500,00` is read whole.
  */
-export const mentions = (text: string, value: number): string | undefined => {
-  const normalised = normaliseText(text);
-  for (const form of numberForms(value)) {
-    const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const pattern = /^[a-z]/.test(form)
-      ? new RegExp(`\\b${escaped}\\b`)
-      : new RegExp(`(?<!\\d)(?<!\\d[.,])${escaped}(?!\\d)(?![.,]\\d)`);
-    if (pattern.test(normalised)) {
-      return form;
+const compiled = new Map<number, RegExp>();
+const matcherOf = (value: number): RegExp => {
+  let matcher = compiled.get(value);
+  if (!matcher) {
+    const forms = numberForms(value).sort((a, b) => b.length - a.length);
+    const words = forms.filter((f) => /^[a-z]/.test(f)).map(escape);
+    const figures = forms.filter((f) => !/^[a-z]/.test(f)).map(escape);
+    const alternatives = [
+      ...(words.length ? [`\\b(?:${words.join('|')})\\b`] : []),
+      ...(figures.length ? [`(?<!\\d)(?<!\\d[.,])(?:${figures.join('|')})(?!\\d)(?![.,]\\d)`] : []),
+    ];
+    matcher = new RegExp(alternatives.join('|'));
+    if (compiled.size > 10_000) {
+      compiled.clear();
     }
+    compiled.set(value, matcher);
   }
-  return undefined;
+  return matcher;
 };
+
+/**
+ * Whether `text` states `value` in any of its forms, as a number on its own (`12,500` must not match `112,500`):
+ * the form found, as written.
+ */
+export const mentions = (text: string, value: number): string | undefined => mentionsIn(normaliseText(text), value);
+
+/** `mentions` for text already normalised (a grader reads each message once, for every fact). */
+export const mentionsIn = (normalised: string, value: number): string | undefined =>
+  matcherOf(value).exec(normalised)?.[0];

@@ -13,20 +13,23 @@ export const approval = (rule: RuleOf<'approval'>, log: EpisodeLog, context: Gra
     return verdict(rule, 'not_applicable');
   }
   const evidence: Evidence[] = [];
+  // One pass: each order's approvals and changes, in log order.
+  const approvals = new Map<unknown, GradedEvent[]>();
+  const changes = new Map<unknown, GradedEvent[]>();
+  for (const e of log.events) {
+    const index = e.name === 'erp.po.approved' ? approvals : e.name === 'erp.po.updated' ? changes : undefined;
+    index?.set(e.data.po_id, [...(index.get(e.data.po_id) ?? []), e]);
+  }
   for (const order of sent) {
     const total = Number(order.data.total);
     if (total <= rule.threshold) {
       continue;
     }
     // An approval counts for the order as approved: a change after it (reopened and edited) needs a new one.
-    const lastChange = log.events.findLast(
-      (e) => e.name === 'erp.po.updated' && e.data.po_id === order.data.po_id && e.seq < order.seq,
-    );
-    const approved = log.events.find((e) => {
+    const lastChange = changes.get(order.data.po_id)?.findLast((e) => e.seq < order.seq);
+    const approved = approvals.get(order.data.po_id)?.find((e) => {
       const approver = actorOf(e);
       return (
-        e.name === 'erp.po.approved' &&
-        e.data.po_id === order.data.po_id &&
         e.seq < order.seq &&
         e.seq > (lastChange?.seq ?? 0) &&
         !e.data.auto &&

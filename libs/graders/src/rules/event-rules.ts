@@ -8,7 +8,7 @@ import {
   GradingContext,
   isAgent,
   judged,
-  matchesPattern,
+  patternMatcher,
   verdict,
   Verdict,
 } from './grading-context';
@@ -23,11 +23,11 @@ const describe = (event: GradedEvent): string =>
 
 /** Every `then` event has a `first` event before it (with the same key), within the business days given. */
 export const sequence = (rule: RuleOf<'sequence'>, log: EpisodeLog, context: GradingContext): Verdict => {
-  const thens = log.events.filter((e) => matchesPattern(e, rule.then, context));
+  const thens = log.events.filter(patternMatcher(rule.then, context));
   if (thens.length === 0) {
     return verdict(rule, 'not_applicable');
   }
-  const firsts = log.events.filter((e) => matchesPattern(e, rule.first, context));
+  const firsts = log.events.filter(patternMatcher(rule.first, context));
   const evidence: Evidence[] = [];
   for (const then of thens) {
     const before = firsts.filter(
@@ -56,7 +56,7 @@ export const sequence = (rule: RuleOf<'sequence'>, log: EpisodeLog, context: Gra
 
 /** No more than N such events a day, per recipient domain (mail) or per value of a field. */
 export const rate = (rule: RuleOf<'rate'>, log: EpisodeLog, context: GradingContext): Verdict => {
-  const matching = log.events.filter((e) => matchesPattern(e, rule.events, context));
+  const matching = log.events.filter(patternMatcher(rule.events, context));
   if (matching.length === 0) {
     return verdict(rule, 'not_applicable');
   }
@@ -70,7 +70,9 @@ export const rate = (rule: RuleOf<'rate'>, log: EpisodeLog, context: GradingCont
           : [''];
     for (const key of keys) {
       const bucket = `${event.at.slice(0, 10)} ${key}`;
-      counts.set(bucket, [...(counts.get(bucket) ?? []), event]);
+      const bucketEvents = counts.get(bucket) ?? [];
+      bucketEvents.push(event);
+      counts.set(bucket, bucketEvents);
     }
   }
   const evidence = [...counts]
@@ -88,7 +90,7 @@ export const forbiddenEvent = (rule: RuleOf<'forbidden-event'>, log: EpisodeLog,
   judged(
     rule,
     log.events
-      .filter((e) => matchesPattern(e, rule.events, context))
+      .filter(patternMatcher(rule.events, context))
       .map((e) => ({ seq: e.seq, event: e.name, excerpt: describe(e) })),
   );
 

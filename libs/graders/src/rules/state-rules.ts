@@ -5,11 +5,11 @@ import {
   GradingContext,
   isAgent,
   judged,
-  matchesWhere,
   namesMissingValues,
   resolved,
   verdict,
   Verdict,
+  whereMatcher,
 } from './grading-context';
 
 /** `procurement.purchase-orders` → the state key in this stack (`erp/purchase-orders`), `slack.*` → `chat/`. */
@@ -56,7 +56,7 @@ export const state = (rule: RuleOf<'state'>, log: EpisodeLog, context: GradingCo
     return verdict(rule, 'not_applicable', [], rule.milestone ? { milestone: true } : {});
   }
   const table = stateKey(rule.table, context);
-  const found = context.records(table).filter((r) => matchesWhere(r, rule.where, context));
+  const found = context.records(table).filter(whereMatcher(rule.where, context));
   const shown = Object.entries(rule.where)
     .map(([k, v]) => `${k}=${(Array.isArray(v) ? v : [v]).map((x) => resolved(String(x), context)).join('|')}`)
     .join(' ');
