@@ -3,6 +3,9 @@ import { IngestionError, summarizeErrors } from '@libs/stack-ingestion';
 /** Exit codes of every command: scripts and CI branch on them. */
 export const exitCodes = { ok: 0, failure: 1, invalidInput: 2 } as const;
 
+/** A command that ran and printed its result, which is a failure (a broken scenario): exit 1, nothing more to say. */
+export class ReportedFailure extends Error {}
+
 /** A refusal of the user's input that is not an ingestion problem (bad argument, unknown version). */
 export class UsageError extends Error {}
 
@@ -15,6 +18,9 @@ export const printJson = (value: unknown): void => {
  * with --json); anything else is exit 1 with one line, never a stack trace unless MIRROR_DEBUG is set.
  */
 export const reportFailure = (error: unknown, json: boolean): number => {
+  if (error instanceof ReportedFailure) {
+    return exitCodes.failure;
+  }
   if (error instanceof IngestionError) {
     if (json) {
       printJson(summarizeErrors(error));

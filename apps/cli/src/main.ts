@@ -2,6 +2,7 @@ import 'reflect-metadata';
 
 import { Command, CommanderError } from 'commander';
 
+import { checkCommand } from './commands/check.command';
 import { dbCommand } from './commands/db.command';
 import { diffCommand } from './commands/diff.command';
 import { ingestCommand } from './commands/ingest.command';
@@ -22,6 +23,7 @@ export const buildProgram = (): Command => {
     serveCommand(),
     runCommand(),
     gradeCommand(),
+    checkCommand(),
     diffCommand(),
     typesCommand(),
     schemaCommand(),

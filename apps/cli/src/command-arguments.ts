@@ -1,0 +1,45 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { InvalidArgumentError } from 'commander';
+
+import type { StackModel } from '@libs/stack-ingestion';
+import { UsageError } from '@cli/cli-output';
+
+export const integer = (name: string, min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+};
+
+/** A scenario file names its bundle: the nearest folder above it with a mirror.yaml. */
+export const bundleOf = (target: string): { bundle: string; scenarioFile?: string } => {
+  const absolute = path.resolve(target);
+  if (!fs.existsSync(absolute)) {
+    throw new UsageError(`${target}: no such file or folder`);
+  }
+  if (fs.statSync(absolute).isDirectory()) {
+    return { bundle: absolute };
+  }
+  for (let dir = path.dirname(absolute); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'mirror.yaml'))) {
+      return { bundle: dir, scenarioFile: path.relative(dir, absolute).split(path.sep).join('/') };
+    }
+  }
+  throw new UsageError(`${target} is not inside a stack bundle (no mirror.yaml above it)`);
+};
+
+/** The scenarios a command runs: one file's, one id's, or the bundle's all; none is a usage error. */
+export const scenariosOf = (model: StackModel, scenarioFile?: string, scenarioId?: string) => {
+  const scenarios = model.scenarios.filter(
+    (s) => (!scenarioFile || s.file === scenarioFile) && (!scenarioId || s.scenario.id === scenarioId),
+  );
+  if (scenarios.length === 0) {
+    throw new UsageError(
+      `no scenario to run: the bundle has ${model.scenarios.map((s) => `${s.scenario.id} (${s.file})`).join(', ') || 'none'}`,
+    );
+  }
+  return scenarios;
+};

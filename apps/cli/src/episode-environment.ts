@@ -1,0 +1,118 @@
+import * as fs from 'node:fs';
+import { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+
+import { loadConfig } from '@libs/config';
+import { provideTemporal, ServiceLog } from '@libs/embedded-services';
+import { gradeRun, RunnerContext, runEpisode, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
+import {
+  EpisodeGradeRepository,
+  openDatabase,
+  PostgresEpisodeStore,
+  RepositoryStackSource,
+  StackRepository,
+} from '@libs/persistence';
+import type { ReferenceAgent } from '@libs/reference-agents';
+import type { Scenario } from '@libs/scenarios';
+import type { StackModel } from '@libs/stack-ingestion';
+import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import type { EpisodeOutcome } from '@libs/workflow-contracts';
+import { builtInPacks } from '@twins/index';
+import { createWorker, voiceFromConfig } from '@worker/worker-factory';
+import { rubricJudge, summarizeGrade } from '@cli/grade-output';
+
+/** One episode as `run` and `check` report it: the outcome without its transcript, the grade, where the rest is. */
+export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript'> &
+  ReturnType<typeof summarizeGrade> & { agent: string; transcriptFile: string };
+
+export interface EpisodeEnvironment {
+  /** Plays one episode of a scenario with an agent, grades it, and stores both (the transcript in a file). */
+  play(scenario: { scenario: Scenario; file: string }, seed: number, agent: ReferenceAgent): Promise<PlayedEpisode>;
+  transcripts: string;
+}
+
+/**
+ * Everything episodes of a bundle need, for one command: the database (the stack version stored), Temporal, the
+ * twins behind a gateway with an event store that signals workflows, and a worker on the command's own task queue.
+ * All of it is stopped when `work` ends, however it ends.
+ */
+export const withEpisodeEnvironment = async <T>(
+  bundle: { path: string; model: StackModel; version: string },
+  log: ServiceLog,
+  work: (environment: EpisodeEnvironment) => Promise<T>,
+): Promise<T> => {
+  const config = loadConfig();
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const database = await openDatabase(config, log);
+  const temporal = await provideTemporal(config, log);
+  const stacks = new StackRepository(database.dataSource);
+  await stacks.saveVersion(config.MIRROR_TENANT, bundle.version, bundle.model);
+  const signals = new WorkflowSignals();
+  const engine = new TwinEngine(
+    new SignallingEpisodeStore(new PostgresEpisodeStore(database.dataSource), signals.listener),
+    new RepositoryStackSource(stacks),
+    builtInPacks,
+  );
+  const gateway = createGatewayServer(engine, config.MIRROR_TENANT, {
+    error: (message) => process.stderr.write(`gateway: ${message}\n`),
+  });
+  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+  const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+  const connection = await Connection.connect({ address: temporal.address });
+  const taskQueue = `mirror-run-${process.pid}`;
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: temporal.namespace,
+    taskQueue,
+    voice: voiceFromConfig(config),
+  });
+  const working = worker.run();
+  const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
+  fs.mkdirSync(transcripts, { recursive: true });
+  const grades = new EpisodeGradeRepository(database.dataSource);
+  const judge = rubricJudge(config);
+  const context: RunnerContext = {
+    engine,
+    temporal: new Client({ connection, namespace: temporal.namespace }),
+    gatewayUrl: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
+    tenantId: config.MIRROR_TENANT,
+    stackVersion: bundle.version,
+    model: bundle.model,
+    taskQueue,
+    readFile: (file: string) => {
+      const full = path.join(bundle.path, file);
+      return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined;
+    },
+  };
+  const play: EpisodeEnvironment['play'] = async ({ scenario, file }, seed, agent) => {
+    const outcome = await runEpisode(context, signals, scenario, seed, agent);
+    const grade = await gradeRun(context, scenario, seed, outcome.episodeId, outcome, judge ? { judge } : {});
+    await grades.saveRun({
+      episodeId: outcome.episodeId,
+      scenarioId: scenario.id,
+      scenarioFile: file,
+      seed,
+      agent: agent.name,
+      outcome,
+    });
+    await grades.saveGrade(outcome.episodeId, grade.policies.join(','), grade.graderVersion, grade);
+    const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
+    fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
+    const { transcript: _transcript, ...summary } = outcome;
+    return { ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile };
+  };
+  try {
+    return await work({ play, transcripts });
+  } finally {
+    worker.shutdown();
+    await working;
+    await connection.close();
+    await nativeConnection.close();
+    await new Promise((resolve) => gateway.close(resolve));
+    await temporal.stop();
+    await database.close();
+  }
+};
