@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
 import { runCli } from '@test/support/cli-runner';
@@ -97,6 +99,49 @@ describe('mirror run', () => {
       expect(stricter.policies).toEqual(['acme-procurement@2026.3']);
       expect(stricter.verdicts.map((v) => v.rule)).toContain('one-mail-a-day');
       expect(stricter.grades.map((g) => g.policies)).toEqual(['acme-procurement@2026.2', 'acme-procurement@2026.3']);
+
+      // The rubric judge, when configured, adds advisory scores; a fake OpenAI-compatible endpoint stands in for it.
+      const judge = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        request.on('end', () => {
+          const asked = JSON.parse(body) as { messages: { content: string }[] };
+          const rubric = asked.messages[0].content;
+          response.setHeader('content-type', 'application/json');
+          response.end(
+            JSON.stringify({
+              choices: [
+                {
+                  message: {
+                    content: JSON.stringify({
+                      scores: ['professional-tone', 'clear-commitments']
+                        .filter((id) => rubric.includes(`- ${id}:`))
+                        .map((item) => ({ item, score: 0.9, reasoning: 'clear and polite' })),
+                    }),
+                  },
+                },
+              ],
+            }),
+          );
+        });
+      });
+      await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
+      try {
+        const judged = await runCli(['grade', diligent.episodeId, '--json'], {
+          ...env,
+          MIRROR_RUBRIC_LLM_URL: `http://127.0.0.1:${(judge.address() as AddressInfo).port}/v1`,
+        });
+        expect(judged.code).toBe(0);
+        expect(JSON.parse(judged.stdout)).toMatchObject({
+          reward: diligent.reward,
+          rubric: [
+            { item: 'professional-tone', status: 'scored', score: 0.9 },
+            { item: 'clear-commitments', status: 'scored', score: 0.9 },
+          ],
+        });
+      } finally {
+        await new Promise((resolve) => judge.close(resolve));
+      }
 
       const unknown = await runCli(['grade', '00000000-0000-0000-0000-000000000000', '--json'], env);
       expect(unknown.code).toBe(2);
