@@ -32,3 +32,11 @@ wait "$server" 2>/dev/null || true
 
 log "running the supplier negotiation of examples/acme-manufacturing with each reference agent"
 node bin/mirror.js run examples/acme-manufacturing --scenario single-supplier-negotiation --agent all --episodes 2
+
+log "grading the sloppy agent's last episode again, from its stored event log"
+# Agents ran diligent, sloppy, idle, two episodes each: the third newest transcript is sloppy's second.
+episode=$(ls -t "${MIRROR_DATA_DIR:-.mirror}/transcripts" | sed -n 3p)
+node bin/mirror.js grade "${episode%.json}"
+
+log "checking that every scenario of examples/acme-manufacturing is a valid task"
+node bin/mirror.js check examples/acme-manufacturing
