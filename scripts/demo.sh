@@ -2,7 +2,8 @@
 # Mirror's main job, end to end on a fresh machine: install, build, ingest the example stack (a procurement company's
 # ERP spec, SQL DDL and JSON Schemas) into the embedded database, serve its twin and act on it as an agent would; then
 # run the example company's supplier negotiation (Slack, mail and ERP twins, personas on Temporal) with each
-# reference agent and print the summary table.
+# reference agent and print the summary table with rewards and violations, grade one episode again from its log, and
+# check that every example scenario is a valid task.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/prerequisites.sh
