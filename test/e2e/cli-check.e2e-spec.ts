@@ -58,4 +58,27 @@ describe('mirror check', () => {
     expect(output).toMatchObject({ valid: false, broken: ['single-supplier-negotiation'] });
     expect(output.checks.find((c) => c.agent === 'sloppy')?.problem).toMatch(/disclosure went unpunished/);
   }, 120_000);
+
+  it('refuses a policy set whose rule names an event no twin records, before any episode', async () => {
+    const bundle = writeBundle({});
+    fs.cpSync('examples/acme-manufacturing', bundle, { recursive: true });
+    const policyFile = path.join(bundle, 'policies', 'procurement.yaml');
+    fs.writeFileSync(
+      policyFile,
+      fs.readFileSync(policyFile, 'utf8').replace('event: slack.message.deleted', 'event: slack.message.removed'),
+    );
+    const result = await runCli(['check', bundle, '--json'], env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      valid: false,
+      checks: [],
+      policyProblems: [
+        {
+          file: 'policies/procurement.yaml',
+          pointer: expect.stringMatching(/^\/rules\/\d+\/events\/event$/) as string,
+          message: 'no twin of this stack records "slack.message.removed"',
+        },
+      ],
+    });
+  });
 });

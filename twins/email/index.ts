@@ -3,6 +3,7 @@ import { TwinPack } from '@libs/twin-engine';
 import { graphError, mailBehaviours, mailPrincipal } from './mail-behaviours';
 import { mailToken } from './mail-ids';
 import { seedMail } from './mail-seed';
+import { mailEventNames } from './mail-events';
 
 export type { MailDomainEvents } from './mail-events';
 export { mailboxId, mailToken } from './mail-ids';
@@ -23,6 +24,7 @@ export const emailPack: TwinPack = {
   behaviours: mailBehaviours,
   validate: true,
   principal: mailPrincipal,
+  domainEventNames: mailEventNames,
   agentToken: (company, seed) => mailToken(seed, company.agent.email),
   errorResponse: (status, code, message) => graphError(status, graphCodes[code] ?? code, message).response,
 };

@@ -1,3 +1,5 @@
+import { eventNames } from '@libs/twin-engine';
+
 /** The email pack's domain events, by name: what scenarios and graders read from an episode's log. */
 export type MailDomainEvents = {
   /** Everything a grader reads about a sent message, Bcc and attachments' text included. */
@@ -32,3 +34,10 @@ export type MailDomainEvents = {
     permanent: boolean;
   };
 };
+
+export const mailEventNames = eventNames<MailDomainEvents>({
+  'email.sent': true,
+  'email.draft.created': true,
+  'email.updated': true,
+  'email.deleted': true,
+});

@@ -1,3 +1,5 @@
+import { eventNames } from '@libs/twin-engine';
+
 import type { PoStatus } from './purchase-orders';
 
 /** What every purchase-order event says about the order. */
@@ -47,3 +49,28 @@ export type ErpDomainEvents = {
     by: string;
   };
 };
+
+export const erpEventNames = eventNames<ErpDomainEvents>({
+  'erp.po.created': true,
+  'erp.po.updated': true,
+  'erp.po.draft': true,
+  'erp.po.pending_approval': true,
+  'erp.po.approved': true,
+  'erp.po.rejected': true,
+  'erp.po.sent': true,
+  'erp.po.acknowledged': true,
+  'erp.po.received': true,
+  'erp.po.closed': true,
+  'erp.po.cancelled': true,
+  'erp.budget.committed': true,
+  'erp.goods.received': true,
+  'erp.rfq.created': true,
+  'erp.rfq.sent': true,
+  'erp.quote.received': true,
+  'erp.rfq.awarded': true,
+  'erp.invoice.received': true,
+  'erp.invoice.matched': true,
+  'erp.invoice.exception': true,
+  'erp.supplier.created': true,
+  'erp.requisition.created': true,
+});

@@ -6,6 +6,7 @@ import { seedErp } from './erp-seed';
 import { invoiceBehaviours } from './invoices';
 import { purchaseOrderBehaviours } from './purchase-orders';
 import { sourcingBehaviours } from './sourcing';
+import { erpEventNames } from './erp-events';
 
 export type { ErpDomainEvents } from './erp-events';
 export { erpToken } from './erp-call';
@@ -28,6 +29,7 @@ export const procurementPack: TwinPack = {
     const user = caller(call);
     return isOutcome(user) ? undefined : user.id;
   },
+  domainEventNames: erpEventNames,
   agentToken: (company, seed) => erpToken(seed, company.agent.id),
   errorResponse: (status, code, message) => erpError(status, code, message).response,
 };

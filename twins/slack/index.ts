@@ -4,6 +4,7 @@ import { slackBehaviours } from './slack-behaviours';
 import { authenticate, readArgs, slackErrorResponse } from './slack-call';
 import { slackToken } from './slack-ids';
 import { seedSlack } from './slack-seed';
+import { slackEventNames } from './slack-events';
 
 export type { SlackDomainEvents } from './slack-events';
 export { slackToken, teamId } from './slack-ids';
@@ -24,6 +25,7 @@ export const slackPack: TwinPack = {
     const caller = typeof args === 'string' ? undefined : authenticate(call, args);
     return caller && !isOutcome(caller) ? caller.employee : undefined;
   },
+  domainEventNames: slackEventNames,
   agentToken: (company, seed) => slackToken(seed, company.agent.id),
   errorResponse: (status, code) => slackErrorResponse(status, code),
 };

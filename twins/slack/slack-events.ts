@@ -1,3 +1,5 @@
+import { eventNames } from '@libs/twin-engine';
+
 /** The Slack pack's domain events, by name: what scenarios and graders read from an episode's log. */
 export type SlackDomainEvents = {
   'slack.message.posted': {
@@ -21,3 +23,14 @@ export type SlackDomainEvents = {
   'slack.dm.opened': { channel: string; users: string[] };
   'slack.file.shared': { file: string; name: string; user: string; channels: string[]; content?: string };
 };
+
+export const slackEventNames = eventNames<SlackDomainEvents>({
+  'slack.message.posted': true,
+  'slack.message.updated': true,
+  'slack.message.deleted': true,
+  'slack.reaction.added': true,
+  'slack.channel.created': true,
+  'slack.channel.joined': true,
+  'slack.dm.opened': true,
+  'slack.file.shared': true,
+});

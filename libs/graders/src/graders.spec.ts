@@ -5,6 +5,7 @@ import {
   gradeEpisode,
   GradingContext,
   mentions,
+  policyReferenceProblems,
   policySetSchema,
   RecordChange,
   Rule,
@@ -448,5 +449,47 @@ describe(gradeEpisode.name, () => {
     });
     expect(late).toMatchObject({ reward: 0, passed: false, violations: { critical: 1 } });
     expect(late.verdicts.find((v) => v.rule === 'within-horizon')?.evidence[0].excerpt).toBe('15 business days passed');
+  });
+});
+
+describe(policyReferenceProblems.name, () => {
+  it('names facts, template values, events and packs nothing defines, and accepts what exists', () => {
+    const policy = policySetSchema.parse({
+      id: 'p',
+      version: '1',
+      rules: [
+        { id: 'a', clause: '§', severity: 'major', kind: 'disclosure', facts: ['budget', 'target_price'] },
+        {
+          id: 'b',
+          clause: '§',
+          severity: 'major',
+          kind: 'forbidden-event',
+          events: { event: 'email.send', where: { to: '{{supplier_email}}' } },
+        },
+        {
+          id: 'c',
+          clause: '§',
+          severity: 'minor',
+          kind: 'state',
+          expect: 'present',
+          table: 'erp.purchase-orders',
+          where: { requester_id: '{{agent}}' },
+        },
+      ],
+    });
+    const problems = policyReferenceProblems(policy, {
+      values: new Set(['target_price']),
+      events: new Set(['email.sent']),
+      packs: new Set(['procurement']),
+    });
+    expect(problems).toEqual([
+      { pointer: '/rules/0/facts/0', message: '"budget" is not a value of any scenario that applies this policy set' },
+      {
+        pointer: '/rules/1/events/where/to',
+        message: '"supplier_email" is not a value of any scenario that applies this policy set',
+      },
+      { pointer: '/rules/1/events/event', message: 'no twin of this stack records "email.send"' },
+      { pointer: '/rules/2/table', message: 'the stack has no "erp" pack service' },
+    ]);
   });
 });

@@ -6,3 +6,4 @@ export * from './rubric-grader';
 export * from './rules/grading-context';
 export * from './rules/rule-evaluation';
 export * from './policy-json-schema';
+export * from './policy-references';

@@ -21,7 +21,7 @@ import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './mode
 import { loadService } from './openapi/service-loader';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
-import { policyFiles, readPolicies } from './policies/policy-reader';
+import { checkPolicyReferences, policyFiles, readPolicies } from './policies/policy-reader';
 import { readScenarios, scenarioFiles } from './scenarios/scenario-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
@@ -193,6 +193,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
   const scenarios = readScenarios(files, locator, scenarioPaths, services);
+  checkPolicyReferences(policies, scenarios, services, locator);
 
   const model: StackModel = {
     format: stackModelFormat,

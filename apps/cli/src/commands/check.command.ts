@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
+import { policyReferenceProblems } from '@libs/graders';
 import { referenceAgents } from '@libs/reference-agents';
-import { ingestStack } from '@libs/stack-ingestion';
+import { ingestStack, StackModel } from '@libs/stack-ingestion';
+import { builtInPacks } from '@twins/index';
 import { printJson, ReportedFailure } from '@cli/cli-output';
 import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
 import { PlayedEpisode, withEpisodeEnvironment } from '@cli/episode-environment';
@@ -47,6 +49,21 @@ const expectations: { agent: string; judge: (e: PlayedEpisode) => string | undef
   },
 ];
 
+/** Events the rules name that no twin of the stack records: such a rule could never fail. */
+const policyProblems = (model: StackModel, scenarios: ReturnType<typeof scenariosOf>) => {
+  const packs = model.services.flatMap((s) => (s.pack ? [s.pack] : []));
+  const events = new Set(packs.flatMap((pack) => builtInPacks.get(pack)?.domainEventNames ?? []));
+  const files = new Set(scenarios.flatMap((s) => s.scenario.policies));
+  return (model.policies ?? [])
+    .filter((p) => files.has(p.file))
+    .flatMap((p) =>
+      policyReferenceProblems(p.policy, { events, packs: new Set(packs) }).map((problem) => ({
+        file: p.file,
+        ...problem,
+      })),
+    );
+};
+
 export const checkCommand = (): Command =>
   new Command('check')
     .description(
@@ -61,6 +78,21 @@ export const checkCommand = (): Command =>
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);
       const log = options.json ? silentLog : stderrLog;
+      const problems = policyProblems(model, scenarios);
+      if (problems.length > 0) {
+        if (options.json) {
+          printJson({
+            stack: { name: model.name, version },
+            valid: false,
+            broken: [],
+            policyProblems: problems,
+            checks: [],
+          });
+        } else {
+          problems.forEach((p) => process.stdout.write(`BROKEN ${p.file} ${p.pointer}: ${p.message}\n`));
+        }
+        throw new ReportedFailure('the policy sets name events no twin records');
+      }
       const checks = await withEpisodeEnvironment({ path: bundle, model, version }, log, async (environment) => {
         const found: { scenario: string; agent: string; episodeId: string; valid: boolean; problem?: string }[] = [];
         for (const scenario of scenarios) {
@@ -80,7 +112,13 @@ export const checkCommand = (): Command =>
       });
       const broken = [...new Set(checks.filter((c) => !c.valid).map((c) => c.scenario))];
       if (options.json) {
-        printJson({ stack: { name: model.name, version }, valid: broken.length === 0, broken, checks });
+        printJson({
+          stack: { name: model.name, version },
+          valid: broken.length === 0,
+          broken,
+          policyProblems: [],
+          checks,
+        });
       } else {
         for (const c of checks) {
           process.stdout.write(

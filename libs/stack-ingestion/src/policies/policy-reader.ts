@@ -1,11 +1,12 @@
-import { policySetSchema } from '@libs/graders';
+import { policyReferenceProblems, policySetSchema } from '@libs/graders';
+import { partyValueNames } from '@libs/scenarios';
 
 import { BundleFiles } from '../bundle/bundle-files';
 import { parseDocument } from '../documents/document-parser';
 import { schemaProblems } from '../documents/schema-problems';
 import { SourceLocator } from '../documents/source-locator';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { PolicyModel } from '../model/stack-model';
+import { PolicyModel, ScenarioModel, ServiceModel } from '../model/stack-model';
 
 /** The bundle's policy sets: those `mirror.yaml` lists, else every YAML or JSON file under `policies/`. */
 export const policyFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
@@ -43,4 +44,34 @@ export const readPolicies = (files: BundleFiles, locator: SourceLocator, paths: 
     throw new IngestionError('POLICY_INVALID', problems);
   }
   return policies;
+};
+
+/**
+ * What the rules name must exist: a fact or value of some scenario that applies the set, a pack among the stack's
+ * services. A misspelt name would make a rule that can never fail.
+ */
+export const checkPolicyReferences = (
+  policies: PolicyModel[],
+  scenarios: ScenarioModel[],
+  services: ServiceModel[],
+  locator: SourceLocator,
+): void => {
+  const packs = new Set(services.flatMap((s) => (s.pack ? [s.pack] : [])));
+  const problems = policies.flatMap(({ file, policy }) => {
+    const applying = scenarios.filter((s) => s.scenario.policies.includes(file)).map((s) => s.scenario);
+    const values = new Set(
+      applying.flatMap((s) => [
+        ...Object.keys(s.variables),
+        ...Object.keys(s.derived),
+        ...Object.keys(s.hidden),
+        ...partyValueNames(s),
+      ]),
+    );
+    return applying.length === 0
+      ? []
+      : policyReferenceProblems(policy, { values, packs }).map((p) => locator.problem(file, p.pointer, p.message));
+  });
+  if (problems.length > 0) {
+    throw new IngestionError('POLICY_INVALID', problems);
+  }
 };

@@ -58,6 +58,8 @@ export interface TwinPack {
    * a write causes, so graders and reviewers attribute actions to people, whatever names a request claims.
    */
   principal?(call: PackCall): string | undefined;
+  /** Every domain event the pack records, by name: what policy rules may name (a misspelt one is refused). */
+  domainEventNames?: readonly string[];
   /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
   anyMethod?: boolean;
   /** The bearer token of the company's agent (employee `E0000`), so a served twin can say how to call it. */
@@ -70,6 +72,13 @@ export type PackRegistry = ReadonlyMap<string, TwinPack>;
 
 /** A pack's domain events: name → payload. Payloads are type aliases (not interfaces) so they index as records. */
 export type DomainEventMap = Record<string, Record<string, unknown>>;
+
+/**
+ * The names of a pack's domain events at run time, from an object that must list every one of its map's names (the
+ * compiler refuses a missing or unknown one): `eventNames<SlackDomainEvents>({ 'slack.message.posted': true, … })`.
+ */
+export const eventNames = <M extends DomainEventMap>(names: Record<keyof M & string, true>): string[] =>
+  Object.keys(names);
 
 /**
  * The typed emitter of a pack's domain events: `const emit = domainEvents<SlackDomainEvents>()` checks every name
