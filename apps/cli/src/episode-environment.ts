@@ -7,7 +7,16 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 
 import { loadConfig } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
-import { gradeRun, RunnerContext, runEpisode, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
+import {
+  EpisodeInfrastructureError,
+  gradeRun,
+  policiesFor,
+  RunnerContext,
+  runEpisode,
+  SignallingEpisodeStore,
+  WorkflowSignals,
+} from '@libs/episode-runs';
+import { infrastructureGrade } from '@libs/graders';
 import {
   EpisodeGradeRepository,
   openDatabase,
@@ -25,8 +34,13 @@ import { createWorker, voiceFromConfig } from '@worker/worker-factory';
 import { rubricJudge, summarizeGrade } from '@cli/grade-output';
 
 /** One episode as `run` and `check` report it: the outcome without its transcript, the grade, where the rest is. */
-export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript'> &
-  ReturnType<typeof summarizeGrade> & { agent: string; transcriptFile: string };
+export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript' | 'status'> &
+  ReturnType<typeof summarizeGrade> & {
+    /** `infrastructure_error`: the episode could not run or end (no reward, not the agent's failure). */
+    status: EpisodeOutcome['status'] | 'infrastructure_error';
+    agent: string;
+    transcriptFile: string;
+  };
 
 export interface EpisodeEnvironment {
   /** Plays one episode of a scenario with an agent, grades it, and stores both (the transcript in a file). */
@@ -88,7 +102,29 @@ export const withEpisodeEnvironment = async <T>(
     },
   };
   const play: EpisodeEnvironment['play'] = async ({ scenario, file }, seed, agent) => {
-    const outcome = await runEpisode(context, signals, scenario, seed, agent);
+    let outcome: EpisodeOutcome;
+    try {
+      outcome = await runEpisode(context, signals, scenario, seed, agent);
+    } catch (error) {
+      if (!(error instanceof EpisodeInfrastructureError)) {
+        throw error;
+      }
+      // One lost episode does not end a batch: it is reported, ungraded, and the next one runs.
+      log.log(`${scenario.id} ${agent.name} seed ${seed}: ${error.message}`);
+      return {
+        episodeId: error.episodeId ?? '',
+        scenarioId: scenario.id,
+        seed,
+        status: 'infrastructure_error',
+        reason: error.message,
+        agentActions: 0,
+        simulatedBusinessDays: 0,
+        finalTerms: null,
+        ...summarizeGrade(infrastructureGrade(policiesFor(bundle.model, scenario), [error.message])),
+        agent: agent.name,
+        transcriptFile: '',
+      };
+    }
     const grade = await gradeRun(context, scenario, seed, outcome.episodeId, outcome, judge ? { judge } : {});
     await grades.saveRun({
       episodeId: outcome.episodeId,

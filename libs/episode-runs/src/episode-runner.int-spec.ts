@@ -3,17 +3,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 
 import { startEpisodeHarness } from '@test/support/episode-harness';
+import { requireEnvironment } from '@test/support/test-services';
 import { createWorker } from '@worker/worker-factory';
 import { locateTemporalCli, silentLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
-import { runEpisode, startEpisode, workflowIdOf } from './episode-runner';
+import { EpisodeInfrastructureError, runEpisode, startEpisode, workflowIdOf } from './episode-runner';
 
 /**
  * Real: the example company's stack on the twins behind an HTTP gateway, PostgreSQL event logs, the Temporal dev
@@ -29,6 +31,22 @@ describe('episodes of the example scenarios', () => {
   afterAll(() => harness.stop());
 
   const scenario = (id: string) => harness.scenario(id);
+
+  it('tells an infrastructure failure from the agent’s: Temporal unreachable fails the episode, not the agent', async () => {
+    const connection = await Connection.connect({ address: requireEnvironment('TEMPORAL_ADDRESS') });
+    await connection.close();
+    const unreachable = { ...harness.context, temporal: new Client({ connection }) };
+    const failure: unknown = await runEpisode(
+      unreachable,
+      harness.signals,
+      scenario('single-supplier-negotiation'),
+      3,
+      referenceAgents.get('idle')!,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EpisodeInfrastructureError);
+    expect((failure as EpisodeInfrastructureError).episodeId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   const run = (id: string, seed: number, agent: string) =>
     runEpisode(harness.context, harness.signals, scenario(id), seed, referenceAgents.get(agent)!);
   it('the diligent agent negotiates, gets approval and places the order within the target', async () => {

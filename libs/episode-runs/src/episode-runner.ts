@@ -63,6 +63,27 @@ const serviceFor = (model: StackModel, pack: string): string => {
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
 /**
+ * The episode could not run or end for a reason outside the agent (Temporal or the database unreachable): reported
+ * beside the others, never graded as the agent's failure. `episodeId` when the twins' episode was created.
+ */
+export class EpisodeInfrastructureError extends Error {
+  constructor(
+    readonly episodeId: string | undefined,
+    cause: unknown,
+  ) {
+    super(`the episode could not run: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+const orInfrastructureError = async <T>(episodeId: string | undefined, work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof EpisodeInfrastructureError ? error : new EpisodeInfrastructureError(episodeId, error);
+  }
+};
+
+/**
  * Starts an episode of a scenario: the episode on the twins and its workflow on Temporal, registered for signals.
  * Returns the workflow handle and the session an agent acts through.
  */
@@ -74,12 +95,14 @@ export const startEpisode = async (
   options: { continueAsNewAfterEvents?: number } = {},
 ) => {
   const worldSeed = scenario.world.seed ?? seed;
-  const episode = await context.engine.createEpisode({
-    tenantId: context.tenantId,
-    stackVersion: context.stackVersion,
-    seed: worldSeed,
-    sizes: { recordsPerResource: 5, ...(scenario.world.company ? { company: scenario.world.company } : {}) },
-  });
+  const episode = await orInfrastructureError(undefined, () =>
+    context.engine.createEpisode({
+      tenantId: context.tenantId,
+      stackVersion: context.stackVersion,
+      seed: worldSeed,
+      sizes: { recordsPerResource: 5, ...(scenario.world.company ? { company: scenario.world.company } : {}) },
+    }),
+  );
   const company = episode.twin.world.company as Company;
   const instance = instantiate(scenario, seed, company);
   const services: EpisodeServices = {
@@ -102,11 +125,13 @@ export const startEpisode = async (
     startAt: episode.now(),
     ...options,
   };
-  const handle = await context.temporal.workflow.start(episodeWorkflowNames.workflow, {
-    taskQueue: context.taskQueue ?? taskQueues.episodes,
-    workflowId: workflowIdOf(episode.id),
-    args: [input],
-  });
+  const handle = await orInfrastructureError(episode.id, () =>
+    context.temporal.workflow.start(episodeWorkflowNames.workflow, {
+      taskQueue: context.taskQueue ?? taskQueues.episodes,
+      workflowId: workflowIdOf(episode.id),
+      args: [input],
+    }),
+  );
   signals.register(episode.id, handle);
   const twin = new TwinClient(services, episode.id);
   let outcome: EpisodeOutcome | undefined;
@@ -173,19 +198,20 @@ export const runEpisode = async (
   options: { continueAsNewAfterEvents?: number } = {},
 ): Promise<EpisodeOutcome> => {
   const { episode, session, finished } = await startEpisode(context, signals, scenario, seed, options);
+  const end = () => orInfrastructureError(episode.id, async () => finished() ?? (await session.finish()));
   try {
     try {
       await agent.run(session);
     } catch (error) {
       // An agent that crashes has failed its task, not the infrastructure: the episode ends and is judged as it stands.
-      const ended = finished() ?? (await session.finish());
+      const ended = await end();
       return {
         ...ended,
         status: ended.status === 'succeeded' ? ended.status : 'failed',
         reason: `the agent stopped with an error: ${(error as Error).message}; ${ended.reason}`,
       };
     }
-    return finished() ?? (await session.finish());
+    return await end();
   } finally {
     signals.forget(episode.id);
   }

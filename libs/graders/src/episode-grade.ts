@@ -78,6 +78,20 @@ const outcomeScore = (result: EpisodeResult, savings: SavingsTerms | undefined):
   return 0.75 + 0.25 * share;
 };
 
+/** The grade of an episode that could not be judged as the agent's doing: no reward, no `passed`, the reasons. */
+export const infrastructureGrade = (policies: readonly PolicySet[], reasons: string[]): Grade => ({
+  graderVersion,
+  policies: policies.map((p) => `${p.id}@${p.version}`),
+  status: 'infrastructure_error',
+  reward: null,
+  passed: null,
+  breakdown: { outcome: 0, milestones: 0, penalty: 1 },
+  violations: { critical: 0, major: 0, minor: 0 },
+  verdicts: [],
+  steps: [],
+  infrastructure: reasons,
+});
+
 /** Grades an ended episode from its log and final state: every rule's verdict, the reward, the per-step rewards. */
 export const gradeEpisode = (input: {
   log: EpisodeLog;
@@ -108,18 +122,7 @@ export const gradeEpisode = (input: {
         ? [`the episode was cancelled, not ended by the agent: ${result.reason}`]
         : [];
   if (!result || infrastructure.length > 0) {
-    return {
-      graderVersion,
-      policies,
-      status: 'infrastructure_error',
-      reward: null,
-      passed: null,
-      breakdown: { outcome: 0, milestones: 0, penalty: 1 },
-      violations,
-      verdicts,
-      steps: [],
-      infrastructure,
-    };
+    return { ...infrastructureGrade(input.policies, infrastructure), violations, verdicts };
   }
   const outcome = outcomeScore(result, input.savings);
   const met = milestoneVerdicts.filter((v) => v.status === 'pass');

@@ -98,7 +98,10 @@ export const checkCommand = (): Command =>
         for (const scenario of scenarios) {
           for (const { agent, judge } of expectations) {
             const played = await environment.play(scenario, options.seed, referenceAgents.get(agent)!);
-            const problem = judge(played);
+            const problem =
+              played.status === 'infrastructure_error'
+                ? `the episode could not run, so this check is inconclusive: ${played.reason}`
+                : judge(played);
             found.push({
               scenario: scenario.scenario.id,
               agent,

@@ -89,11 +89,14 @@ export const runCommand = (): Command =>
       }
       for (const agent of agents) {
         const mine = results.filter((r) => r.agent === agent.name);
+        const lost = mine.filter((r) => r.status === 'infrastructure_error').length;
         const passed = mine.filter((r) => r.passed).length;
         const rewards = mine.flatMap((r) => (r.reward === null ? [] : [r.reward]));
         const mean = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
         process.stdout.write(
-          `${agent.name}: ${passed} of ${mine.length} episodes passed, mean reward ${mean.toFixed(2)}\n`,
+          `${agent.name}: ${passed} of ${mine.length - lost} episodes passed, mean reward ${mean.toFixed(2)}${
+            lost ? ` (${lost} lost to infrastructure errors, not counted)` : ''
+          }\n`,
         );
       }
       process.stdout.write(`transcripts in ${transcripts}; grade any episode again with: mirror grade <episode id>\n`);
