@@ -131,4 +131,23 @@ describe('the audit trail of the twins', () => {
     );
     expect(elsewhere.status).toBe(422);
   });
+
+  it('refuses every write once the episode is closed, answers reads, and reopens on reset', async () => {
+    const token = erpToken(seed, company.agent.id);
+    const order = {
+      supplier_id: company.suppliers[2].id,
+      cost_centre: 'CC-100',
+      lines: [{ description: 'x', quantity: 1, unit_price: 5 }],
+    };
+    await episode.close();
+    const closedAt = episode.state.seq;
+    const refused = await call('erp', 'POST', '/purchase-orders', token, order);
+    expect(refused).toMatchObject({ status: 409, body: { error: { code: 'episode_closed' } } });
+    expect((await call('erp', 'GET', '/purchase-orders', token)).status).toBe(200);
+    expect(episode.state.seq).toBe(closedAt);
+    await episode.close();
+    expect(episode.state.seq).toBe(closedAt);
+    const reopened = await engine.reset(episode.id);
+    expect(reopened.state.closed).toBe(false);
+  });
 });

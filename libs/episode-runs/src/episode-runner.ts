@@ -204,12 +204,9 @@ export const runEpisode = async (
       await agent.run(session);
     } catch (error) {
       // An agent that crashes has failed its task, not the infrastructure: the episode ends and is judged as it stands.
+      // Its status stays the workflow's: an agent that ran past the horizon and then crashed still ran past it.
       const ended = await end();
-      return {
-        ...ended,
-        status: ended.status === 'succeeded' ? ended.status : 'failed',
-        reason: `the agent stopped with an error: ${(error as Error).message}; ${ended.reason}`,
-      };
+      return { ...ended, reason: `the agent stopped with an error: ${(error as Error).message}; ${ended.reason}` };
     }
     return await end();
   } finally {

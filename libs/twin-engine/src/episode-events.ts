@@ -22,6 +22,11 @@ export type EpisodeEvent =
    */
   | { type: 'clock.set'; at: string }
   /**
+   * The episode has ended (its workflow concluded): from here its twins answer reads and refuse writes, so nothing an
+   * agent does after the end (past the horizon) changes what is graded. A reset or an earlier fork reopens it.
+   */
+  | { type: 'episode.closed' }
+  /**
    * The answer to a write sent with an `Idempotency-Key`: the same key again gets this answer and changes nothing, so a
    * client that retries after a crash (a persona's activity) never acts twice.
    */

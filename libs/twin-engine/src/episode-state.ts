@@ -25,6 +25,7 @@ export class EpisodeState {
   private counters = new Map<string, number>();
   /** The last clock jump: its time (ms) and the sequence number it happened at; none means the world's clock. */
   private clockBase: { at: number; seq: number } | undefined;
+  private ended = false;
   /** Answers to writes sent with an idempotency key, by key. */
   private readonly answered = new Map<string, { response: RecordedResponse; scope?: string }>();
 
@@ -100,6 +101,9 @@ export class EpisodeState {
 
   apply(logged: LoggedEvent): void {
     this.lastSeq = logged.seq;
+    if (logged.event.type === 'episode.closed') {
+      this.ended = true;
+    }
     if (logged.event.type === 'clock.set') {
       this.clockBase = { at: Date.parse(logged.event.at), seq: logged.seq };
     }
@@ -107,6 +111,11 @@ export class EpisodeState {
       this.answered.set(logged.event.key, { response: logged.event.response, scope: logged.event.scope });
     }
     this.applyEvent(logged.event);
+  }
+
+  /** Whether the episode has ended: its twins refuse writes. */
+  get closed(): boolean {
+    return this.ended;
   }
 
   /** The recorded answer to a write with this idempotency key, if it was made. */
@@ -123,6 +132,7 @@ export class EpisodeState {
     if (
       event.type === 'operation.called' ||
       event.type === 'operation.refused' ||
+      event.type === 'episode.closed' ||
       event.type === 'domain' ||
       event.type === 'clock.set' ||
       event.type === 'idempotency.recorded'

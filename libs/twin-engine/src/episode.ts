@@ -109,6 +109,25 @@ export class Episode {
     return result;
   }
 
+  /** Ends the episode: later writes to its twins are refused (reads still answer, for review). Idempotent. */
+  close(): Promise<void> {
+    const result = this.writes.then(async () => {
+      if (this.state.closed) {
+        return;
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: this.now(this.state.seq + 1),
+        operationId: '_mirror.close',
+        event: { type: 'episode.closed' },
+      };
+      await this.store.append(this.id, [logged]);
+      this.state.apply(logged);
+    });
+    this.writes = result.catch(() => undefined);
+    return result;
+  }
+
   /**
    * The simulator changing the world around the agent (a scenario's setup: a budget frozen): fields set on an existing
    * record, logged like any change so the episode rebuilds the same.
@@ -220,6 +239,9 @@ export class Episode {
   ): Promise<TwinResponse> {
     const key = request.headers['idempotency-key'];
     const result = this.writes.then(async () => {
+      if (this.state.closed) {
+        return service.errorResponse(409, 'episode_closed', 'the episode has ended: its twins are read-only', match);
+      }
       const now = this.now(this.state.seq + 1);
       const actor = service.principal(match, request, this.state, now, url);
       const scope = `${actor ?? ''} ${request.method} ${service.service.name}${request.path}`;

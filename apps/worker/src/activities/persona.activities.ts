@@ -109,6 +109,14 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     return (await twin.admin<{ now: string }>('')).body.now;
   },
 
+  /** Ends the twins' episode with the workflow: from now on they refuse writes, so the graded state is final. */
+  async closeEpisode(input: EpisodeContext): Promise<void> {
+    const { status } = await new TwinClient(input.services, input.episodeId).admin('/close', { body: {} });
+    if (status !== 200) {
+      throw new Error(`the episode ${input.episodeId} could not be closed: HTTP ${status}`);
+    }
+  },
+
   async applySetup(input: EpisodeContext & { step: { freezeBudget?: string } }): Promise<void> {
     const twin = new TwinClient(input.services, input.episodeId);
     if (input.step.freezeBudget) {

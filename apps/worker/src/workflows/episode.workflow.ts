@@ -279,6 +279,10 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       agent: input.agent,
       startAt: input.startAt,
     });
+    if (patched('close-episode')) {
+      // What the agent does after the end (past the horizon) must not change what is graded.
+      await acts.closeEpisode({ services: input.services, episodeId: input.episodeId });
+    }
     const limit = horizonReached();
     outcome = {
       episodeId: input.episodeId,

@@ -116,7 +116,7 @@ export const handleAdmin = async (
     }
     return;
   }
-  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events))?$/.exec(path);
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|close))?$/.exec(path);
   if (!match) {
     writeJson(response, 404, { error: 'not_found', message: `no admin route ${method} ${path}` });
     return;
@@ -124,6 +124,10 @@ export const handleAdmin = async (
   const [, episodeId, , action] = match;
   if (method === 'GET' && !action) {
     writeJson(response, 200, describe(await engine.episode(episodeId)));
+  } else if (method === 'POST' && action === 'close') {
+    const episode = await engine.episode(episodeId);
+    await episode.close();
+    writeJson(response, 200, describe(episode));
   } else if (method === 'POST' && action === 'reset') {
     writeJson(response, 200, describe(await engine.reset(episodeId)));
   } else if (method === 'POST' && action === 'fork') {
@@ -159,6 +163,7 @@ export const handleAdmin = async (
               {
                 seq: entry.seq,
                 at: entry.at,
+                ...(entry.actor !== undefined ? { actor: entry.actor } : {}),
                 name: entry.event.name,
                 service: entry.event.service,
                 data: entry.event.data,
@@ -196,5 +201,6 @@ const describe = (episode: Awaited<ReturnType<TwinEngine['episode']>>) => ({
   now: episode.now(),
   services: [...episode.twin.services.keys()],
   faults: episode.descriptor.faults ?? null,
+  closed: episode.state.closed,
   forkedFrom: episode.descriptor.forkedFrom ?? null,
 });
