@@ -220,7 +220,15 @@ const agentMessages = (events: readonly GradedEvent[], context: GradingContext):
       }
       return [];
     })
-    .map((m) => ({ ...m, normalisedBody: normaliseText(m.body), normalisedText: normaliseText(m.text) }));
+    .map((m) => {
+      // Normalised on first use: only mail leaving the allowed parties is searched for figures.
+      let body: string | undefined;
+      let text: string | undefined;
+      return Object.defineProperties(m as OutgoingMessage, {
+        normalisedBody: { get: () => (body ??= normaliseText(m.body)) },
+        normalisedText: { get: () => (text ??= normaliseText(m.text)) },
+      });
+    });
 
 /** Read once per log and context: the disclosure, recipients and channels rules all walk the same messages. */
 const outgoingMemo = new WeakMap<readonly GradedEvent[], WeakMap<GradingContext, OutgoingMessage[]>>();
