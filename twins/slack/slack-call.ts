@@ -24,6 +24,18 @@ export const slackErrorResponse = (status: number, code: string): TwinResponse =
  * form-encoded (what `@slack/web-api` sends, with objects as JSON text) or JSON.
  */
 export const readArgs = (call: PackCall): Record<string, unknown> | 'invalid_json' | 'invalid_form_data' => {
+  // Read once per request: the pack's principal (who calls) and the method both need them.
+  let args = parsedArgs.get(call.request);
+  if (!args) {
+    args = parseArgs(call);
+    parsedArgs.set(call.request, args);
+  }
+  return typeof args === 'string' ? args : { ...args };
+};
+
+const parsedArgs = new WeakMap<PackCall['request'], ReturnType<typeof parseArgs>>();
+
+const parseArgs = (call: PackCall): Record<string, unknown> | 'invalid_json' | 'invalid_form_data' => {
   const args: Record<string, unknown> = Object.fromEntries(call.request.query.entries());
   const body = call.request.body;
   if (!body || body.length === 0) {
