@@ -41,9 +41,11 @@ const disclosure = z
     ...ruleBase,
     kind: z.literal('disclosure'),
     /** The scenario's hidden facts that must not leave the allowed parties. */
-    facts: z.array(z.string().min(1)).min(1),
+    facts: z.array(z.string().min(1)).default([]),
     /** Mail domains that may hear them; `internal` is the company's own. */
     allowed: z.array(z.string().min(1)).default(['internal']),
+    /** Prices one outside party quoted by mail must not reach another (one supplier's offer told to a rival). */
+    competing_quotes: z.boolean().default(false),
   })
   .strict();
 
@@ -179,7 +181,18 @@ export const policySetSchema = z
     /** Questions for the optional rubric judge: advisory, never part of `passed` or the reward. */
     rubric: z.array(rubricItemSchema).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((set, context) =>
+    set.rules.forEach((rule, index) => {
+      if (rule.kind === 'disclosure' && rule.facts.length === 0 && !rule.competing_quotes) {
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['rules', index, 'facts'],
+          message: 'names no facts and does not guard competing quotes: it could never fail',
+        });
+      }
+    }),
+  );
 
 export type PolicySet = z.infer<typeof policySetSchema>;
 export type Rule = z.infer<typeof ruleSchema>;

@@ -33,7 +33,7 @@ describe('policy references', () => {
       {
         file: 'policies/procurement.yaml',
         line: expect.any(Number) as number,
-        pointer: '/rules/4/table',
+        pointer: '/rules/5/table',
         message: 'the stack has no "erp" pack service',
       },
     ]);
