@@ -223,4 +223,31 @@ describe('episodes of the example scenarios', () => {
       fakeLlm.close();
     }
   }, 120_000);
+
+  it('hands the agent its session only once the world is set up, however late a worker picks the episode up', async () => {
+    const taskQueue = `${harness.taskQueue}-late`;
+    const context = { ...harness.context, taskQueue };
+    // No worker polls this queue yet: the episode's setup (the frozen budget) cannot have run.
+    const starting = startEpisode(context, harness.signals, scenario('urgent-reorder-budget-freeze'), 2);
+    const settled = await Promise.race([
+      starting.then(() => 'started'),
+      new Promise((r) => setTimeout(() => r('waiting'), 1500)),
+    ]);
+    expect(settled).toBe('waiting');
+    const lateWorker = await createWorker({
+      connection: harness.nativeConnection as NativeConnection,
+      namespace: 'default',
+      taskQueue,
+    });
+    await lateWorker.runUntil(async () => {
+      const { session, episode } = await starting;
+      try {
+        const centre = await session.erp<{ frozen: boolean }>('/cost-centres/CC-400');
+        expect(centre.frozen).toBe(true);
+        await session.finish();
+      } finally {
+        harness.signals.forget(episode.id);
+      }
+    });
+  }, 60_000);
 });

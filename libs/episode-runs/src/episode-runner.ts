@@ -133,6 +133,10 @@ export const startEpisode = async (
     }),
   );
   signals.register(episode.id, handle);
+  // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
+  await orInfrastructureError(episode.id, () =>
+    handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] }),
+  );
   const twin = new TwinClient(services, episode.id);
   let outcome: EpisodeOutcome | undefined;
   /** An update to a workflow that already ended (the horizon passed while the agent was away): undefined. */

@@ -120,6 +120,8 @@ export interface WaitResult {
 export const episodeWorkflowNames = {
   workflow: 'episodeWorkflow',
   domainEvents: 'domainEvents',
+  /** Resolves once the world is set up (clock at the start, setup applied): the agent acts only after it. */
+  ready: 'episodeReady',
   wait: 'agentWait',
   finish: 'agentFinish',
   state: 'episodeState',

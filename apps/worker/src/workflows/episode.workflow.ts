@@ -31,6 +31,7 @@ import {
 import type { PersonaActivities } from '@worker/activities/persona.activities';
 
 export const domainEventsSignal = defineSignal<[SignalledEvent[]]>(episodeWorkflowNames.domainEvents);
+export const readyUpdate = defineUpdate<string, []>(episodeWorkflowNames.ready);
 export const waitUpdate = defineUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait);
 export const finishUpdate = defineUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish);
 export const stateQuery = defineQuery<Record<string, unknown>>(episodeWorkflowNames.state);
@@ -232,6 +233,11 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     finished: outcome !== undefined,
   }));
   setHandler(transcriptQuery, () => transcript);
+  let setUp = carried !== undefined;
+  setHandler(readyUpdate, async (): Promise<string> => {
+    await condition(() => setUp);
+    return iso(now);
+  });
   setHandler(waitUpdate, async (request: WaitRequest): Promise<WaitResult> => {
     await catchUp();
     agentActions++;
@@ -269,6 +275,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       }
     }
   }
+  setUp = true;
 
   const conclude = async (status: 'horizon' | 'cancelled' | undefined): Promise<EpisodeOutcome> => {
     await catchUp();
