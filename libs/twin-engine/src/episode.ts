@@ -244,6 +244,7 @@ export class Episode {
       }
       const now = this.now(this.state.seq + 1);
       const actor = service.principal(match, request, this.state, now, url);
+      // A key answers again only the caller and request that used it (answers logged before scopes match any).
       const scope = `${actor ?? ''} ${request.method} ${service.service.name}${request.path}`;
       const known = key ? this.state.answerFor(key) : undefined;
       const outcome =
@@ -262,6 +263,7 @@ export class Episode {
         return known.response;
       }
       const answer = outcome ?? service.execute(match, request, this.state, now, url);
+      // A write that changed nothing is logged only as a refusal of a known caller: the attempt is evidence.
       const refused = answer.events.length === 0 && actor !== undefined && isRefusal(answer.response, match);
       if (answer.events.length === 0 && !refused) {
         return answer.response;
