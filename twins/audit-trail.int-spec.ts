@@ -108,6 +108,28 @@ describe('the audit trail of the twins', () => {
     });
   });
 
+  it('records a Slack refusal (ok: false) of the caller’s rights as a refused write', async () => {
+    const other = company.employees.find((e) => e.role === 'approver') ?? company.employees[1];
+    const posted = await call('slack', 'POST', '/chat.postMessage', slackToken(seed, other.id), {
+      channel: 'general',
+      text: 'Rejected: over budget.',
+    });
+    const { channel, ts } = posted.body as { channel: string; ts: string };
+    const before = episode.state.seq;
+    const rewritten = await call('slack', 'POST', '/chat.update', slackToken(seed, company.agent.id), {
+      channel,
+      ts,
+      text: 'Approved.',
+    });
+    expect(rewritten.body).toMatchObject({ ok: false, error: 'cant_update_message' });
+    expect(await since(before)).toMatchObject([
+      {
+        actor: company.agent.id,
+        event: { type: 'operation.refused', status: 403, reason: 'cant_update_message' },
+      },
+    ]);
+  });
+
   it('answers an idempotency key only to the caller and request that used it', async () => {
     const token = erpToken(seed, company.agent.id);
     const body = {

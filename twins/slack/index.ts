@@ -11,6 +11,17 @@ export { slackToken, teamId } from './slack-ids';
 export { slackUserId } from './slack-seed';
 export { slackMethods } from './slack-methods';
 
+/** Slack errors that refuse a caller's rights or a record's state (not a malformed call), as the status they stand for. */
+const slackRefusals: Record<string, number> = {
+  cant_update_message: 403,
+  cant_delete_message: 403,
+  not_in_channel: 403,
+  restricted_action: 403,
+  is_archived: 409,
+  name_taken: 409,
+  already_reacted: 409,
+};
+
 /** Slack's Web API: the methods in `slack-methods.ts`, over the stack's company (see README.md). */
 export const slackPack: TwinPack = {
   name: 'slack',
@@ -20,6 +31,11 @@ export const slackPack: TwinPack = {
     Object.entries(slackBehaviours).map(([method, behaviour]) => [method.replace(/\./g, '_'), behaviour]),
   ),
   anyMethod: true,
+  refusal: (response) => {
+    const error = (response.body as { ok?: boolean; error?: string } | undefined)?.error;
+    const status = error ? slackRefusals[error] : undefined;
+    return status ? { status, reason: error as string } : undefined;
+  },
   principal: (call) => {
     const args = readArgs(call);
     const caller = typeof args === 'string' ? undefined : authenticate(call, args);

@@ -21,13 +21,24 @@ const recordable = (response: TwinResponse): RecordedResponse => ({
   ...(response.text !== undefined ? { text: response.text } : {}),
 });
 
-/** A clock move the episode refuses: backwards, or to something that is not a time. */
+/** Reads are never logged, refused or not: only writes are attempts. */
+const isWriteOperation = (match: RouteMatch): boolean => !['get', 'head'].includes(match.plan.operation.method);
+
 /**
- * A write refused for the caller's rights or the record's state (not a malformed call): logged, with the caller, as
- * an attempt. Reads are never logged, and Slack-style APIs that answer refusals with 200 are not seen here.
+ * A write refused for the caller's rights or the record's state (not a malformed call), logged with the caller as an
+ * attempt: its status and reason, by the pack's reading of its own answer (Slack's `ok: false`), else the HTTP status.
  */
-const isRefusal = (response: TwinResponse, match: RouteMatch): boolean =>
-  [403, 409, 422, 423].includes(response.status) && !['get', 'head'].includes(match.plan.operation.method);
+const refusalOf = (
+  service: ServiceTwin,
+  response: TwinResponse,
+  match: RouteMatch,
+): { status: number; reason: string } | undefined =>
+  !isWriteOperation(match)
+    ? undefined
+    : (service.packRefusal(response) ??
+      ([403, 409, 422, 423].includes(response.status)
+        ? { status: response.status, reason: refusalReason(response) }
+        : undefined));
 
 /** What the refusal said, in the product's own words (ERP and Graph `error.message`, Slack `error`). */
 const refusalReason = (response: TwinResponse): string => {
@@ -38,6 +49,7 @@ const refusalReason = (response: TwinResponse): string => {
   return typeof text === 'string' ? text.slice(0, 300) : `HTTP ${response.status}`;
 };
 
+/** A clock move the episode refuses: backwards, or to something that is not a time. */
 export class ClockError extends Error {}
 
 /** The simulated clock starts where the world's data ends and moves one second per recorded event. */
@@ -264,7 +276,8 @@ export class Episode {
       }
       const answer = outcome ?? service.execute(match, request, this.state, now, url);
       // A write that changed nothing is logged only as a refusal of a known caller: the attempt is evidence.
-      const refused = answer.events.length === 0 && actor !== undefined && isRefusal(answer.response, match);
+      const refused =
+        answer.events.length === 0 && actor !== undefined ? refusalOf(service, answer.response, match) : undefined;
       if (answer.events.length === 0 && !refused) {
         return answer.response;
       }
@@ -274,8 +287,7 @@ export class Episode {
               type: 'operation.refused',
               service: service.service.name,
               operationId: match.plan.operation.id,
-              status: answer.response.status,
-              reason: refusalReason(answer.response),
+              ...refused,
             },
           ]
         : key

@@ -275,6 +275,11 @@ export class ServiceTwin {
     return pack.guard?.(call) ?? behaviour?.(call);
   }
 
+  /** A refusal in the pack's own terms (Slack's `ok: false` for a rights error), when the pack reads them. */
+  packRefusal(response: TwinResponse): { status: number; reason: string } | undefined {
+    return this.pack?.refusal?.(response);
+  }
+
   /** Who makes this call, by its credentials, when the service is a pack that can tell. */
   principal(
     match: RouteMatch,

@@ -58,6 +58,11 @@ export interface TwinPack {
    * a write causes, so graders and reviewers attribute actions to people, whatever names a request claims.
    */
   principal?(call: PackCall): string | undefined;
+  /**
+   * A refusal the product answers as a success (Slack's `ok: false`), as the HTTP status it stands for: logged like
+   * a 403 or 409 of a REST API, so an attempt beyond one's rights is on record whatever the product's error style.
+   */
+  refusal?(response: TwinResponse): { status: number; reason: string } | undefined;
   /** Every domain event the pack records, by name: what policy rules may name (a misspelt one is refused). */
   domainEventNames?: readonly string[];
   /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
