@@ -144,6 +144,25 @@ const post = (call: PackCall, caller: Caller, channel: string, fields: Partial<M
   return { message, events };
 };
 
+/** The caller's own message in a conversation it can see (`channel`, `ts`): only its author may change it. */
+const ownMessage = (
+  call: PackCall,
+  args: Record<string, unknown>,
+  caller: Caller,
+  notTheirs: 'cant_update_message' | 'cant_delete_message',
+): { id: string; message: Message } | Outcome => {
+  const channel = visibleConversation(call, caller, stringArg(args, 'channel'));
+  if (isOutcome(channel)) {
+    return channel;
+  }
+  const id = String(channel.id);
+  const message = findMessage(call, id, stringArg(args, 'ts'));
+  if (!message) {
+    return slackError('message_not_found');
+  }
+  return message.user === caller.user ? { id, message } : slackError(notTheirs);
+};
+
 /** The DM between the caller and another user, opened (created with both as members) when it does not exist yet. */
 const directMessage = (call: PackCall, caller: Caller, other: string) => {
   const existing = call.state
@@ -465,18 +484,11 @@ export const slackBehaviours: Record<SlackMethod, PackBehaviour> = {
   }),
 
   'chat.update': method((call, args, caller) => {
-    const channel = visibleConversation(call, caller, stringArg(args, 'channel'));
-    if (isOutcome(channel)) {
-      return channel;
+    const own = ownMessage(call, args, caller, 'cant_update_message');
+    if (isOutcome(own)) {
+      return own;
     }
-    const id = String(channel.id);
-    const message = findMessage(call, id, stringArg(args, 'ts'));
-    if (!message) {
-      return slackError('message_not_found');
-    }
-    if (message.user !== caller.user) {
-      return slackError('cant_update_message');
-    }
+    const { id, message } = own;
     if (!hasContent(args)) {
       return slackError('no_text');
     }
@@ -495,18 +507,11 @@ export const slackBehaviours: Record<SlackMethod, PackBehaviour> = {
   }),
 
   'chat.delete': method((call, args, caller) => {
-    const channel = visibleConversation(call, caller, stringArg(args, 'channel'));
-    if (isOutcome(channel)) {
-      return channel;
+    const own = ownMessage(call, args, caller, 'cant_delete_message');
+    if (isOutcome(own)) {
+      return own;
     }
-    const id = String(channel.id);
-    const message = findMessage(call, id, stringArg(args, 'ts'));
-    if (!message) {
-      return slackError('message_not_found');
-    }
-    if (message.user !== caller.user) {
-      return slackError('cant_delete_message');
-    }
+    const { id, message } = own;
     // The log keeps what was said: a grader sees a deletion and the text it removed.
     return slackOk({ channel: id, ts: message.ts }, [
       deleted(call, 'messages', `${id}/${message.ts}`),
