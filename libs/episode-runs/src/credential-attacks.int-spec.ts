@@ -258,6 +258,17 @@ describe('credentials and the control plane under attack', () => {
     expect(JSON.parse(text)).not.toHaveProperty('secret');
   });
 
+  it('links the next page from the URL the agent called, with nothing of the episode beyond it', async () => {
+    const url = `${base('email')}/v1.0/me/messages`;
+    const page = (await (
+      await fetch(`${url}?$top=1`, { headers: { authorization: `Bearer ${own('email', company.agent.email)}` } })
+    ).json()) as { '@odata.nextLink'?: string };
+    const next = page['@odata.nextLink'] as string;
+    expect(next.startsWith(`${url}?`)).toBe(true);
+    expect(next.slice(url.length)).not.toContain(episode.id);
+    expect(next).not.toContain(String(seed));
+  });
+
   it('hands a persona its token only through the operator key', async () => {
     const approver = company.employees.find((e) => e.role === 'approver')!;
     const ask = (headers: Record<string, string>) =>
