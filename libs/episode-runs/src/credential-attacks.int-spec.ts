@@ -177,9 +177,23 @@ describe('credentials and the control plane under attack', () => {
     expect(other.tokenFor('erp', company.agent.id)).not.toBe(agentToken);
     const foreign = await erp(agentToken, '/purchase-orders', undefined, other.id);
     expect(foreign.status).toBe(401);
+    // Replaying someone's idempotency key with a foreign token gets the 401 too, not the recorded answer.
+    const keyed = (token: string) =>
+      fetch(`${base('erp', other.id)}/api/v1/purchase-orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'k-1' },
+        body: JSON.stringify({
+          supplier_id: company.suppliers[0].id,
+          cost_centre: company.costCentres[0].code,
+          lines: [{ description: 'bolts', quantity: 1, unit_price: 1 }],
+        }),
+      });
+    expect((await keyed(other.tokenFor('erp', company.agent.id) as string)).status).toBe(201);
+    expect((await keyed(agentToken)).status).toBe(401);
     const refused = (await engine.events(other.id, 0)).filter((e) => e.event.type === 'operation.refused');
     expect(refused.map((e) => e.event)).toEqual([
       expect.objectContaining({ status: 401, claimed: company.agent.id, operationId: 'listPurchaseOrders' }),
+      expect.objectContaining({ status: 401, claimed: company.agent.id, operationId: 'createPurchaseOrder' }),
     ]);
     const fork = await engine.fork(other.id);
     expect(fork.descriptor.secret).not.toBe(other.descriptor.secret);

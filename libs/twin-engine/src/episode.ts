@@ -45,12 +45,11 @@ const refusalOf = (
 const credentialRefusal = (
   service: ServiceTwin,
   response: TwinResponse,
-  presented: () => { claimed?: string } | undefined,
+  credential: { claimed?: string } | undefined,
 ): { status: number; reason: string; claimed?: string } | undefined => {
   if (!service.refusesCredential(response)) {
     return undefined;
   }
-  const credential = presented();
   return credential
     ? {
         status: 401,
@@ -308,9 +307,14 @@ export class Episode {
       }
       const now = this.now(this.state.seq + 1);
       const actor = service.principal(match, request, this.state, now, url, this.credentials);
+      // A credential presented and not accepted gets its 401 (and is logged) before any idempotent answer.
+      const presented =
+        actor === undefined
+          ? service.presentedCredential(match, request, this.state, now, url, this.credentials)
+          : undefined;
       // A key answers again only the caller and request that used it (answers logged before scopes match any).
       const scope = `${actor ?? ''} ${request.method} ${service.service.name}${request.path}`;
-      const known = key ? this.state.answerFor(key) : undefined;
+      const known = key && !presented ? this.state.answerFor(key) : undefined;
       const outcome =
         known && (known.scope ?? scope) !== scope
           ? {
@@ -334,9 +338,7 @@ export class Episode {
           ? undefined
           : actor !== undefined
             ? refusalOf(service, answer.response, match)
-            : credentialRefusal(service, answer.response, () =>
-                service.presentedCredential(match, request, this.state, now, url, this.credentials),
-              );
+            : credentialRefusal(service, answer.response, presented);
       if (answer.events.length === 0 && !refused) {
         return answer.response;
       }
