@@ -201,6 +201,10 @@ describe('twin gateway', () => {
     // Another engine on the same database rebuilds the episode from its log, clock jumps included.
     const rebuilt = await gateway.freshEngine().episode(episode);
     expect(rebuilt.now()).toBe('2026-06-03T14:00:01.000Z');
+    // Its secret too, so the tokens it issued still open its twins.
+    const original = await gateway.engine.episode(episode);
+    expect(rebuilt.descriptor.secret).toBe(original.descriptor.secret);
+    expect(Buffer.from(rebuilt.descriptor.secret, 'base64url')).toHaveLength(32);
   });
 
   it('injects faults on demand: 429 with Retry-After past a rate limit, 503 in the spec shape', async () => {
