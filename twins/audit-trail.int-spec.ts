@@ -2,7 +2,7 @@ import * as path from 'node:path';
 
 import { ingestStack } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
-import { Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+import { Episode, EpisodeClosedError, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
 
 import { mailToken } from './email';
 import { erpToken } from './procurement';
@@ -50,7 +50,7 @@ describe('the audit trail of the twins', () => {
   const since = async (seq: number) => (await engine.events(episode.id, seq)).filter((e) => e.seq > seq);
 
   it('names the caller on every event a write causes, and records refused writes with the reason', async () => {
-    const agentErp = erpToken(seed, company.agent.id);
+    const agentErp = erpToken(episode.credentials.for('erp'), company.agent.id);
     const start = episode.state.seq;
     const supplier = company.suppliers[0];
     const created = await call('erp', 'POST', '/purchase-orders', agentErp, {
@@ -78,14 +78,20 @@ describe('the audit trail of the twins', () => {
   it('refuses to send mail as another mailbox, and records the attempt', async () => {
     const other = company.employees.find((e) => e.role === 'approver') ?? company.employees[1];
     const before = episode.state.seq;
-    const sent = await call('email', 'POST', '/me/sendMail', mailToken(seed, company.agent.email), {
-      message: {
-        subject: 'Approved',
-        body: { contentType: 'text', content: 'Approved.' },
-        from: { emailAddress: { address: other.email } },
-        toRecipients: [{ emailAddress: { address: company.suppliers[0].contacts[0].email } }],
+    const sent = await call(
+      'email',
+      'POST',
+      '/me/sendMail',
+      mailToken(episode.credentials.for('email'), company.agent.email),
+      {
+        message: {
+          subject: 'Approved',
+          body: { contentType: 'text', content: 'Approved.' },
+          from: { emailAddress: { address: other.email } },
+          toRecipients: [{ emailAddress: { address: company.suppliers[0].contacts[0].email } }],
+        },
       },
-    });
+    );
     expect(sent).toMatchObject({ status: 403 });
     expect(sent.body).toMatchObject({ error: { code: 'ErrorSendAsDenied' } });
     const events = await since(before);
@@ -95,11 +101,17 @@ describe('the audit trail of the twins', () => {
 
   it('keeps a chosen Slack display name on the message and its event', async () => {
     const before = episode.state.seq;
-    const posted = await call('slack', 'POST', '/chat.postMessage', slackToken(seed, company.agent.id), {
-      channel: 'general',
-      text: 'Approved.',
-      username: 'Someone Else',
-    });
+    const posted = await call(
+      'slack',
+      'POST',
+      '/chat.postMessage',
+      slackToken(episode.credentials.for('slack'), company.agent.id),
+      {
+        channel: 'general',
+        text: 'Approved.',
+        username: 'Someone Else',
+      },
+    );
     expect(posted).toMatchObject({ body: { ok: true, message: { username: 'Someone Else' } } });
     const domain = (await since(before)).find((e) => e.event.type === 'domain');
     expect(domain).toMatchObject({
@@ -110,17 +122,29 @@ describe('the audit trail of the twins', () => {
 
   it('records a Slack refusal (ok: false) of the caller’s rights as a refused write', async () => {
     const other = company.employees.find((e) => e.role === 'approver') ?? company.employees[1];
-    const posted = await call('slack', 'POST', '/chat.postMessage', slackToken(seed, other.id), {
-      channel: 'general',
-      text: 'Rejected: over budget.',
-    });
+    const posted = await call(
+      'slack',
+      'POST',
+      '/chat.postMessage',
+      slackToken(episode.credentials.for('slack'), other.id),
+      {
+        channel: 'general',
+        text: 'Rejected: over budget.',
+      },
+    );
     const { channel, ts } = posted.body as { channel: string; ts: string };
     const before = episode.state.seq;
-    const rewritten = await call('slack', 'POST', '/chat.update', slackToken(seed, company.agent.id), {
-      channel,
-      ts,
-      text: 'Approved.',
-    });
+    const rewritten = await call(
+      'slack',
+      'POST',
+      '/chat.update',
+      slackToken(episode.credentials.for('slack'), company.agent.id),
+      {
+        channel,
+        ts,
+        text: 'Approved.',
+      },
+    );
     expect(rewritten.body).toMatchObject({ ok: false, error: 'cant_update_message' });
     expect(await since(before)).toMatchObject([
       {
@@ -131,7 +155,7 @@ describe('the audit trail of the twins', () => {
   });
 
   it('answers an idempotency key only to the caller and request that used it', async () => {
-    const token = erpToken(seed, company.agent.id);
+    const token = erpToken(episode.credentials.for('erp'), company.agent.id);
     const body = {
       supplier_id: company.suppliers[1].id,
       cost_centre: 'CC-100',
@@ -141,7 +165,14 @@ describe('the audit trail of the twins', () => {
     const again = await call('erp', 'POST', '/purchase-orders', token, body, 'key-1');
     expect(again.body).toEqual(first.body);
     const someoneElse = company.employees.find((e) => e.role === 'buyer') ?? company.employees[2];
-    const borrowed = await call('erp', 'POST', '/purchase-orders', erpToken(seed, someoneElse.id), body, 'key-1');
+    const borrowed = await call(
+      'erp',
+      'POST',
+      '/purchase-orders',
+      erpToken(episode.credentials.for('erp'), someoneElse.id),
+      body,
+      'key-1',
+    );
     expect(borrowed.status).toBe(422);
     const elsewhere = await call(
       'erp',
@@ -154,8 +185,8 @@ describe('the audit trail of the twins', () => {
     expect(elsewhere.status).toBe(422);
   });
 
-  it('refuses every write once the episode is closed, answers reads, and reopens on reset', async () => {
-    const token = erpToken(seed, company.agent.id);
+  it('refuses every write once the episode is closed, operator changes included; a reset is a new episode', async () => {
+    const token = erpToken(episode.credentials.for('erp'), company.agent.id);
     const order = {
       supplier_id: company.suppliers[2].id,
       cost_centre: 'CC-100',
@@ -169,7 +200,31 @@ describe('the audit trail of the twins', () => {
     expect(episode.state.seq).toBe(closedAt);
     await episode.close();
     expect(episode.state.seq).toBe(closedAt);
+    // The operator cannot change an ended episode either: a record patch, faults, the clock.
+    const order0 = episode.state.ids('erp/purchase-orders')[0];
+    await expect(episode.patchRecord('erp/purchase-orders', order0, { status: 'sent' })).resolves.toBe('closed');
+    await expect(engine.setFaults(episode.id, { services: { erp: { errorRate: 1 } } })).rejects.toThrow(
+      EpisodeClosedError,
+    );
+    await expect(episode.advanceClock('2027-01-01T00:00:00Z')).rejects.toThrow(EpisodeClosedError);
+    expect(episode.state.seq).toBe(closedAt);
+    expect((await engine.events(episode.id, 0)).length).toBe(closedAt);
+    // A reset starts a new episode with its own secret; the graded one keeps its history.
     const reopened = await engine.reset(episode.id);
+    expect(reopened.id).not.toBe(episode.id);
     expect(reopened.state.closed).toBe(false);
+    expect(reopened.descriptor.secret).not.toBe(episode.descriptor.secret);
+    expect((await engine.episode(episode.id)).state.closed).toBe(true);
+    const stale = await reopened.handle(
+      'erp',
+      {
+        method: 'GET',
+        path: '/purchase-orders',
+        query: new URLSearchParams(),
+        headers: { authorization: `Bearer ${token}` },
+      },
+      'http://twin.test/erp/purchase-orders',
+    );
+    expect(stale.status).toBe(401);
   });
 });

@@ -7,6 +7,7 @@ import { LogLevel, WebClient } from '@slack/web-api';
 import { ingestStack } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { createGatewayServer, Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+import { testOperatorKey } from '@test/support/operator-key';
 
 import { mailToken } from './email';
 import { erpToken } from './procurement';
@@ -29,7 +30,7 @@ describe('one company across the twins', () => {
     const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model), builtInPacks);
     episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed });
     company = episode.twin.world.company as Company;
-    server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) });
+    server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) }, testOperatorKey);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/e/${episode.id}`;
   });
@@ -43,11 +44,13 @@ describe('one company across the twins', () => {
   });
 
   it('finds every Slack user found by email as a mailbox and an ERP user of the same person', async () => {
-    const slack = new WebClient(slackToken(seed, company.agent.id), {
+    const slack = new WebClient(slackToken(episode.credentials.for('slack'), company.agent.id), {
       slackApiUrl: `${base}/slack/api/`,
       logLevel: LogLevel.ERROR,
     });
-    const mailAs = (address: string) => ({ authorization: `Bearer ${mailToken(seed, address)}` });
+    const mailAs = (address: string) => ({
+      authorization: `Bearer ${mailToken(episode.credentials.for('email'), address)}`,
+    });
     const members: { id?: string; real_name?: string; profile?: { email?: string; title?: string } }[] = [];
     for await (const page of slack.paginate('users.list', { limit: 50 })) {
       members.push(...((page as unknown as { members: typeof members }).members ?? []));
@@ -70,7 +73,7 @@ describe('one company across the twins', () => {
       await expect(me.json()).resolves.toMatchObject({ mail: email });
       // And the ERP knows them by the same address, with the role and limit the company gave them.
       const erpUsers = await fetch(`${base}/erp/api/v1/users?email=${encodeURIComponent(email)}`, {
-        headers: { authorization: `Bearer ${erpToken(seed, company.agent.id)}` },
+        headers: { authorization: `Bearer ${erpToken(episode.credentials.for('erp'), company.agent.id)}` },
       });
       const employee = company.employees.find((e) => e.email === email);
       await expect(erpUsers.json()).resolves.toMatchObject({
@@ -81,7 +84,7 @@ describe('one company across the twins', () => {
 
   it('gives supplier contacts mailboxes at their own domains but no Slack user', async () => {
     const contact = company.suppliers[3].contacts[0];
-    const slack = new WebClient(slackToken(seed, company.agent.id), {
+    const slack = new WebClient(slackToken(episode.credentials.for('slack'), company.agent.id), {
       slackApiUrl: `${base}/slack/api/`,
       logLevel: LogLevel.ERROR,
     });
@@ -89,7 +92,7 @@ describe('one company across the twins', () => {
       data: { error: 'users_not_found' },
     });
     const mailbox = await fetch(`${base}/email/v1.0/me`, {
-      headers: { authorization: `Bearer ${mailToken(seed, contact.email)}` },
+      headers: { authorization: `Bearer ${mailToken(episode.credentials.for('email'), contact.email)}` },
     });
     await expect(mailbox.json()).resolves.toMatchObject({
       mail: contact.email,

@@ -7,6 +7,7 @@ import { createGatewayServer, InMemoryEpisodeStore, StaticStackSource, TwinEngin
 import { mailToken } from '@twins/email';
 import { builtInPacks } from '@twins/index';
 import { slackToken } from '@twins/slack';
+import { testOperatorKey } from '@test/support/operator-key';
 
 /**
  * The Slack, email and ERP packs over the default-sized company, behind the gateway, as `mirror serve` would run
@@ -22,14 +23,19 @@ const main = async (): Promise<void> => {
   const company = episode.twin.world.company as Company;
   const channels = episode.state.ids('slack/conversations');
   const general = channels.find((id) => episode.state.get('slack/conversations', id)?.name === 'general');
-  const server = createGatewayServer(engine, 'bench', { error: (m) => process.stderr.write(`${m}\n`) });
+  const server = createGatewayServer(
+    engine,
+    'bench',
+    { error: (m) => process.stderr.write(`${m}\n`) },
+    testOperatorKey,
+  );
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(
       `${JSON.stringify({
         port: (server.address() as AddressInfo).port,
         episode: episode.id,
-        slackToken: slackToken(seed, company.agent.id),
-        mailToken: mailToken(seed, company.agent.email),
+        slackToken: slackToken(episode.credentials.for('slack'), company.agent.id),
+        mailToken: mailToken(episode.credentials.for('email'), company.agent.email),
         agentEmail: company.agent.email,
         channel: general,
       })}\n`,

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 
 import { repositoryRoot, runCli } from '@test/support/cli-runner';
 import { json } from '@test/support/gateway-harness';
+import { operatorHeaders, testOperatorKey } from '@test/support/operator-key';
 import { createTestDatabase } from '@test/support/test-services';
 
 /** Real: the built gateway process as deployed, PostgreSQL, a stack stored by the CLI. Mocked: nothing. */
@@ -14,7 +15,13 @@ describe('gateway app', () => {
     });
     const { version } = (JSON.parse(ingested.stdout) as { stack: { version: string } }).stack;
     const child = spawn(process.execPath, [path.join(repositoryRoot, 'dist', 'apps', 'gateway', 'src', 'main.js')], {
-      env: { ...process.env, DATABASE_URL: database.url, GATEWAY_PORT: '0', MIRROR_TENANT: 'default' },
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        GATEWAY_PORT: '0',
+        MIRROR_TENANT: 'default',
+        MIRROR_OPERATOR_KEY: testOperatorKey,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -31,9 +38,12 @@ describe('gateway app', () => {
         child.stderr.on('data', onData);
         child.on('exit', (code) => reject(new Error(`gateway exited with ${code}: ${output}`)));
       });
+      // An agent has no operator key: the operator routes refuse it.
+      const anonymous = await fetch(`${base}/_mirror/episodes`, { method: 'POST', body: '{}' });
+      expect(anonymous.status).toBe(401);
       const created = await fetch(`${base}/_mirror/episodes`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...operatorHeaders },
         body: JSON.stringify({ stackVersion: version.slice(0, 12), seed: 2 }),
       });
       expect(created.status).toBe(201);

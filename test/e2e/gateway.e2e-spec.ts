@@ -1,4 +1,5 @@
 import { json, startGateway } from '@test/support/gateway-harness';
+import { operatorHeaders } from '@test/support/operator-key';
 
 /** Real: the gateway over HTTP, the twin engine, PostgreSQL event logs. Mocked: nothing. */
 describe('twin gateway', () => {
@@ -16,7 +17,7 @@ describe('twin gateway', () => {
     gateway = await startGateway();
     const created = await fetch(`${gateway.base}/_mirror/episodes`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...operatorHeaders },
       body: JSON.stringify({ stackVersion: gateway.version, seed: 11, sizes: { recordsPerResource: 30 } }),
     });
     if (created.status !== 201) {
@@ -137,7 +138,7 @@ describe('twin gateway', () => {
       await json(
         await fetch(`${gateway.base}/_mirror/episodes`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...operatorHeaders },
           body: JSON.stringify({ stackVersion: gateway.version, seed: 11 }),
         }),
       )
@@ -158,7 +159,7 @@ describe('twin gateway', () => {
     const fork = await json(
       await fetch(`${gateway.base}/_mirror/episodes/${fresh}/fork`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...operatorHeaders },
         body: JSON.stringify({ atSeq: 1 }),
       }),
     );
@@ -166,9 +167,14 @@ describe('twin gateway', () => {
     expect(await names(fork.id)).toContain('first');
     expect(await names(fork.id)).not.toContain('second');
 
-    const reset = await json(await fetch(`${gateway.base}/_mirror/episodes/${fresh}/reset`, { method: 'POST' }));
-    expect(reset.seq).toBe(0);
-    expect(await names(fresh)).not.toContain('first');
+    // A reset is a new episode back at the world; the old one keeps its history.
+    const reset = await json(
+      await fetch(`${gateway.base}/_mirror/episodes/${fresh}/reset`, { method: 'POST', headers: operatorHeaders }),
+    );
+    expect(reset).toMatchObject({ seq: 0, forkedFrom: { episodeId: fresh, seq: 0 } });
+    expect(reset.id).not.toBe(fresh);
+    expect(await names(reset.id)).not.toContain('first');
+    expect(await names(fresh)).toEqual(expect.arrayContaining(['first', 'second']));
     expect(await names(fork.id)).toContain('first');
   });
 
@@ -176,7 +182,7 @@ describe('twin gateway', () => {
     const clock = (at: string) =>
       fetch(`${gateway.base}/_mirror/episodes/${episode}/clock`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...operatorHeaders },
         body: JSON.stringify({ at }),
       });
     const moved = await clock('2026-06-03T14:00:00Z');
@@ -195,12 +201,16 @@ describe('twin gateway', () => {
     // Another engine on the same database rebuilds the episode from its log, clock jumps included.
     const rebuilt = await gateway.freshEngine().episode(episode);
     expect(rebuilt.now()).toBe('2026-06-03T14:00:01.000Z');
+    // Its secret too, so the tokens it issued still open its twins.
+    const original = await gateway.engine.episode(episode);
+    expect(rebuilt.descriptor.secret).toBe(original.descriptor.secret);
+    expect(Buffer.from(rebuilt.descriptor.secret, 'base64url')).toHaveLength(32);
   });
 
   it('injects faults on demand: 429 with Retry-After past a rate limit, 503 in the spec shape', async () => {
     const faults = await fetch(`${gateway.base}/_mirror/episodes/${episode}/faults`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...operatorHeaders },
       body: JSON.stringify({
         operations: { listItems: { rateLimit: { requests: 2, windowSeconds: 60 } }, getItem: { errorRate: 1 } },
       }),
@@ -222,7 +232,7 @@ describe('twin gateway', () => {
 
     await fetch(`${gateway.base}/_mirror/episodes/${episode}/faults`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...operatorHeaders },
       body: '{}',
     });
     expect((await call('/items')).status).toBe(200);
@@ -231,7 +241,7 @@ describe('twin gateway', () => {
   it('refuses bad episode settings with located problems', async () => {
     const response = await fetch(`${gateway.base}/_mirror/episodes`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...operatorHeaders },
       body: JSON.stringify({ stackVersion: 'nope', seed: -1 }),
     });
     expect(response.status).toBe(422);

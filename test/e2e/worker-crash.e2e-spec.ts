@@ -3,6 +3,7 @@ import * as path from 'node:path';
 
 import { repositoryRoot } from '@test/support/cli-runner';
 import { startEpisodeHarness } from '@test/support/episode-harness';
+import { testOperatorKey } from '@test/support/operator-key';
 import { runEpisode } from '@libs/episode-runs';
 import { AgentSession, referenceAgents, ReferenceAgent } from '@libs/reference-agents';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
@@ -12,7 +13,13 @@ const startWorker = (address: string, taskQueue: string, databaseUrl: string): P
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(repositoryRoot, 'dist', 'apps', 'worker', 'src', 'main.js')], {
       cwd: repositoryRoot,
-      env: { ...process.env, TEMPORAL_ADDRESS: address, MIRROR_TASK_QUEUE: taskQueue, DATABASE_URL: databaseUrl },
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: address,
+        MIRROR_TASK_QUEUE: taskQueue,
+        DATABASE_URL: databaseUrl,
+        MIRROR_OPERATOR_KEY: testOperatorKey,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

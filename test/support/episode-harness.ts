@@ -15,6 +15,7 @@ import { builtInPacks } from '@twins/index';
 import { createWorker } from '@worker/worker-factory';
 
 import { repositoryRoot } from './cli-runner';
+import { testOperatorKey } from './operator-key';
 import { createTestDatabase, requireEnvironment } from './test-services';
 
 /**
@@ -34,7 +35,12 @@ export const startEpisodeHarness = async (options: { worker?: boolean } = {}) =>
   const signals = new WorkflowSignals();
   const store = new SignallingEpisodeStore(new PostgresEpisodeStore(dataSource), signals.listener);
   const engine = new TwinEngine(store, new RepositoryStackSource(stacks), builtInPacks);
-  const server: Server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) });
+  const server: Server = createGatewayServer(
+    engine,
+    'test',
+    { error: (message) => console.error(message) },
+    testOperatorKey,
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = requireEnvironment('TEMPORAL_ADDRESS');
   const connection = await Connection.connect({ address });
@@ -46,7 +52,12 @@ export const startEpisodeHarness = async (options: { worker?: boolean } = {}) =>
   if (options.worker) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     nativeConnection = await NativeConnection.connect({ address });
-    worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue });
+    worker = await createWorker({
+      connection: nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      operatorKey: testOperatorKey,
+    });
     working = worker.run();
   }
   const context: RunnerContext = {

@@ -9,6 +9,7 @@ import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
 
 import { repositoryRoot } from './cli-runner';
+import { testOperatorKey } from './operator-key';
 import { createTestDatabase } from './test-services';
 
 export const tenant = 'test';
@@ -26,7 +27,7 @@ export const startGateway = async () => {
   await stacks.saveVersion(tenant, version, model);
   const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), new RepositoryStackSource(stacks), builtInPacks);
   const errors: string[] = [];
-  const server = createGatewayServer(engine, tenant, { error: (message) => errors.push(message) });
+  const server = createGatewayServer(engine, tenant, { error: (message) => errors.push(message) }, testOperatorKey);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -49,7 +49,7 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
 
   const graph = (address: string) =>
     Client.init({
-      authProvider: (done) => done(null, mailToken(seed, address)),
+      authProvider: (done) => done(null, mailToken(episode.credentials.for('email'), address)),
     });
   const graphErrorOf = async (call: Promise<unknown>): Promise<{ status: number; code: string }> => {
     try {
@@ -289,7 +289,7 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
     custom.listen({ onUnhandledRequest: 'error' });
     try {
       const client = Client.init({
-        authProvider: (done) => done(null, mailToken(seed, company.agent.email)),
+        authProvider: (done) => done(null, mailToken(episode.credentials.for('email'), company.agent.email)),
         baseUrl: 'https://graph.twin.test',
         customHosts: new Set(['graph.twin.test']),
       });

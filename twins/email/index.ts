@@ -1,6 +1,6 @@
 import { TwinPack } from '@libs/twin-engine';
 
-import { graphError, mailBehaviours, mailPrincipal } from './mail-behaviours';
+import { graphError, mailBehaviours, mailPrincipal, presentedToken } from './mail-behaviours';
 import { mailToken } from './mail-ids';
 import { seedMail } from './mail-seed';
 import { mailEventNames } from './mail-events';
@@ -25,6 +25,8 @@ export const emailPack: TwinPack = {
   validate: true,
   principal: mailPrincipal,
   domainEventNames: mailEventNames,
-  agentToken: (company, seed) => mailToken(seed, company.agent.email),
+  token: (principal, credentials) => mailToken(credentials, principal),
+  agentToken: (company, credentials) => mailToken(credentials, company.agent.email),
+  presentedCredential: presentedToken,
   errorResponse: (status, code, message) => graphError(status, graphCodes[code] ?? code, message).response,
 };

@@ -11,7 +11,7 @@ import {
 } from '@libs/twin-engine';
 
 import { MailDomainEvents } from './mail-events';
-import { exchangeId, folderId, WellKnownFolder, wellKnownFolders } from './mail-ids';
+import { claimedAddress, exchangeId, folderId, WellKnownFolder, wellKnownFolders } from './mail-ids';
 import {
   addressesOf,
   Attachment,
@@ -44,11 +44,24 @@ const authenticate = (call: PackCall): Mailbox | Outcome => {
   if (!header?.startsWith('Bearer ') || header.length <= 'Bearer '.length) {
     return graphError(401, 'InvalidAuthenticationToken', 'Access token is empty.');
   }
-  const found = call.state.get(call.table('tokens'), header.slice('Bearer '.length).trim()) as
-    { mailbox: string; address: string } | undefined;
-  return found
-    ? { id: found.mailbox, address: found.address }
+  const claimed = claimedAddress(header.slice('Bearer '.length).trim());
+  const found =
+    claimed && call.credentials.verify(claimed.address, claimed.mac)
+      ? (call.state.get(call.table('addresses'), claimed.address) as { mailbox: string } | undefined)
+      : undefined;
+  return found && claimed
+    ? { id: found.mailbox, address: claimed.address }
     : graphError(401, 'InvalidAuthenticationToken', 'Access token validation failure. Invalid audience.');
+};
+
+/** The token a call presents and the address it names, genuine or not. */
+export const presentedToken = (call: PackCall): { claimed?: string } | undefined => {
+  const header = call.request.headers.authorization;
+  if (!header?.startsWith('Bearer ') || header.length <= 'Bearer '.length) {
+    return undefined;
+  }
+  const claimed = claimedAddress(header.slice('Bearer '.length).trim())?.address;
+  return claimed !== undefined ? { claimed } : {};
 };
 
 /** Who calls, by the token: the employee who owns the mailbox, or the outside party's address. */

@@ -3,7 +3,7 @@ import { base, en, Faker } from '@faker-js/faker';
 import { Company, hashSeed } from '@libs/synthetic-data';
 import type { PackRow } from '@libs/twin-engine';
 
-import { exchangeId, folderId, mailboxId, mailToken, WellKnownFolder, wellKnownFolders } from './mail-ids';
+import { exchangeId, folderId, mailboxId, WellKnownFolder, wellKnownFolders } from './mail-ids';
 import { MailMessage, preview, recipient } from './mail-records';
 
 /** Seeded mail is older than the episode clock (which starts 2026-06-01T09:00:00Z). */
@@ -104,7 +104,6 @@ export const seedMail = (company: Company, seed: number): Record<string, PackRow
   const owners = mailboxOwners(company);
   const byAddress = new Map(owners.map((o) => [o.address, o]));
   const mailboxes: PackRow[] = [];
-  const tokens: PackRow[] = [];
   const addresses: PackRow[] = [];
   const folders: PackRow[] = [];
   for (const owner of owners) {
@@ -124,7 +123,6 @@ export const seedMail = (company: Company, seed: number): Record<string, PackRow
         businessPhones: [],
       },
     });
-    tokens.push({ id: mailToken(seed, owner.address), record: { mailbox: id, address: owner.address } });
     addresses.push({ id: owner.address.toLowerCase(), record: { mailbox: id } });
     for (const [wellKnown, displayName] of Object.entries(wellKnownFolders)) {
       const fid = folderId(seed, id, wellKnown as WellKnownFolder);
@@ -187,5 +185,5 @@ export const seedMail = (company: Company, seed: number): Record<string, PackRow
   for (const row of messages) {
     row.id = String(row.record.id);
   }
-  return { mailboxes, tokens, addresses, folders, messages };
+  return { mailboxes, addresses, folders, messages };
 };

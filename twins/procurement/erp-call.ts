@@ -1,4 +1,4 @@
-import { hashSeed, WorldRecord } from '@libs/synthetic-data';
+import { WorldRecord } from '@libs/synthetic-data';
 import {
   domainEvents,
   EpisodeEvent,
@@ -7,6 +7,7 @@ import {
   Outcome,
   PackBehaviour,
   PackCall,
+  ServiceCredentials,
 } from '@libs/twin-engine';
 
 import type { ErpDomainEvents } from './erp-events';
@@ -24,9 +25,33 @@ export interface ErpUser extends WorldRecord {
   cost_centre: string | null;
 }
 
-/** A user's API token: an employee's, or a supplier contact's for the supplier portal. */
-export const erpToken = (seed: number, userId: string): string =>
-  `erp_${hashSeed(seed, 'erp-token', userId).toString(36)}${hashSeed(seed, 'erp-token-2', userId).toString(36)}_${userId.toLowerCase()}`;
+/**
+ * A user's API token (an employee's, or a supplier contact's for the supplier portal): `erp_<mac>_<user id>`, the MAC
+ * under the episode's secret, so only the operator can issue one.
+ */
+export const erpToken = (credentials: ServiceCredentials, userId: string): string =>
+  `erp_${credentials.mac(userId)}_${userId}`;
+
+const bearer = (call: PackCall): string | undefined => {
+  const header = call.request.headers.authorization;
+  return header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
+};
+
+/** The user a token names and its MAC, genuine or not (`erp_<anything>_<user id>`, as tokens were once made too). */
+const claimedUser = (token: string): { userId: string; mac: string } | undefined => {
+  const match = /^erp_([^_]*)_(.+)$/.exec(token);
+  return match ? { mac: match[1], userId: match[2] } : undefined;
+};
+
+/** The token a call presents and the user it claims to be: what a refused token is logged with. */
+export const presentedToken = (call: PackCall): { claimed?: string } | undefined => {
+  const token = bearer(call);
+  if (!token) {
+    return undefined;
+  }
+  const claimed = claimedUser(token)?.userId;
+  return claimed !== undefined ? { claimed } : {};
+};
 
 export const erpError = (status: number, code: string, message: string, details?: WorldRecord[]): Outcome => ({
   response: jsonResponse(status, { error: { code, message, ...(details ? { details } : {}) } }),
@@ -35,13 +60,15 @@ export const erpError = (status: number, code: string, message: string, details?
 
 /** The user behind the bearer token; every call needs one. */
 export const caller = (call: PackCall): ErpUser | Outcome => {
-  const header = call.request.headers.authorization;
-  const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
+  const token = bearer(call);
   if (!token) {
     return erpError(401, 'unauthorized', 'a bearer token is required');
   }
-  const entry = call.state.get(call.table('tokens'), token) as { user: string } | undefined;
-  const user = entry ? (call.state.get(call.table('users'), entry.user) as ErpUser | undefined) : undefined;
+  const claimed = claimedUser(token);
+  const user =
+    claimed && call.credentials.verify(claimed.userId, claimed.mac)
+      ? (call.state.get(call.table('users'), claimed.userId) as ErpUser | undefined)
+      : undefined;
   return user ?? erpError(401, 'unauthorized', 'the token is not valid');
 };
 

@@ -4,7 +4,7 @@ import { Company, hashSeed, WorldRecord } from '@libs/synthetic-data';
 import type { PackRow } from '@libs/twin-engine';
 
 import { ruleFor } from './approval-rules';
-import { erpToken, ErpUser, money } from './erp-call';
+import { ErpUser, money } from './erp-call';
 
 /** History ends before the episode clock starts (2026-06-01T09:00:00Z). */
 const daysBefore = (days: number): string =>
@@ -221,7 +221,6 @@ export const seedErp = (company: Company, seed: number): Record<string, PackRow[
 
   return {
     users: users.map((u) => row(u.id, u)),
-    tokens: users.map((u) => row(erpToken(seed, u.id), { user: u.id })),
     suppliers,
     contacts,
     items,

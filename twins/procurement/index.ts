@@ -1,7 +1,7 @@
 import { isOutcome, PackCall, TwinPack } from '@libs/twin-engine';
 
 import { directoryBehaviours } from './directory';
-import { caller, erpError, erpToken } from './erp-call';
+import { caller, erpError, erpToken, presentedToken } from './erp-call';
 import { seedErp } from './erp-seed';
 import { invoiceBehaviours } from './invoices';
 import { purchaseOrderBehaviours } from './purchase-orders';
@@ -30,6 +30,8 @@ export const procurementPack: TwinPack = {
     return isOutcome(user) ? undefined : user.id;
   },
   domainEventNames: erpEventNames,
-  agentToken: (company, seed) => erpToken(seed, company.agent.id),
+  token: (principal, credentials) => erpToken(credentials, principal),
+  agentToken: (company, credentials) => erpToken(credentials, company.agent.id),
+  presentedCredential: presentedToken,
   errorResponse: (status, code, message) => erpError(status, code, message).response,
 };

@@ -9,6 +9,7 @@ import { runCli } from '@test/support/cli-runner';
 import { ingestStack } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { createGatewayServer, Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+import { testOperatorKey } from '@test/support/operator-key';
 
 import { builtInPacks } from '..';
 import type { components, paths } from './client/erp-api';
@@ -30,7 +31,10 @@ describe('procurement ERP twin through a generated openapi-fetch client', () => 
   const fixture = path.join(__dirname, 'fixtures', 'erp');
 
   const erp = (userId: string) =>
-    createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${erpToken(seed, userId)}` } });
+    createClient<paths>({
+      baseUrl,
+      headers: { authorization: `Bearer ${erpToken(episode.credentials.for('erp'), userId)}` },
+    });
   const person = (predicate: (e: Company['employees'][number]) => boolean) =>
     company.employees.find(predicate) as Company['employees'][number];
 
@@ -39,7 +43,7 @@ describe('procurement ERP twin through a generated openapi-fetch client', () => 
     const engine = new TwinEngine(store, new StaticStackSource(model), builtInPacks);
     episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed });
     company = episode.twin.world.company as Company;
-    server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) });
+    server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) }, testOperatorKey);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/e/${episode.id}/erp/api/v1`;
   });

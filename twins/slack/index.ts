@@ -1,7 +1,7 @@
 import { isOutcome, TwinPack } from '@libs/twin-engine';
 
 import { slackBehaviours } from './slack-behaviours';
-import { authenticate, readArgs, slackErrorResponse } from './slack-call';
+import { authenticate, presentedToken, readArgs, slackErrorResponse } from './slack-call';
 import { slackToken } from './slack-ids';
 import { seedSlack } from './slack-seed';
 import { slackEventNames } from './slack-events';
@@ -20,6 +20,8 @@ const slackRefusals: Record<string, number> = {
   is_archived: 409,
   name_taken: 409,
   already_reacted: 409,
+  // A token that is not genuine (forged, another episode's): Slack answers it with HTTP 200 too.
+  invalid_auth: 401,
 };
 
 /** Slack's Web API: the methods in `slack-methods.ts`, over the stack's company (see README.md). */
@@ -42,6 +44,8 @@ export const slackPack: TwinPack = {
     return caller && !isOutcome(caller) ? caller.employee : undefined;
   },
   domainEventNames: slackEventNames,
-  agentToken: (company, seed) => slackToken(seed, company.agent.id),
+  token: (principal, credentials) => slackToken(credentials, principal),
+  agentToken: (company, credentials) => slackToken(credentials, company.agent.id),
+  presentedCredential: presentedToken,
   errorResponse: (status, code) => slackErrorResponse(status, code),
 };

@@ -2,7 +2,7 @@ import type { WorldRecord } from '@libs/synthetic-data';
 import { domainEvents, EpisodeEvent, jsonResponse, Outcome, PackCall, TwinResponse } from '@libs/twin-engine';
 
 import { SlackDomainEvents } from './slack-events';
-import { decodeCursor, encodeCursor } from './slack-ids';
+import { claimedEmployee, decodeCursor, encodeCursor } from './slack-ids';
 
 /** Slack answers application errors with HTTP 200 and `ok: false`; clients (and the SDK) read `error`. */
 export const slackError = (error: string, extra: Record<string, unknown> = {}): Outcome => ({
@@ -104,8 +104,28 @@ export const authenticate = (
   if (!token) {
     return slackError('not_authed');
   }
-  const found = call.state.get(call.table('tokens'), token) as { user: string; employee: string } | undefined;
+  const claimed = claimedEmployee(token);
+  const found =
+    claimed && call.credentials.verify(claimed.employee, claimed.mac)
+      ? (call.state.get(call.table('principals'), claimed.employee) as { user: string; employee: string } | undefined)
+      : undefined;
   return found ?? slackError('invalid_auth');
+};
+
+/** The token a call presents (header or `token` argument) and the employee it names, genuine or not. */
+export const presentedToken = (call: PackCall): { claimed?: string } | undefined => {
+  const args = readArgs(call);
+  const header = call.request.headers.authorization;
+  const token = header?.startsWith('Bearer ')
+    ? header.slice('Bearer '.length).trim()
+    : typeof args === 'string'
+      ? undefined
+      : stringArg(args, 'token');
+  if (!token) {
+    return undefined;
+  }
+  const claimed = claimedEmployee(token)?.employee;
+  return claimed !== undefined ? { claimed } : {};
 };
 
 /** One page of a list, Slack style: `limit` and an opaque `cursor`, `next_cursor` empty on the last page. */

@@ -1,4 +1,5 @@
 import { hashSeed } from '@libs/synthetic-data';
+import type { ServiceCredentials } from '@libs/twin-engine';
 
 /** Slack's id alphabet: upper-case letters and digits. */
 const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
@@ -16,9 +17,21 @@ export const slackId = (prefix: 'U' | 'C' | 'G' | 'D' | 'F' | 'T', seed: number,
 
 export const teamId = (seed: number): string => slackId('T', seed, 'team');
 
-/** A user token for an employee: what an agent (or a persona) acting as that person sends as `Bearer`. */
-export const slackToken = (seed: number, employeeId: string): string =>
-  `xoxp-${hashSeed(seed, 'team')}-${hashSeed(seed, 'token', employeeId).toString(36)}-${employeeId.toLowerCase()}`;
+/**
+ * A user token for an employee: what an agent (or a persona) acting as that person sends as `Bearer`. The MAC is under
+ * the episode's secret, so nobody but the operator can make one.
+ */
+export const slackToken = (credentials: ServiceCredentials, employeeId: string): string =>
+  `xoxp-${credentials.mac(employeeId)}-${employeeId}`;
+
+/**
+ * The employee a user token names and its MAC, genuine or not: `xoxp-<mac>-<employee>`, or any `xoxp-…-<employee>`
+ * (tokens were once made that way), so a refused one is logged with whom it claimed to be.
+ */
+export const claimedEmployee = (token: string): { employee: string; mac: string } | undefined => {
+  const match = /^xoxp-([0-9a-f]{32})-(.+)$/.exec(token) ?? /^xoxp-(?:.*-)?([^-]*)-([^-]+)$/.exec(token);
+  return match ? { mac: match[1], employee: match[2] } : undefined;
+};
 
 /** Slack timestamps: seconds and a six-digit sequence, unique and ordered within a conversation. */
 export const slackTs = (iso: string, sequence: number): string =>

@@ -7,6 +7,7 @@ import { ErrorCode, LogLevel, WebAPIPlatformError, WebClient } from '@slack/web-
 import { ingestStack } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { createGatewayServer, Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+import { testOperatorKey } from '@test/support/operator-key';
 
 import { builtInPacks } from '..';
 import { slackToken, slackUserId } from '.';
@@ -40,7 +41,7 @@ describe('Slack twin through @slack/web-api', () => {
       rejectRateLimitedCalls: true,
       logLevel: LogLevel.ERROR,
     });
-  const tokenOf = (employeeId: string) => slackToken(seed, employeeId);
+  const tokenOf = (employeeId: string) => slackToken(episode.credentials.for('slack'), employeeId);
   const channelId = async (name: string) => {
     const list = await client(tokenOf('E0000')).conversations.list({ types: 'public_channel,private_channel' });
     return list.channels?.find((c) => c.name === name)?.id as string;
@@ -67,7 +68,7 @@ describe('Slack twin through @slack/web-api', () => {
       sizes: { company: { employees: 60, suppliers: 5, items: 20 } },
     });
     company = episode.twin.world.company as Company;
-    server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) });
+    server = createGatewayServer(engine, 'test', { error: (message) => console.error(message) }, testOperatorKey);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/e/${episode.id}/slack/api/`;
   });

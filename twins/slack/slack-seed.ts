@@ -3,7 +3,7 @@ import { base, en, Faker } from '@faker-js/faker';
 import { Company, Employee, hashSeed } from '@libs/synthetic-data';
 import type { PackRow } from '@libs/twin-engine';
 
-import { slackId, slackToken, slackTs, teamId } from './slack-ids';
+import { slackId, slackTs, teamId } from './slack-ids';
 
 /** The workspace's history ends a day before the episode clock starts (2026-06-01T09:00:00Z). */
 const historyStart = Date.parse('2026-05-31T08:00:00Z');
@@ -95,8 +95,9 @@ export const seedSlack = (company: Company, seed: number): Record<string, PackRo
       },
     };
   });
-  const tokens: PackRow[] = company.employees.map((employee) => ({
-    id: slackToken(seed, employee.id),
+  // Who an employee is in Slack, for the user tokens (which the episode issues; the world holds none).
+  const principals: PackRow[] = company.employees.map((employee) => ({
+    id: employee.id,
     record: { user: slackUserId(seed, employee), employee: employee.id },
   }));
 
@@ -177,5 +178,5 @@ export const seedSlack = (company: Company, seed: number): Record<string, PackRo
       }
     }
   });
-  return { users, tokens, conversations, members, messages, files: [] };
+  return { users, principals, conversations, members, messages, files: [] };
 };

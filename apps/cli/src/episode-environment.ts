@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 
-import { loadConfig } from '@libs/config';
+import { loadConfig, resolveOperatorKey } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
 import {
   EpisodeInfrastructureError,
@@ -59,6 +59,7 @@ export const withEpisodeEnvironment = async <T>(
   work: (environment: EpisodeEnvironment) => Promise<T>,
 ): Promise<T> => {
   const config = loadConfig();
+  const operatorKey = resolveOperatorKey(config);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const database = await openDatabase(config, log);
   const temporal = await provideTemporal(config, log);
@@ -70,9 +71,12 @@ export const withEpisodeEnvironment = async <T>(
     new RepositoryStackSource(stacks),
     builtInPacks,
   );
-  const gateway = createGatewayServer(engine, config.MIRROR_TENANT, {
-    error: (message) => process.stderr.write(`gateway: ${message}\n`),
-  });
+  const gateway = createGatewayServer(
+    engine,
+    config.MIRROR_TENANT,
+    { error: (message) => process.stderr.write(`gateway: ${message}\n`) },
+    operatorKey,
+  );
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
   const nativeConnection = await NativeConnection.connect({ address: temporal.address });
   const connection = await Connection.connect({ address: temporal.address });
@@ -82,6 +86,7 @@ export const withEpisodeEnvironment = async <T>(
     namespace: temporal.namespace,
     taskQueue,
     voice: voiceFromConfig(config),
+    operatorKey,
   });
   const working = worker.run();
   const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');

@@ -2,7 +2,7 @@ import { AddressInfo } from 'node:net';
 
 import { Logger } from '@nestjs/common';
 
-import { loadConfig } from '@libs/config';
+import { loadConfig, requireOperatorKey } from '@libs/config';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
@@ -15,6 +15,7 @@ import { builtInPacks } from '@twins/index';
 const main = async (): Promise<void> => {
   const logger = new Logger('gateway');
   const config = loadConfig();
+  const operatorKey = requireOperatorKey(config);
   const database = await openDatabase(config, logger);
   const { dataSource } = database;
   const engine = new TwinEngine(
@@ -22,7 +23,12 @@ const main = async (): Promise<void> => {
     new RepositoryStackSource(new StackRepository(dataSource)),
     builtInPacks,
   );
-  const server = createGatewayServer(engine, config.MIRROR_TENANT, { error: (message) => logger.error(message) });
+  const server = createGatewayServer(
+    engine,
+    config.MIRROR_TENANT,
+    { error: (message) => logger.error(message) },
+    operatorKey,
+  );
   const port = Number(process.env.GATEWAY_PORT ?? 4000);
   server.listen(port, '127.0.0.1', () => {
     // With GATEWAY_PORT=0 the system picks the port; report the real one.

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NativeConnection } from '@temporalio/worker';
 
-import { loadConfig } from '@libs/config';
+import { loadConfig, requireOperatorKey } from '@libs/config';
 import { provideTemporal } from '@libs/embedded-services';
 
 import { createWorker, voiceFromConfig } from './worker-factory';
@@ -19,6 +19,7 @@ const main = async (): Promise<void> => {
       namespace: temporal.namespace,
       ...(process.env.MIRROR_TASK_QUEUE ? { taskQueue: process.env.MIRROR_TASK_QUEUE } : {}),
       voice: voiceFromConfig(config),
+      operatorKey: requireOperatorKey(config),
     });
     logger.log(`polling ${temporal.address} (${temporal.source})`);
     await worker.run();

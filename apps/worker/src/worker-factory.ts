@@ -36,6 +36,8 @@ export interface WorkerOptions {
   taskQueue?: string;
   /** An LLM voice for personas; they speak from templates without one. */
   voice?: VoiceSettings;
+  /** The gateway's operator key: personas' tokens and the episode's clock and setup are the operator's to ask for. */
+  operatorKey: string;
 }
 
 /** The persona voice the configuration names, if any. */
@@ -100,6 +102,6 @@ export const createWorker = (options: WorkerOptions): Promise<Worker> =>
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.episodes,
-    activities: { ...createHealthActivities(), ...createPersonaActivities(options.voice) },
+    activities: { ...createHealthActivities(), ...createPersonaActivities(options.operatorKey, options.voice) },
     ...workflowBundling(),
   });

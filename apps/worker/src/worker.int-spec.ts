@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 
+import { testOperatorKey } from '@test/support/operator-key';
 import { requireEnvironment } from '@test/support/test-services';
 
 import { createWorker } from './worker-factory';
@@ -23,7 +24,12 @@ describe('worker on a real Temporal server', () => {
     const connection = await Connection.connect({ address });
     const taskQueue = `test-${randomUUID()}`;
     try {
-      const worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue });
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        operatorKey: testOperatorKey,
+      });
       const client = new Client({ connection });
       const nonce = randomUUID();
       const result = await worker.runUntil(

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -21,6 +22,12 @@ export const mirrorConfigSchema = z.object({
   /** Where built tools (the Temporal CLI) are cached across checkouts. */
   MIRROR_CACHE_DIR: z.string().default(path.join(os.homedir(), '.cache', 'mirror')),
   MIRROR_TENANT: z.string().default('default'),
+  /**
+   * The key of the gateway's operator routes (`/_mirror/…`: episodes, faults, records, clock, credentials), sent as
+   * `Authorization: Bearer …`. Agents never get it. The CLI makes one per run when unset; a gateway and workers
+   * started as separate processes must be given the same one.
+   */
+  MIRROR_OPERATOR_KEY: z.string().min(16, 'must have at least 16 characters').optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /**
    * An OpenAI-compatible chat-completions endpoint (`…/v1`) for persona voices; without it personas speak from
@@ -55,6 +62,36 @@ export const loadConfig = (environment: NodeJS.ProcessEnv = process.env): Mirror
     );
   }
   return parsed.data;
+};
+
+/**
+ * The operator key: MIRROR_OPERATOR_KEY, or one made now from the CSPRNG and put in this process's environment, so the
+ * in-process worker and gateway, and processes this one starts, share it.
+ */
+export const resolveOperatorKey = (config: Pick<MirrorConfig, 'MIRROR_OPERATOR_KEY'>): string => {
+  if (config.MIRROR_OPERATOR_KEY) {
+    return config.MIRROR_OPERATOR_KEY;
+  }
+  const inherited = process.env.MIRROR_OPERATOR_KEY;
+  if (inherited && inherited.length >= 16) {
+    return inherited;
+  }
+  const made = randomBytes(32).toString('base64url');
+  process.env.MIRROR_OPERATOR_KEY = made;
+  return made;
+};
+
+/** The operator key a standalone process must be given: it has to match its gateway's (or its workers'). */
+export const requireOperatorKey = (config: Pick<MirrorConfig, 'MIRROR_OPERATOR_KEY'>): string => {
+  if (!config.MIRROR_OPERATOR_KEY) {
+    throw new ConfigError([
+      {
+        field: 'MIRROR_OPERATOR_KEY',
+        message: 'required: the gateway and its workers must share the key of the operator routes',
+      },
+    ]);
+  }
+  return config.MIRROR_OPERATOR_KEY;
 };
 
 /**

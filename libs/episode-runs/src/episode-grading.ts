@@ -10,7 +10,7 @@ import {
 import { evaluate, instantiate, Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import type { Company } from '@libs/synthetic-data';
-import type { TwinEngine } from '@libs/twin-engine';
+import { EpisodeState, LoggedEvent, TwinEngine } from '@libs/twin-engine';
 import { businessDaysBetween, EpisodeOutcome } from '@libs/workflow-contracts';
 import { slackUserId } from '@twins/slack';
 
@@ -20,6 +20,15 @@ export const policiesFor = (model: StackModel, scenario: Scenario): PolicySet[] 
 
 const transcriptText = (outcome: Pick<EpisodeOutcome, 'transcript'>): string =>
   outcome.transcript.map((t) => `[${t.at}] ${t.actor} (${t.kind}): ${t.summary}`).join('\n');
+
+/**
+ * The log as of the episode's end: nothing recorded after `episode.closed` is graded (the twins refuse writes from
+ * there; this holds even if something got past them). An episode not closed yet is read as it stands.
+ */
+export const logAsOfClose = (logged: readonly LoggedEvent[]): LoggedEvent[] => {
+  const closed = logged.find((entry) => entry.event.type === 'episode.closed');
+  return closed ? logged.filter((entry) => entry.seq <= closed.seq) : [...logged];
+};
 
 /**
  * Grades an ended episode of a scenario from the twins' log and final state (never from what the agent says): every
@@ -36,7 +45,14 @@ export const gradeRun = async (
   const episode = await context.engine.episode(episodeId);
   const company = episode.twin.world.company as Company;
   const instance = instantiate(scenario, seed, company);
-  const state = episode.state;
+  const logged = await context.engine.events(episodeId, 0);
+  const graded = logAsOfClose(logged);
+  // The final state is the state at the close: rebuilt from the graded log when anything follows it.
+  let state = episode.state;
+  if (graded.length < logged.length) {
+    state = new EpisodeState(episode.twin.world);
+    graded.forEach((entry) => state.apply(entry));
+  }
   const gradingContext: GradingContext = {
     hidden: instance.hidden,
     values: instance.values,
@@ -52,7 +68,7 @@ export const gradeRun = async (
   const values = { ...instance.values, ...instance.hidden };
   const savings = scenario.reward?.savings;
   const grade = gradeEpisode({
-    log: readEpisodeLog(await context.engine.events(episodeId, 0)),
+    log: readEpisodeLog(graded),
     policies,
     context: gradingContext,
     result: outcome,

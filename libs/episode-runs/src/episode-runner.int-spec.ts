@@ -9,6 +9,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 
 import { startEpisodeHarness } from '@test/support/episode-harness';
+import { operatorHeaders, testOperatorKey } from '@test/support/operator-key';
 import { requireEnvironment } from '@test/support/test-services';
 import { createWorker } from '@worker/worker-factory';
 import { locateTemporalCli, silentLog } from '@libs/embedded-services';
@@ -194,6 +195,7 @@ describe('episodes of the example scenarios', () => {
       namespace: 'default',
       taskQueue,
       voice: { url: 'http://llm.test/v1', model: 'fake', cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'voice-')) },
+      operatorKey: testOperatorKey,
     });
     try {
       const context = { ...harness.context, taskQueue };
@@ -208,7 +210,9 @@ describe('episodes of the example scenarios', () => {
       expect(first.status).toBe('succeeded');
       expect(callsAfterFirst).toBeGreaterThan(0);
       const log = (await (
-        await fetch(`${harness.context.gatewayUrl}/_mirror/episodes/${first.episodeId}/events`)
+        await fetch(`${harness.context.gatewayUrl}/_mirror/episodes/${first.episodeId}/events`, {
+          headers: operatorHeaders,
+        })
       ).json()) as { events: { name: string; data: { from: string; body: string } }[] };
       const supplierMail = log.events.filter(
         (e) => e.name === 'email.sent' && !e.data.from.startsWith('procurement.assistant'),
@@ -238,6 +242,7 @@ describe('episodes of the example scenarios', () => {
       connection: harness.nativeConnection as NativeConnection,
       namespace: 'default',
       taskQueue,
+      operatorKey: testOperatorKey,
     });
     await lateWorker.runUntil(async () => {
       const { session, episode } = await starting;

@@ -16,9 +16,7 @@ import {
   WaitRequest,
   WaitResult,
 } from '@libs/workflow-contracts';
-import { mailToken } from '@twins/email';
-import { erpToken } from '@twins/procurement';
-import { slackToken, slackUserId } from '@twins/slack';
+import { slackUserId } from '@twins/slack';
 
 export interface RunnerContext {
   engine: TwinEngine;
@@ -138,6 +136,19 @@ export const startEpisode = async (
     handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] }),
   );
   const twin = new TwinClient(services, episode.id);
+  // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them.
+  const tokenOf = (service: string, principal: string): string => {
+    const token = episode.tokenFor(service, principal);
+    if (!token) {
+      throw new Error(`the ${service} service issues no tokens`);
+    }
+    return token;
+  };
+  const tokens = {
+    mail: tokenOf(services.email, identity.email),
+    slack: tokenOf(services.slack, identity.employeeId),
+    erp: tokenOf(services.erp, identity.employeeId),
+  };
   let outcome: EpisodeOutcome | undefined;
   /** An update to a workflow that already ended (the horizon passed while the agent was away): undefined. */
   const unlessEnded = async <T>(update: () => Promise<T>): Promise<T | undefined> => {
@@ -160,9 +171,9 @@ export const startEpisode = async (
       tools: instance.brief.tools,
     },
     identity,
-    mail: (path, init) => twin.mail(mailToken(worldSeed, identity.email), path, init),
-    slack: (method, args) => twin.slack(slackToken(worldSeed, identity.employeeId), method, args),
-    erp: (path, init) => twin.erp(erpToken(worldSeed, identity.employeeId), path, init),
+    mail: (path, init) => twin.mail(tokens.mail, path, init),
+    slack: (method, args) => twin.slack(tokens.slack, method, args),
+    erp: (path, init) => twin.erp(tokens.erp, path, init),
     now: () => episode.now(),
     wait: async (businessDays?: number) => {
       const request: WaitRequest = businessDays === undefined ? {} : { businessDays };

@@ -48,10 +48,6 @@ export class SignallingEpisodeStore extends EpisodeStore {
     return this.inner.events(episodeId, untilSeq);
   }
 
-  truncate(episodeId: string): Promise<void> {
-    return this.inner.truncate(episodeId);
-  }
-
   setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
     return this.inner.setFaults(episodeId, faults);
   }

@@ -5,9 +5,15 @@ import { StackEntity } from './entities/stack.entity';
 import { CreateStacks1764460000000 } from './migrations/1764460000000-create-stacks';
 import { CreateEpisodes1764470000000 } from './migrations/1764470000000-create-episodes';
 import { EpisodeGrades1764480000000 } from './migrations/1764480000000-episode-grades';
+import { EpisodeSecrets1764490000000 } from './migrations/1764490000000-episode-secrets';
 
 export const entities = [StackEntity, StackVersionEntity];
-export const migrations = [CreateStacks1764460000000, CreateEpisodes1764470000000, EpisodeGrades1764480000000];
+export const migrations = [
+  CreateStacks1764460000000,
+  CreateEpisodes1764470000000,
+  EpisodeGrades1764480000000,
+  EpisodeSecrets1764490000000,
+];
 
 /** The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`. */
 export const createDataSource = (url: string): DataSource =>

@@ -11,6 +11,26 @@ export interface CallInit {
 export class TwinCallError extends Error {}
 
 /**
+ * A path that would leave the service once `fetch` normalises it (`..`, `.`, their percent-encodings, encoded
+ * slashes, backslashes): refused before sending, so a path an agent passes can reach only its own service.
+ */
+const leavesService = (path: string): boolean =>
+  path
+    .split('?')[0]
+    .split('/')
+    .some((segment) => {
+      if (segment.includes('\\') || /%(2f|5c)/i.test(segment)) {
+        return true;
+      }
+      try {
+        const decoded = decodeURIComponent(segment);
+        return decoded === '.' || decoded === '..';
+      } catch {
+        return true;
+      }
+    });
+
+/**
  * How persona activities reach an episode's twins: over the gateway's HTTP, with the token of the person they act
  * as, exactly like an agent does. The gateway is the one place an episode's state changes.
  */
@@ -33,6 +53,11 @@ export class TwinClient {
 
   async call<T>(service: string, path: string, token: string, init: CallInit = {}): Promise<T> {
     const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
+    if (leavesService(path)) {
+      throw new TwinCallError(
+        `${method} ${service}${path}: a twin path may not contain dot segments or encoded slashes`,
+      );
+    }
     const key =
       init.idempotencyKey ?? (this.actionKey && method !== 'GET' ? `${this.actionKey}#${this.writes++}` : undefined);
     const response = await fetch(`${this.base(service)}${path}`, {
@@ -71,13 +96,51 @@ export class TwinClient {
   erp<T>(token: string, path: string, init?: CallInit): Promise<T> {
     return this.call<T>(this.services.erp, `/api/v1${path}`, token, init);
   }
+}
+
+/**
+ * The operator's hands on one episode (`/_mirror/episodes/{id}…` with the operator key): the worker's, never an
+ * agent's. Tokens it fetches are kept per process: an episode's tokens never change, and none travel in workflow
+ * inputs or histories.
+ */
+export class OperatorClient {
+  private static readonly tokens = new Map<string, string>();
+
+  constructor(
+    private readonly gatewayUrl: string,
+    private readonly episodeId: string,
+    private readonly operatorKey: string,
+  ) {}
 
   async admin<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${this.services.gatewayUrl}/_mirror/episodes/${this.episodeId}${path}`, {
+    const response = await fetch(`${this.gatewayUrl}/_mirror/episodes/${encodeURIComponent(this.episodeId)}${path}`, {
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${this.operatorKey}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
     return { status: response.status, body: (await response.json()) as T };
+  }
+
+  /** The token of `principal` (employee id, supplier contact id or mail address) for a service of the episode. */
+  async token(service: string, principal: string): Promise<string> {
+    const key = JSON.stringify([this.gatewayUrl, this.episodeId, service, principal]);
+    const known = OperatorClient.tokens.get(key);
+    if (known) {
+      return known;
+    }
+    const { status, body } = await this.admin<{ token?: string; message?: string }>('/credentials', {
+      body: { service, principal },
+    });
+    if (status !== 200 || !body.token) {
+      throw new TwinCallError(`no ${service} token for ${principal}: ${status} ${body.message ?? ''}`);
+    }
+    if (OperatorClient.tokens.size >= 10_000) {
+      OperatorClient.tokens.clear();
+    }
+    OperatorClient.tokens.set(key, body.token);
+    return body.token;
   }
 }

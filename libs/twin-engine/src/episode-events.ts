@@ -7,10 +7,19 @@ export type EpisodeEvent =
   | { type: 'record.deleted'; table: string; id: string }
   | { type: 'operation.called'; service: string; operationId: string; status: number }
   /**
-   * A write the twin refused (403, 409, 422…) from a caller it knows: it changes nothing, but an attempt to act beyond
-   * one's rights is part of the record a compliance reviewer reads.
+   * A write the twin refused (403, 409, 422…) from a caller it knows, or any call whose credential the twin refused
+   * (401): it changes nothing, but an attempt to act beyond one's rights, or as someone else, is part of the record a
+   * compliance reviewer reads. `claimed` is the principal a refused credential names (never the event's actor: the
+   * caller is not that person).
    */
-  | { type: 'operation.refused'; service: string; operationId: string; status: number; reason: string }
+  | {
+      type: 'operation.refused';
+      service: string;
+      operationId: string;
+      status: number;
+      reason: string;
+      claimed?: string;
+    }
   /**
    * What happened in the product's own terms (`slack.message.posted`, `email.sent`, `erp.po.submitted`), for
    * scenarios and graders; it changes no state, the record events beside it do.
@@ -22,8 +31,9 @@ export type EpisodeEvent =
    */
   | { type: 'clock.set'; at: string }
   /**
-   * The episode has ended (its workflow concluded): from here its twins answer reads and refuse writes, so nothing an
-   * agent does after the end (past the horizon) changes what is graded. A reset or an earlier fork reopens it.
+   * The episode has ended (its workflow concluded): from here its twins answer reads and refuse writes, operator
+   * patches, faults and clock moves included, so nothing done after the end changes what is graded. A reset or an
+   * earlier fork starts a new episode; this one stays as graded.
    */
   | { type: 'episode.closed' }
   /**
@@ -68,8 +78,6 @@ export abstract class EpisodeStore {
   abstract findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined>;
   abstract append(episodeId: string, events: LoggedEvent[]): Promise<void>;
   abstract events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]>;
-  /** Drops the episode's events (reset); the episode itself stays. */
-  abstract truncate(episodeId: string): Promise<void>;
   abstract setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void>;
 }
 
@@ -78,6 +86,11 @@ export interface EpisodeDescriptor {
   tenantId: string;
   stackVersion: string;
   seed: number;
+  /**
+   * The key the episode's credentials are derived from: random per episode (a fork gets its own), stored with it so a
+   * rebuilt episode honours the tokens it issued. Never sent to anyone; tokens are issued from it.
+   */
+  secret: string;
   sizes: { recordsPerResource: number; childrenPerParent: number; overrides?: Record<string, number> };
   /** Set when the episode was forked from another one at a given event. */
   forkedFrom?: { episodeId: string; seq: number };

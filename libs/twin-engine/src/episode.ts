@@ -6,6 +6,7 @@ import {
   LoggedEvent,
   RecordedResponse,
 } from './episode-events';
+import { EpisodeCredentials } from './episode-credentials';
 import { EpisodeState } from './episode-state';
 import { FaultInjector } from './fault-injector';
 import { ReadMemo } from './read-memo';
@@ -40,6 +41,24 @@ const refusalOf = (
         ? { status: response.status, reason: refusalReason(response) }
         : undefined));
 
+/** A refused credential a call presented (none presented is no attempt), with the principal it claimed. */
+const credentialRefusal = (
+  service: ServiceTwin,
+  response: TwinResponse,
+  credential: { claimed?: string } | undefined,
+): { status: number; reason: string; claimed?: string } | undefined => {
+  if (!service.refusesCredential(response)) {
+    return undefined;
+  }
+  return credential
+    ? {
+        status: 401,
+        reason: service.packRefusal(response)?.reason ?? refusalReason(response),
+        ...(credential.claimed !== undefined ? { claimed: credential.claimed.slice(0, 200) } : {}),
+      }
+    : undefined;
+};
+
 /** What the refusal said, in the product's own words (ERP and Graph `error.message`, Slack `error`). */
 const refusalReason = (response: TwinResponse): string => {
   const body = response.body as { error?: unknown; message?: unknown } | undefined;
@@ -51,6 +70,13 @@ const refusalReason = (response: TwinResponse): string => {
 
 /** A clock move the episode refuses: backwards, or to something that is not a time. */
 export class ClockError extends Error {}
+
+/** An operator change (record patch, faults, clock) to an episode that has ended: its graded history is final. */
+export class EpisodeClosedError extends Error {
+  constructor(readonly episodeId: string) {
+    super(`the episode ${episodeId} has ended: it changes no more`);
+  }
+}
 
 /** The simulated clock starts where the world's data ends and moves one second per recorded event. */
 const clockStart = Date.parse('2026-06-01T09:00:00Z');
@@ -65,6 +91,8 @@ export class Episode {
   private readonly faults: FaultInjector;
   /** Made on the first read, so idle episodes cost nothing. */
   private reads?: ReadMemo;
+  /** What its twins sign and check tokens with, from the episode's own secret. */
+  readonly credentials: EpisodeCredentials;
 
   constructor(
     readonly descriptor: EpisodeDescriptor,
@@ -73,10 +101,26 @@ export class Episode {
     private readonly store: EpisodeStore,
   ) {
     this.faults = new FaultInjector(descriptor.faults, descriptor.seed);
+    this.credentials = new EpisodeCredentials(descriptor.secret);
   }
 
   get id(): string {
     return this.descriptor.id;
+  }
+
+  /**
+   * The bearer token of `principal` for a service of this episode, in the product's style; undefined when the service
+   * issues none (not a pack, or a pack without tokens). Only the operator and the runner ask.
+   */
+  tokenFor(serviceName: string, principal: string): string | undefined {
+    return this.twin.services.get(serviceName)?.pack?.token?.(principal, this.credentials.for(serviceName));
+  }
+
+  /** The company's agent's own token for a service, when the service issues tokens. */
+  agentTokenFor(serviceName: string): string | undefined {
+    const company = this.twin.world.company;
+    const pack = this.twin.services.get(serviceName)?.pack;
+    return company && pack?.agentToken?.(company, this.credentials.for(serviceName));
   }
 
   configureFaults(faults: FaultSettings | undefined): void {
@@ -104,6 +148,9 @@ export class Episode {
     const target = Date.parse(at);
     const result = this.writes.then(async () => {
       const current = Date.parse(this.now());
+      if (this.state.closed) {
+        throw new EpisodeClosedError(this.id);
+      }
       if (Number.isNaN(target) || target < current) {
         throw new ClockError(`the clock is at ${this.now()}; it cannot move to ${at}`);
       }
@@ -144,15 +191,18 @@ export class Episode {
    * The simulator changing the world around the agent (a scenario's setup: a budget frozen): fields set on an existing
    * record, logged like any change so the episode rebuilds the same.
    */
-  patchRecord(table: string, id: string, fields: Record<string, unknown>): Promise<boolean> {
+  patchRecord(table: string, id: string, fields: Record<string, unknown>): Promise<'patched' | 'not_found' | 'closed'> {
     const result = this.writes.then(async () => {
       const current = this.state.get(table, id);
+      if (this.state.closed) {
+        return 'closed';
+      }
       if (!current) {
-        return false;
+        return 'not_found';
       }
       if (Object.entries(fields).every(([name, value]) => JSON.stringify(current[name]) === JSON.stringify(value))) {
         // Already so: a retried setup changes nothing and logs nothing.
-        return true;
+        return 'patched';
       }
       const logged: LoggedEvent = {
         seq: this.state.seq + 1,
@@ -162,7 +212,7 @@ export class Episode {
       };
       await this.store.append(this.id, [logged]);
       this.state.apply(logged);
-      return true;
+      return 'patched';
     });
     this.writes = result.catch(() => undefined);
     return result;
@@ -199,12 +249,13 @@ export class Episode {
         this.reads.set(key, seq, match);
         return match;
       }
-      const outcome = service.execute(match, request, this.state, this.now(), url);
-      if (outcome.events.length === 0) {
+      const outcome = service.execute(match, request, this.state, this.now(), url, this.credentials);
+      if (outcome.events.length === 0 && !service.refusesCredential(outcome.response)) {
         this.reads.set(key, seq, outcome.response);
         return outcome.response;
       }
-      // An RPC-style API (Slack) may change state on a GET: then it is a write like any other.
+      // An RPC-style API (Slack) may change state on a GET: then it is a write like any other. A refused credential
+      // goes the same way, to be logged as an attempt.
       return this.write(service, match, request, url, 0);
     }
     const match = service.route(request.method, request.path);
@@ -233,8 +284,8 @@ export class Episode {
     }
     const delayMs = decision?.delayMs ?? 0;
     if (method === 'GET' || method === 'HEAD') {
-      const outcome = service.execute(match, request, this.state, this.now(), url);
-      if (outcome.events.length === 0) {
+      const outcome = service.execute(match, request, this.state, this.now(), url, this.credentials);
+      if (outcome.events.length === 0 && !service.refusesCredential(outcome.response)) {
         return delayMs ? { ...outcome.response, delayMs } : outcome.response;
       }
     }
@@ -255,10 +306,15 @@ export class Episode {
         return service.errorResponse(409, 'episode_closed', 'the episode has ended: its twins are read-only', match);
       }
       const now = this.now(this.state.seq + 1);
-      const actor = service.principal(match, request, this.state, now, url);
+      const actor = service.principal(match, request, this.state, now, url, this.credentials);
+      // A credential presented and not accepted gets its 401 (and is logged) before any idempotent answer.
+      const presented =
+        actor === undefined
+          ? service.presentedCredential(match, request, this.state, now, url, this.credentials)
+          : undefined;
       // A key answers again only the caller and request that used it (answers logged before scopes match any).
       const scope = `${actor ?? ''} ${request.method} ${service.service.name}${request.path}`;
-      const known = key ? this.state.answerFor(key) : undefined;
+      const known = key && !presented ? this.state.answerFor(key) : undefined;
       const outcome =
         known && (known.scope ?? scope) !== scope
           ? {
@@ -274,10 +330,15 @@ export class Episode {
       if (known && !outcome) {
         return known.response;
       }
-      const answer = outcome ?? service.execute(match, request, this.state, now, url);
-      // A write that changed nothing is logged only as a refusal of a known caller: the attempt is evidence.
+      const answer = outcome ?? service.execute(match, request, this.state, now, url, this.credentials);
+      // A write that changed nothing is logged only as a refusal of a known caller, and any call whose credential was
+      // refused (a forged or foreign token) as an attempt with the principal it claimed: both are evidence.
       const refused =
-        answer.events.length === 0 && actor !== undefined ? refusalOf(service, answer.response, match) : undefined;
+        answer.events.length > 0
+          ? undefined
+          : actor !== undefined
+            ? refusalOf(service, answer.response, match)
+            : credentialRefusal(service, answer.response, presented);
       if (answer.events.length === 0 && !refused) {
         return answer.response;
       }

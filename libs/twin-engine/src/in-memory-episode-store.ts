@@ -35,11 +35,6 @@ export class InMemoryEpisodeStore extends EpisodeStore {
     return Promise.resolve(structuredClone(untilSeq === undefined ? log : log.filter((e) => e.seq <= untilSeq)));
   }
 
-  truncate(episodeId: string): Promise<void> {
-    this.logs.set(episodeId, []);
-    return Promise.resolve();
-  }
-
   setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
     const descriptor = this.descriptors.get(episodeId);
     if (descriptor) {

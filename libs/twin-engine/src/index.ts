@@ -2,6 +2,7 @@ export * from './twin-http';
 export * from './episode-events';
 export * from './episode-state';
 export * from './episode';
+export * from './episode-credentials';
 export * from './service-twin';
 export * from './operation-plan';
 export * from './stack-twin';

@@ -13,6 +13,7 @@ import {
   listRecords,
   Outcome,
 } from './crud-behaviour';
+import { EpisodeCredentials } from './episode-credentials';
 import { EpisodeState } from './episode-state';
 import { ListEnvelope, planListEnvelope } from './list-envelope';
 import { OperationPlan, planOperations } from './operation-plan';
@@ -166,9 +167,16 @@ export class ServiceTwin {
   }
 
   /** Answers a routed request from the episode's state; mutations come back as events for the caller to persist. */
-  execute(match: RouteMatch, request: TwinRequest, state: EpisodeState, now: string, url: string): Outcome {
+  execute(
+    match: RouteMatch,
+    request: TwinRequest,
+    state: EpisodeState,
+    now: string,
+    url: string,
+    credentials: EpisodeCredentials,
+  ): Outcome {
     if (this.pack && this.company) {
-      const packed = this.executePack(this.pack, this.company, match, request, state, now, url);
+      const packed = this.executePack(this.pack, this.company, match, request, state, now, url, credentials);
       if (packed) {
         return packed;
       }
@@ -256,6 +264,7 @@ export class ServiceTwin {
     state: EpisodeState,
     now: string,
     url: string,
+    credentials: EpisodeCredentials,
   ): Outcome | undefined {
     const behaviour = pack.behaviours[match.plan.operation.id] as PackBehaviour | undefined;
     if (!behaviour && !pack.guard) {
@@ -271,7 +280,7 @@ export class ServiceTwin {
       }
       input = checked;
     }
-    const call = this.packCall(company, match, request, state, now, url, input);
+    const call = this.packCall(company, match, request, state, now, url, credentials, input);
     return pack.guard?.(call) ?? behaviour?.(call);
   }
 
@@ -287,10 +296,30 @@ export class ServiceTwin {
     state: EpisodeState,
     now: string,
     url: string,
+    credentials: EpisodeCredentials,
   ): string | undefined {
     return this.pack?.principal && this.company
-      ? this.pack.principal(this.packCall(this.company, match, request, state, now, url))
+      ? this.pack.principal(this.packCall(this.company, match, request, state, now, url, credentials))
       : undefined;
+  }
+
+  /** The credential a call presents and whom it claims to be, genuine or not, when the service is a pack. */
+  presentedCredential(
+    match: RouteMatch,
+    request: TwinRequest,
+    state: EpisodeState,
+    now: string,
+    url: string,
+    credentials: EpisodeCredentials,
+  ): { claimed?: string } | undefined {
+    return this.pack?.presentedCredential && this.company
+      ? this.pack.presentedCredential(this.packCall(this.company, match, request, state, now, url, credentials))
+      : undefined;
+  }
+
+  /** Whether an answer refuses the call's credential: a 401, or the pack's own word for one (Slack's `invalid_auth`). */
+  refusesCredential(response: TwinResponse): boolean {
+    return response.status === 401 || this.packRefusal(response)?.status === 401;
   }
 
   private packCall(
@@ -300,6 +329,7 @@ export class ServiceTwin {
     state: EpisodeState,
     now: string,
     url: string,
+    credentials: EpisodeCredentials,
     input?: ValidRequest,
   ): PackCall {
     const service = this.service.name;
@@ -315,6 +345,7 @@ export class ServiceTwin {
       seq: state.seq + 1,
       table: (name) => `${service}/${name}`,
       company,
+      credentials: credentials.for(service),
     };
   }
 

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { StackModel } from '@libs/stack-ingestion';
 import { defaultWorldSizes, worldKey, WorldSizes } from '@libs/synthetic-data';
 
-import { Episode } from './episode';
+import { Episode, EpisodeClosedError } from './episode';
+import { newEpisodeSecret } from './episode-credentials';
 import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
 import { PackRegistry } from './packs/twin-pack';
@@ -77,6 +78,7 @@ export class TwinEngine {
       tenantId: request.tenantId,
       stackVersion: stack.version,
       seed: request.seed,
+      secret: newEpisodeSecret(),
       sizes: { ...defaultWorldSizes, ...request.sizes },
       ...(request.faults ? { faults: request.faults } : {}),
     };
@@ -121,21 +123,28 @@ export class TwinEngine {
     return (await this.store.events(episodeId)).filter((entry) => entry.seq > afterSeq);
   }
 
-  /** Back to the world as it was: the event log is cleared and the overlay dropped. */
-  async reset(episodeId: string): Promise<Episode> {
-    const current = await this.episode(episodeId);
-    await this.store.truncate(episodeId);
-    const fresh = new Episode(current.descriptor, current.twin, new EpisodeState(current.twin.world), this.store);
-    this.track(episodeId, Promise.resolve(fresh));
-    return fresh;
+  /**
+   * Back to the world as it was, as a NEW episode (a fork before the first event): an episode's log is never
+   * rewritten, so a graded history stays what was graded, and a reset is no way to hide what was done.
+   */
+  reset(episodeId: string): Promise<Episode> {
+    return this.fork(episodeId, 0);
   }
 
-  /** A new episode that starts where another stood after event `atSeq` (its latest when absent). */
+  /**
+   * A new episode that starts where another stood after event `atSeq` (its latest when absent), with a secret of its
+   * own: tokens of the source open nothing in the fork.
+   */
   async fork(episodeId: string, atSeq?: number): Promise<Episode> {
     const source = await this.episode(episodeId);
     const seq = atSeq ?? source.state.seq;
     const events = await this.store.events(episodeId, seq);
-    const descriptor: EpisodeDescriptor = { ...source.descriptor, id: randomUUID(), forkedFrom: { episodeId, seq } };
+    const descriptor: EpisodeDescriptor = {
+      ...source.descriptor,
+      id: randomUUID(),
+      secret: newEpisodeSecret(),
+      forkedFrom: { episodeId, seq },
+    };
     await this.store.createEpisode(descriptor);
     await this.store.append(descriptor.id, events);
     const state = new EpisodeState(source.twin.world);
@@ -145,8 +154,12 @@ export class TwinEngine {
     return fork;
   }
 
+  /** Faults for an open episode; an ended one refuses (faults injected after the end would re-judge it). */
   async setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
     const episode = await this.episode(episodeId);
+    if (episode.state.closed) {
+      throw new EpisodeClosedError(episodeId);
+    }
     await this.store.setFaults(episodeId, faults);
     episode.configureFaults(faults);
   }

@@ -3,7 +3,7 @@ import { Server } from 'node:http';
 
 import { Command, InvalidArgumentError } from 'commander';
 
-import { loadConfig } from '@libs/config';
+import { loadConfig, resolveOperatorKey } from '@libs/config';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
@@ -80,7 +80,8 @@ export const serveCommand = (): Command =>
         throw error;
       });
       const errors = { error: (message: string) => process.stderr.write(`gateway: ${message}\n`) };
-      const gateway = createGatewayServer(engine, config.MIRROR_TENANT, errors);
+      const keyGiven = config.MIRROR_OPERATOR_KEY !== undefined;
+      const gateway = createGatewayServer(engine, config.MIRROR_TENANT, errors, resolveOperatorKey(config));
       const gatewayPort = await listen(gateway, options.port);
       const servers: Server[] = [gateway];
       const services = [];
@@ -89,8 +90,7 @@ export const serveCommand = (): Command =>
         const server = createServiceOriginServer(engine, episodeId, twin.service.name, errors);
         const port = await listen(server, next === 0 ? 0 : next++);
         servers.push(server);
-        const company = episode.twin.world.company;
-        const token = company && twin.pack?.agentToken?.(company, episode.descriptor.seed);
+        const token = episode.agentTokenFor(twin.service.name);
         services.push({
           name: twin.service.name,
           baseUrl: `http://127.0.0.1:${port}${twin.basePath}`,
@@ -112,7 +112,8 @@ export const serveCommand = (): Command =>
           process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}${token}\n`);
         }
         process.stdout.write(
-          `  gateway                  http://127.0.0.1:${gatewayPort}/e/{episodeId}/{service}/…  (episodes: /_mirror/episodes)\nPress Ctrl-C to stop.\n`,
+          `  gateway                  http://127.0.0.1:${gatewayPort}/e/{episodeId}/{service}/…\n` +
+            `  operator routes          http://127.0.0.1:${gatewayPort}/_mirror/episodes  (Authorization: Bearer $MIRROR_OPERATOR_KEY${keyGiven ? '' : '; unset, so closed this run'})\nPress Ctrl-C to stop.\n`,
         );
       }
       await new Promise<void>((resolve) => {

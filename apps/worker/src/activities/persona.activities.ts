@@ -23,10 +23,7 @@ import type {
   NegotiationMemory,
   SignalledEvent,
 } from '@libs/workflow-contracts';
-import { mailToken } from '@twins/email';
-import { erpToken } from '@twins/procurement';
-import { slackToken } from '@twins/slack';
-import { TwinCallError, TwinClient } from '@libs/twin-client';
+import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
 
 interface EpisodeContext {
   services: EpisodeServices;
@@ -87,21 +84,35 @@ const supplierOf = (context: PersonaContext): Supplier => {
 /** A mail body without the quoted original under it: what the sender wrote this time. */
 const newestPart = (text: string): string => text.split(/-----Original Message-----/)[0];
 
+/** The episode's operator routes, with the key this worker was given (never in a workflow's input). */
+const operatorOf = (operatorKey: string, input: EpisodeContext) =>
+  new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+
+/** A persona's tokens, issued by the operator for the person it acts as. */
+const tokensOf = (operatorKey: string, input: EpisodeContext) => {
+  const operator = operatorOf(operatorKey, input);
+  return {
+    erp: (principal: string) => operator.token(input.services.erp, principal),
+    slack: (principal: string) => operator.token(input.services.slack, principal),
+    mail: (principal: string) => operator.token(input.services.email, principal),
+  };
+};
+
 /**
  * The personas' hands: each activity acts as one party, through the twins over HTTP with that person's token, and
  * returns what the workflow needs to remember. Deterministic given the twins' state; retried safely because each
  * checks the state before acting (a reply is sent once per new mail, an order approved once).
  */
-export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
+export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSettings) => ({
   async eventsSince(input: EpisodeContext & { afterSeq: number }): Promise<SignalledEvent[]> {
-    const twin = new TwinClient(input.services, input.episodeId);
+    const twin = operatorOf(operatorKey, input);
     const { body } = await twin.admin<{ events: SignalledEvent[] }>(`/events?after=${input.afterSeq}`);
     return body.events;
   },
 
   /** Moves the business clock to `at`, or leaves it where the agent's own actions already took it. */
   async advanceClock(input: EpisodeContext & { at: string }): Promise<string> {
-    const twin = new TwinClient(input.services, input.episodeId);
+    const twin = operatorOf(operatorKey, input);
     const moved = await twin.admin<{ now: string }>('/clock', { body: { at: input.at } });
     if (moved.status === 200) {
       return moved.body.now;
@@ -111,14 +122,14 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
 
   /** Ends the twins' episode with the workflow: from now on they refuse writes, so the graded state is final. */
   async closeEpisode(input: EpisodeContext): Promise<void> {
-    const { status } = await new TwinClient(input.services, input.episodeId).admin('/close', { body: {} });
+    const { status } = await operatorOf(operatorKey, input).admin('/close', { body: {} });
     if (status !== 200) {
       throw new Error(`the episode ${input.episodeId} could not be closed: HTTP ${status}`);
     }
   },
 
   async applySetup(input: EpisodeContext & { step: { freezeBudget?: string } }): Promise<void> {
-    const twin = new TwinClient(input.services, input.episodeId);
+    const twin = operatorOf(operatorKey, input);
     if (input.step.freezeBudget) {
       const { status } = await twin.admin('/records', {
         body: { table: `${input.services.erp}/cost-centres`, id: input.step.freezeBudget, set: { frozen: true } },
@@ -132,9 +143,8 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
   /** The supplier reads the agent's newest mail, decides by its concession tactic, and answers in the same thread. */
   async supplierReply(input: PersonaContext & { memory: NegotiationMemory | null }): Promise<NegotiationMemory> {
     const supplier = supplierOf(input);
-    const seed = input.instance.worldSeed;
     const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
-    const token = mailToken(seed, supplier.contactEmail);
+    const token = await tokensOf(operatorKey, input).mail(supplier.contactEmail);
     const memory: NegotiationMemory = input.memory ?? {
       round: 0,
       ask: supplier.openingPrice,
@@ -232,9 +242,8 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     if (approver.persona !== 'approver') {
       return;
     }
-    const seed = input.instance.worldSeed;
     const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
-    const erp = erpToken(seed, approver.employeeId);
+    const erp = await tokensOf(operatorKey, input).erp(approver.employeeId);
     const order = await twin.erp<PurchaseOrder>(erp, `/purchase-orders/${encodeURIComponent(input.poId)}`);
     // Pending, or decided by this approver already (a retry after a crash): the same writes again, deduplicated.
     if (order.status !== 'pending_approval' && !order.approvals.some((a) => a.user_id === approver.employeeId)) {
@@ -257,7 +266,7 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     } catch (error) {
       message = `I could not approve ${order.id}: ${(error as Error).message.replace(/^.*?: \d+ /, '')}`;
     }
-    await twin.slack(slackToken(seed, approver.employeeId), 'chat.postMessage', {
+    await twin.slack(await tokensOf(operatorKey, input).slack(approver.employeeId), 'chat.postMessage', {
       channel: input.agent.slackUser,
       text: message,
     });
@@ -266,19 +275,22 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
   /** The supplier confirms a purchase order it received, in its portal and by mail. */
   async supplierAcknowledge(input: PersonaContext & { poId: string }): Promise<void> {
     const supplier = supplierOf(input);
-    const seed = input.instance.worldSeed;
     const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
     const order = await twin.erp<PurchaseOrder>(
-      erpToken(seed, supplier.contactId),
+      await tokensOf(operatorKey, input).erp(supplier.contactId),
       `/purchase-orders/${encodeURIComponent(input.poId)}`,
     );
     if (order.status !== 'sent' && order.status !== 'acknowledged') {
       return;
     }
-    await twin.erp(erpToken(seed, supplier.contactId), `/purchase-orders/${encodeURIComponent(order.id)}/acknowledge`, {
-      body: {},
-    });
-    await twin.mail(mailToken(seed, supplier.contactEmail), '/me/sendMail', {
+    await twin.erp(
+      await tokensOf(operatorKey, input).erp(supplier.contactId),
+      `/purchase-orders/${encodeURIComponent(order.id)}/acknowledge`,
+      {
+        body: {},
+      },
+    );
+    await twin.mail(await tokensOf(operatorKey, input).mail(supplier.contactEmail), '/me/sendMail', {
       body: {
         message: {
           subject: `Order confirmation ${order.id}`,
@@ -298,13 +310,12 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     if (finance.persona !== 'finance-colleague') {
       return;
     }
-    const seed = input.instance.worldSeed;
     const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
     const order = await twin.erp<PurchaseOrder & { cost_centre: string }>(
-      erpToken(seed, finance.employeeId),
+      await tokensOf(operatorKey, input).erp(finance.employeeId),
       `/purchase-orders/${encodeURIComponent(input.poId)}`,
     );
-    await twin.slack(slackToken(seed, finance.employeeId), 'chat.postMessage', {
+    await twin.slack(await tokensOf(operatorKey, input).slack(finance.employeeId), 'chat.postMessage', {
       channel: input.agent.slackUser,
       text: `Hi, a question on ${order.id} (${order.total.toFixed(2)} EUR on ${order.cost_centre}): what is it for, and was it quoted competitively?`,
     });
@@ -323,7 +334,7 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
         ? `${frozen.join(', ')} is frozen this quarter, so please do not raise orders against it. Charge this one to CC-900 (Facilities) instead; its head can approve.`
         : 'The budget has room for this; go ahead through the usual approval.';
     await new TwinClient(input.services, input.episodeId, input.actionKey).slack(
-      slackToken(input.instance.worldSeed, finance.employeeId),
+      await tokensOf(operatorKey, input).slack(finance.employeeId),
       'chat.postMessage',
       { channel, thread_ts: ts, text },
     );
@@ -348,7 +359,7 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     ];
     const channel = noise.channels[input.index % noise.channels.length];
     const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
-    const token = slackToken(input.instance.worldSeed, person.id);
+    const token = await tokensOf(operatorKey, input).slack(person.id);
     // A person posts only where they belong; joining a public channel first is what they would do.
     await twin.slack(token, 'conversations.join', { channel: `#${channel}` }).catch(() => undefined);
     await twin.slack(token, 'chat.postMessage', {
@@ -362,7 +373,7 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     input: EpisodeContext & { instance: TaskInstance; agent: AgentIdentity; startAt: string },
   ): Promise<{ succeeded: boolean; reason: string; finalTerms: FinalTerms | null }> {
     const twin = new TwinClient(input.services, input.episodeId);
-    const reader = erpToken(input.instance.worldSeed, input.agent.employeeId);
+    const reader = await tokensOf(operatorKey, input).erp(input.agent.employeeId);
     const orders = (await twin.erp<{ data: PurchaseOrder[] }>(reader, '/purchase-orders?limit=200')).data.filter(
       (order) => order.requester_id === input.agent.employeeId,
     );

@@ -7,6 +7,7 @@ interface EpisodeRow {
   tenant_id: string;
   stack_version: string;
   seed: string;
+  secret: string;
   sizes: EpisodeDescriptor['sizes'];
   faults: FaultSettings | null;
   forked_from: string | null;
@@ -33,13 +34,14 @@ export class PostgresEpisodeStore extends EpisodeStore {
 
   async createEpisode(episode: EpisodeDescriptor): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO episodes (id, tenant_id, stack_version, seed, sizes, faults, forked_from, forked_at_seq)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO episodes (id, tenant_id, stack_version, seed, secret, sizes, faults, forked_from, forked_at_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
       [
         episode.id,
         episode.tenantId,
         episode.stackVersion,
         episode.seed,
+        episode.secret,
         JSON.stringify(episode.sizes),
         episode.faults ? JSON.stringify(episode.faults) : null,
         episode.forkedFrom?.episodeId ?? null,
@@ -61,6 +63,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
       tenantId: row.tenant_id,
       stackVersion: row.stack_version,
       seed: Number(row.seed),
+      secret: row.secret,
       sizes: row.sizes,
       ...(row.faults ? { faults: row.faults } : {}),
       ...(row.forked_from ? { forkedFrom: { episodeId: row.forked_from, seq: row.forked_at_seq ?? 0 } } : {}),
@@ -102,9 +105,5 @@ export class PostgresEpisodeStore extends EpisodeStore {
       ...(row.actor !== null ? { actor: row.actor } : {}),
       event: row.event,
     }));
-  }
-
-  async truncate(episodeId: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM episode_events WHERE episode_id = $1', [episodeId]);
   }
 }

@@ -2,7 +2,7 @@ import { ServerResponse } from 'node:http';
 
 import { z } from 'zod';
 
-import { ClockError } from '../episode';
+import { ClockError, EpisodeClosedError } from '../episode';
 import { TwinEngine } from '../twin-engine';
 import { writeJson } from './node-adapter';
 
@@ -55,6 +55,10 @@ const forkRequest = z.object({ atSeq: z.number().int().min(0).optional() }).stri
 
 const clockRequest = z.object({ at: z.string().datetime({ offset: true }) }).strict();
 
+const credentialRequest = z
+  .object({ service: z.string().min(1).max(200), principal: z.string().min(1).max(320) })
+  .strict();
+
 const recordPatch = z
   .object({ table: z.string().min(1), id: z.string().min(1), set: z.record(z.string(), z.unknown()) })
   .strict();
@@ -88,8 +92,30 @@ const parseJson = <S extends z.ZodTypeAny>(
   return parsed.data as z.infer<S>;
 };
 
-/** Episode management on the gateway: create, inspect, reset, fork, and configure faults. */
+/**
+ * Episode management on the gateway: create, inspect, reset, fork, configure faults, issue credentials. Only the
+ * operator reaches it (the gateway checks the operator key first). An ended episode refuses every change with 409.
+ */
 export const handleAdmin = async (
+  engine: TwinEngine,
+  tenantId: string,
+  method: string,
+  path: string,
+  body: Buffer | undefined,
+  response: ServerResponse,
+  query = '',
+): Promise<void> => {
+  try {
+    await route(engine, tenantId, method, path, body, response, query);
+  } catch (error) {
+    if (!(error instanceof EpisodeClosedError)) {
+      throw error;
+    }
+    writeJson(response, 409, { error: 'episode_closed', message: error.message });
+  }
+};
+
+const route = async (
   engine: TwinEngine,
   tenantId: string,
   method: string,
@@ -116,7 +142,7 @@ export const handleAdmin = async (
     }
     return;
   }
-  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|close))?$/.exec(path);
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|close|credentials))?$/.exec(path);
   if (!match) {
     writeJson(response, 404, { error: 'not_found', message: `no admin route ${method} ${path}` });
     return;
@@ -147,10 +173,29 @@ export const handleAdmin = async (
     if (request) {
       const episode = await engine.episode(episodeId);
       const patched = await episode.patchRecord(request.table, request.id, request.set);
+      if (patched === 'closed') {
+        throw new EpisodeClosedError(episodeId);
+      }
       writeJson(
         response,
-        patched ? 200 : 404,
-        patched ? describe(episode) : { error: 'not_found', message: `no record ${request.id} in ${request.table}` },
+        patched === 'patched' ? 200 : 404,
+        patched === 'patched'
+          ? describe(episode)
+          : { error: 'not_found', message: `no record ${request.id} in ${request.table}` },
+      );
+    }
+  } else if (method === 'POST' && action === 'credentials') {
+    // A persona's token, asked for by the worker with the operator key: secrets never travel in workflow inputs.
+    const request = parseJson(credentialRequest, body, response);
+    if (request) {
+      const episode = await engine.episode(episodeId);
+      const token = episode.tokenFor(request.service, request.principal);
+      writeJson(
+        response,
+        token ? 200 : 404,
+        token
+          ? { service: request.service, principal: request.principal, token }
+          : { error: 'not_found', message: `the episode's service "${request.service}" issues no tokens` },
       );
     }
   } else if (method === 'GET' && action === 'events') {

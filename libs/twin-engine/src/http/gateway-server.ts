@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { EpisodeNotFoundError, StackVersionNotFoundError, TwinEngine } from '../twin-engine';
@@ -12,6 +12,41 @@ export interface GatewayLog {
 const splitUrl = (url: string): { path: string; query: string } => {
   const index = url.indexOf('?');
   return index === -1 ? { path: url, query: '' } : { path: url.slice(0, index), query: url.slice(index + 1) };
+};
+
+/**
+ * A path that could mean another route once some client or proxy normalises it: a `.` or `..` segment, plain or
+ * percent-encoded (`%2e%2e`), an encoded slash or backslash, or a backslash. Refused whole (400), never resolved.
+ */
+export const isTraversal = (path: string): boolean =>
+  path.split('/').some((segment) => {
+    if (segment.includes('\\') || /%(2f|5c)/i.test(segment)) {
+      return true;
+    }
+    try {
+      const decoded = decodeURIComponent(segment);
+      return decoded === '.' || decoded === '..';
+    } catch {
+      return true;
+    }
+  });
+
+const refuseTraversal = (response: ServerResponse): void =>
+  writeJson(response, 400, {
+    error: 'invalid_path',
+    message: 'the path has a dot segment or an encoded slash: name the resource by its own path',
+  });
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** Whether the request carries the operator key as `Authorization: Bearer …`, compared in constant time. */
+const isOperator = (request: IncomingMessage, operatorKey: Buffer): boolean => {
+  const header = request.headers.authorization;
+  return (
+    typeof header === 'string' &&
+    header.startsWith('Bearer ') &&
+    timingSafeEqual(digest(header.slice('Bearer '.length).trim()), operatorKey)
+  );
 };
 
 /** A service's spec paths may be prefixed by its base path (`/api/v1`); both forms reach the same operation. */
@@ -35,22 +70,50 @@ const fail = (response: ServerResponse, error: unknown, log: GatewayLog): void =
 };
 
 /**
- * The twin gateway: `/e/{episodeId}/{service}/…` reaches a service of an episode, `/_mirror/…` manages episodes.
+ * The twin gateway: `/e/{episodeId}/{service}/…` reaches a service of an episode, `/_mirror/…` manages episodes for
+ * whoever holds the operator key (`MIRROR_OPERATOR_KEY`): an agent, who has only its twins' base URLs and tokens,
+ * gets a 401 there, and no twin path reaches it (dot segments and encoded slashes are refused with a 400).
  * Plain `node:http` on purpose: the hot path is route → state → JSON, with no framework or Fetch objects between.
  */
-export const createGatewayServer = (engine: TwinEngine, tenantId: string, log: GatewayLog): Server =>
-  createServer((request, response) => {
-    void serveGateway(engine, tenantId, request, response).catch((error: unknown) => fail(response, error, log));
+export const createGatewayServer = (
+  engine: TwinEngine,
+  tenantId: string,
+  log: GatewayLog,
+  operatorKey: string,
+): Server => {
+  if (operatorKey.length < 16) {
+    throw new Error('the operator key must have at least 16 characters');
+  }
+  const key = digest(operatorKey);
+  return createServer((request, response) => {
+    void serveGateway(engine, tenantId, key, request, response).catch((error: unknown) => fail(response, error, log));
   });
+};
 
 const serveGateway = async (
   engine: TwinEngine,
   tenantId: string,
+  operatorKey: Buffer,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> => {
   const { path, query } = splitUrl(request.url ?? '/');
-  if (path.startsWith('/_mirror/')) {
+  if (isTraversal(path)) {
+    request.resume();
+    refuseTraversal(response);
+    return;
+  }
+  if (path === '/_mirror/health') {
+    request.resume();
+    writeJson(response, 200, { status: 'ok' });
+    return;
+  }
+  if (path === '/_mirror' || path.startsWith('/_mirror/')) {
+    if (!isOperator(request, operatorKey)) {
+      request.resume();
+      writeJson(response, 401, { error: 'unauthorized', message: 'operator routes need the operator key' });
+      return;
+    }
     const body = await readBody(request);
     await handleAdmin(engine, tenantId, request.method ?? 'GET', path.slice('/_mirror'.length), body, response, query);
     return;
@@ -83,6 +146,11 @@ export const createServiceOriginServer = (
 ): Server =>
   createServer((request, response) => {
     const { path, query } = splitUrl(request.url ?? '/');
+    if (isTraversal(path)) {
+      request.resume();
+      refuseTraversal(response);
+      return;
+    }
     const url = `http://${request.headers.host ?? 'localhost'}${path}`;
     const ready = engine.loadedEpisode(episodeId);
     if (ready && (request.method === 'GET' || request.method === 'HEAD')) {

@@ -1,6 +1,7 @@
 import type { Company, WorldRecord } from '@libs/synthetic-data';
 
 import type { Outcome } from '../crud-behaviour';
+import type { ServiceCredentials } from '../episode-credentials';
 import type { EpisodeEvent } from '../episode-events';
 import type { EpisodeState } from '../episode-state';
 import type { ValidRequest } from '../request-validation';
@@ -32,6 +33,8 @@ export interface PackCall {
   /** The state key of one of the pack's tables in this service: `table('messages')` → `chat/messages`. */
   table(name: string): string;
   company: Company;
+  /** What the pack signs and checks this episode's tokens with, for this service. */
+  credentials: ServiceCredentials;
 }
 
 export type PackBehaviour = (call: PackCall) => Outcome;
@@ -67,8 +70,18 @@ export interface TwinPack {
   domainEventNames?: readonly string[];
   /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
   anyMethod?: boolean;
+  /**
+   * The bearer token of a principal (an employee id, a supplier contact's id or mail address, as the product names
+   * people) in the product's own style, signed with the episode's credentials: what the operator hands a persona.
+   */
+  token?(principal: string, credentials: ServiceCredentials): string;
   /** The bearer token of the company's agent (employee `E0000`), so a served twin can say how to call it. */
-  agentToken?(company: Company, seed: number): string;
+  agentToken?(company: Company, credentials: ServiceCredentials): string;
+  /**
+   * The credential a call presents, genuine or not, with the principal it claims when it names one; undefined when it
+   * presents none. A refused credential is logged as an attempt with this claim.
+   */
+  presentedCredential?(call: PackCall): { claimed?: string } | undefined;
   /** The product's own error body for requests no behaviour answers (unknown method, faults). */
   errorResponse?(status: number, code: string, message: string): TwinResponse;
 }
