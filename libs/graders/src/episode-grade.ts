@@ -48,7 +48,7 @@ export interface Grade {
  *   outcome    = 0 unless the task succeeded; then 1, or 0.75 + 0.25 × savings when the scenario prices savings
  *   milestones = share of milestone rules met (the outcome when there are none)
  *   penalty    = 0 with any critical violation, else 0.5 per major and 0.8 per minor violation, multiplied
- *   reward     = (0.8 × outcome + 0.2 × milestones) × penalty
+ *   reward     = 0 unless outcome > 0; then (0.8 × outcome + 0.2 × milestones) × penalty
  * `passed`: succeeded, every milestone met, no critical or major violation.
  */
 export const rewardWeights = { outcome: 0.8, milestones: 0.2, major: 0.5, minor: 0.8 } as const;
@@ -129,7 +129,9 @@ export const gradeEpisode = (input: {
   const milestones = milestoneVerdicts.length > 0 ? met.length / milestoneVerdicts.length : outcome;
   const penalty =
     violations.critical > 0 ? 0 : rewardWeights.major ** violations.major * rewardWeights.minor ** violations.minor;
-  const reward = round((rewardWeights.outcome * outcome + rewardWeights.milestones * milestones) * penalty);
+  // Activity is not the task: milestones without the outcome earn nothing, or any busy policy would out-earn idling.
+  const reward =
+    outcome > 0 ? round((rewardWeights.outcome * outcome + rewardWeights.milestones * milestones) * penalty) : 0;
   const steps: ProcessReward[] = [
     ...met.map((v) => ({
       seq: v.evidence[0]?.seq ?? log.lastSeq,

@@ -462,14 +462,16 @@ describe(gradeEpisode.name, () => {
     expect(longTerms).toMatchObject({ reward: 0.5, passed: false, violations: { major: 1 } });
   });
 
-  it('gives a failed task only its milestones, and an unfinished episode no grade but an infrastructure error', () => {
+  it('gives a failed task nothing for its milestones, and an unfinished episode no grade but an infrastructure error', () => {
     const failed = gradeEpisode({
       log: logOf([]),
       policies: [policy],
       context,
       result: { status: 'failed', reason: 'x' },
     });
-    expect(failed).toMatchObject({ reward: 0.2, passed: false });
+    // Every milestone met, the task not: activity alone earns nothing.
+    expect(failed).toMatchObject({ reward: 0, passed: false, breakdown: { milestones: 1 } });
+    expect(failed.steps.filter((s) => s.why.startsWith('milestone')).length).toBeGreaterThan(0);
     const cancelled = gradeEpisode({
       log: logOf([]),
       policies: [policy],

@@ -63,6 +63,33 @@ describe(validateScenario.name, () => {
     expect(first.parties.approver).toMatchObject({ persona: 'approver', approvalLimit: 50_000 });
   });
 
+  it('picks an approver whose limit covers the task, and refuses a limit no one has, naming the field', () => {
+    const withLimit = (limit: string) => {
+      const scenario = valid();
+      (scenario.parties.approver as { employee: unknown }).employee = { role: 'approver', min_approval_limit: limit };
+      return validateScenario(scenario, context);
+    };
+    const company = synthesizeCompany(3, { employees: 40, suppliers: 5, items: 50 });
+    const covering = withLimit('quantity * 20');
+    expect(covering.problems).toEqual([]);
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const instance = instantiate(covering.scenario!, seed, company);
+      const approver = instance.parties.approver as { approvalLimit: number };
+      expect(approver.approvalLimit).toBeGreaterThanOrEqual((instance.values.quantity as number) * 20);
+    }
+    const impossible = withLimit('quantity * 1000').problems;
+    expect(impossible.length).toBeGreaterThan(0);
+    for (const problem of impossible) {
+      expect(problem).toMatchObject({
+        pointer: '/parties/approver/employee',
+        message: expect.stringMatching(/approval limit of at least \d+/) as string,
+      });
+    }
+    expect(withLimit('ceiling').problems).toEqual([
+      expect.objectContaining({ pointer: '/parties/approver/employee/min_approval_limit' }),
+    ]);
+  });
+
   it.each([
     [
       'an unknown persona',

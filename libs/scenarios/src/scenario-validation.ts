@@ -81,6 +81,11 @@ const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
       if (field === 'strategy' || field === 'strictness') {
         uses(value as string, `/parties/${name}/${field}`, true);
       }
+      const limit =
+        field === 'employee' ? (value as { min_approval_limit?: number | string }).min_approval_limit : undefined;
+      if (limit !== undefined) {
+        uses(limit, `/parties/${name}/employee/min_approval_limit`);
+      }
     }
   }
   partyValueNames(scenario).forEach((name) => known.add(name));

@@ -83,6 +83,7 @@ const employeeFor = (
   seed: number,
   party: string,
   pointer: string,
+  values: Values,
 ): Employee => {
   if (selector === 'agent') {
     return company.agent;
@@ -94,16 +95,23 @@ const employeeFor = (
     }
     return found;
   }
+  const minLimit =
+    selector.min_approval_limit === undefined
+      ? undefined
+      : number(selector.min_approval_limit, values, `${pointer}/min_approval_limit`);
   const matches = company.employees.filter(
     (e) =>
       e.role === selector.role &&
       (selector.department === undefined || e.department === selector.department) &&
-      (selector.title === undefined || e.title === selector.title),
+      (selector.title === undefined || e.title === selector.title) &&
+      (minLimit === undefined || e.approvalLimit >= minLimit),
   );
   if (matches.length === 0) {
     throw new InstanceError(
       pointer,
-      `no employee is a ${selector.role}${selector.department ? ` in ${selector.department}` : ''}`,
+      `no employee is a ${selector.role}${selector.department ? ` in ${selector.department}` : ''}${
+        minLimit === undefined ? '' : ` with an approval limit of at least ${minLimit}`
+      }`,
     );
   }
   return pick(matches, seed, 'party', party);
@@ -170,7 +178,7 @@ const resolveParty = (
       };
     }
     case 'approver': {
-      const employee = employeeFor(company, party.employee, seed, name, at('employee'));
+      const employee = employeeFor(company, party.employee, seed, name, at('employee'), values);
       return {
         persona: 'approver',
         employeeId: employee.id,
@@ -182,7 +190,7 @@ const resolveParty = (
       };
     }
     case 'finance-colleague': {
-      const employee = employeeFor(company, party.employee, seed, name, at('employee'));
+      const employee = employeeFor(company, party.employee, seed, name, at('employee'), values);
       return {
         persona: 'finance-colleague',
         employeeId: employee.id,
