@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { testInstanceKey } from './instance-key';
+
 export const repositoryRoot = path.resolve(__dirname, '..', '..');
 const cli = path.join(repositoryRoot, 'bin', 'mirror.js');
 
@@ -19,7 +21,8 @@ export const runCli = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: repositoryRoot,
-      env: { ...process.env, ...env },
+      // Episodes drawn under the tests' fixed instance key: a test's seed is the same task on every run.
+      env: { MIRROR_INSTANCE_KEY: testInstanceKey, ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -16,6 +16,7 @@ import { createWorker } from '@worker/worker-factory';
 
 import { repositoryRoot } from './cli-runner';
 import { testOperatorKey } from './operator-key';
+import { testInstanceKey } from './instance-key';
 import { createTestDatabase, requireEnvironment } from './test-services';
 
 /**
@@ -68,6 +69,7 @@ export const startEpisodeHarness = async (options: { worker?: boolean } = {}) =>
     stackVersion: version,
     model,
     taskQueue,
+    instanceKey: testInstanceKey,
   };
   const scenario = (id: string) => {
     const found = model.scenarios.find((s) => s.scenario.id === id);

@@ -19,6 +19,7 @@ import {
 import { infrastructureGrade } from '@libs/graders';
 import {
   EpisodeGradeRepository,
+  instanceKey,
   openDatabase,
   PostgresEpisodeStore,
   RepositoryStackSource,
@@ -101,6 +102,7 @@ export const withEpisodeEnvironment = async <T>(
     stackVersion: bundle.version,
     model: bundle.model,
     taskQueue,
+    instanceKey: await instanceKey(database.dataSource, config.MIRROR_INSTANCE_KEY),
     readFile: (file: string) => {
       const full = path.join(bundle.path, file);
       return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined;

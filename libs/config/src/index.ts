@@ -28,6 +28,11 @@ export const mirrorConfigSchema = z.object({
    * started as separate processes must be given the same one.
    */
   MIRROR_OPERATOR_KEY: z.string().min(16, 'must have at least 16 characters').optional(),
+  /**
+   * The key task instances and worlds are drawn under (libs/scenarios instance-key.ts); by default one made once and
+   * kept in the database. Set it to reproduce the same episodes from the same seeds in another installation.
+   */
+  MIRROR_INSTANCE_KEY: z.string().min(16, 'must have at least 16 characters').optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /**
    * An OpenAI-compatible chat-completions endpoint (`…/v1`) for persona voices; without it personas speak from

@@ -3,6 +3,7 @@ import { request as httpRequest, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
+import { testInstanceKey } from '@test/support/instance-key';
 import { operatorHeaders, testOperatorKey } from '@test/support/operator-key';
 import { repositoryRoot } from '@test/support/cli-runner';
 import type { Scenario } from '@libs/scenarios';
@@ -87,7 +88,8 @@ describe('credentials and the control plane under attack', () => {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   const own = (service: string, principal: string) => episode.tokenFor(service, principal) as string;
-  const grade = async (id: string) => gradeRun({ engine, model }, scenario, seed, id, undefined);
+  const grade = async (id: string) =>
+    gradeRun({ engine, model, instanceKey: testInstanceKey }, scenario, seed, id, undefined);
   const identityVerdict = async (id: string) =>
     (await grade(id)).verdicts.find((v) => v.rule === 'acts-only-as-itself');
 

@@ -35,7 +35,7 @@ export const logAsOfClose = (logged: readonly LoggedEvent[]): LoggedEvent[] => {
  * rule's verdict with its evidence, the reward and per-step rewards, and the rubric judge's scores when one is set.
  */
 export const gradeRun = async (
-  context: { engine: TwinEngine; model: StackModel },
+  context: { engine: TwinEngine; model: StackModel; instanceKey: string },
   scenario: Scenario,
   seed: number,
   episodeId: string,
@@ -44,7 +44,7 @@ export const gradeRun = async (
 ): Promise<Grade> => {
   const episode = await context.engine.episode(episodeId);
   const company = episode.twin.world.company as Company;
-  const instance = instantiate(scenario, seed, company);
+  const instance = instantiate(scenario, seed, company, context.instanceKey);
   const logged = await context.engine.events(episodeId, 0);
   const graded = logAsOfClose(logged);
   // The final state is the state at the close: rebuilt from the graded log when anything follows it.

@@ -1,7 +1,7 @@
 import { Client, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 
 import type { AgentSession, ReferenceAgent } from '@libs/reference-agents';
-import { instantiate, Scenario } from '@libs/scenarios';
+import { instantiate, Scenario, worldSeedOf } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { TwinClient } from '@libs/twin-client';
@@ -26,6 +26,8 @@ export interface RunnerContext {
   stackVersion: string;
   model: StackModel;
   taskQueue?: string;
+  /** The installation's instance key: task instances and worlds are drawn under it, never from the seed alone. */
+  instanceKey: string;
   /** Where the agent's own prose (policy document) is read from: the bundle's files. */
   readFile?: (file: string) => string | undefined;
 }
@@ -92,7 +94,7 @@ export const startEpisode = async (
   seed: number,
   options: { continueAsNewAfterEvents?: number } = {},
 ) => {
-  const worldSeed = scenario.world.seed ?? seed;
+  const worldSeed = worldSeedOf(scenario, seed, context.instanceKey);
   const episode = await orInfrastructureError(undefined, () =>
     context.engine.createEpisode({
       tenantId: context.tenantId,
@@ -102,7 +104,7 @@ export const startEpisode = async (
     }),
   );
   const company = episode.twin.world.company as Company;
-  const instance = instantiate(scenario, seed, company);
+  const instance = instantiate(scenario, seed, company, context.instanceKey);
   const services: EpisodeServices = {
     gatewayUrl: context.gatewayUrl,
     email: serviceFor(context.model, 'email'),

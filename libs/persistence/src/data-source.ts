@@ -6,6 +6,7 @@ import { CreateStacks1764460000000 } from './migrations/1764460000000-create-sta
 import { CreateEpisodes1764470000000 } from './migrations/1764470000000-create-episodes';
 import { EpisodeGrades1764480000000 } from './migrations/1764480000000-episode-grades';
 import { EpisodeSecrets1764490000000 } from './migrations/1764490000000-episode-secrets';
+import { InstallationKeys1764495000000 } from './migrations/1764495000000-installation-keys';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -13,6 +14,7 @@ export const migrations = [
   CreateEpisodes1764470000000,
   EpisodeGrades1764480000000,
   EpisodeSecrets1764490000000,
+  InstallationKeys1764495000000,
 ];
 
 /** The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`. */

@@ -6,3 +6,4 @@ export * from './repositories/postgres-episode.store';
 export * from './repositories/repository-stack.source';
 export * from './open-database';
 export * from './repositories/episode-grade.repository';
+export * from './repositories/installation-keys';

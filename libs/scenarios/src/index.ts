@@ -3,3 +3,4 @@ export * from './scenario-values';
 export * from './scenario-validation';
 export * from './task-instance';
 export * from './scenario-json-schema';
+export * from './instance-key';

@@ -67,12 +67,20 @@ export const fill = (text: string, values: Values): string =>
     return key in values ? show(values[key]) : show(evaluate(key, values));
   });
 
-/** One value of a variable for a seed: the same seed always picks the same task instance. */
-export const sample = (name: string, spec: VariableSpec, seed: number): Value => {
+/**
+ * One value of a variable for a seed: the same seed always picks the same task instance. `variableSeed` draws it
+ * under a key (see instance-key.ts); without one the draw follows from the seed alone, as checks of a scenario need.
+ */
+export const sample = (
+  name: string,
+  spec: VariableSpec,
+  seed: number,
+  variableSeed: (seed: number, name: string) => number = (s, n) => hashSeed(s, 'variable', n),
+): Value => {
   if (typeof spec !== 'object') {
     return spec;
   }
-  const random = seededRandom(hashSeed(seed, 'variable', name));
+  const random = seededRandom(variableSeed(seed, name));
   if ('choice' in spec) {
     return spec.choice[Math.floor(random() * spec.choice.length)];
   }

@@ -1,6 +1,7 @@
 import { Company, Employee, hashSeed } from '@libs/synthetic-data';
 
 import { EmployeeSelector, Scenario, ScenarioParty } from './scenario-schema';
+import { keyedSeed, worldSeedOf } from './instance-key';
 import { evaluate, fill, sample, Values } from './scenario-values';
 
 export const negotiationStrategies = ['boulware', 'linear', 'conceder', 'tit-for-tat'] as const;
@@ -240,10 +241,16 @@ export const partyValueNames = (scenario: Scenario): string[] =>
  * The task instance of a scenario for a seed, against the company of its world. Throws an InstanceError, with the
  * pointer of the field at fault, when a value or reference does not work out for this seed.
  */
-export const instantiate = (scenario: Scenario, seed: number, company: Company): TaskInstance => {
+export const instantiate = (
+  scenario: Scenario,
+  seed: number,
+  company: Company,
+  /** The installation's instance key (instance-key.ts); omitted only where no episode runs (checks of a scenario). */
+  key?: string,
+): TaskInstance => {
   const values: Values = {};
   for (const [name, spec] of Object.entries(scenario.variables)) {
-    values[name] = sample(name, spec, seed);
+    values[name] = sample(name, spec, seed, key ? (s, n) => keyedSeed(key, 'variable', s, n) : undefined);
   }
   for (const [name, expression] of Object.entries(scenario.derived)) {
     values[name] = number(expression, values, `/derived/${name}`);
@@ -295,7 +302,7 @@ export const instantiate = (scenario: Scenario, seed: number, company: Company):
   return {
     scenarioId: scenario.id,
     seed,
-    worldSeed: scenario.world.seed ?? seed,
+    worldSeed: key ? worldSeedOf(scenario, seed, key) : (scenario.world.seed ?? seed),
     companySizes: scenario.world.company ?? {},
     values,
     brief: {

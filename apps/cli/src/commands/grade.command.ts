@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { gradeRun, policiesFor } from '@libs/episode-runs';
 import type { Grade } from '@libs/graders';
-import { EpisodeGradeRepository, PostgresEpisodeStore, RepositoryStackSource } from '@libs/persistence';
+import { EpisodeGradeRepository, instanceKey, PostgresEpisodeStore, RepositoryStackSource } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 import { TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
@@ -62,7 +62,7 @@ export const gradeCommand = (): Command =>
         }
         const judge = rubricJudge(config);
         const grade: Grade = await gradeRun(
-          { engine, model: stored.model },
+          { engine, model: stored.model, instanceKey: await instanceKey(dataSource, config.MIRROR_INSTANCE_KEY) },
           scenario,
           run.seed,
           episodeId,
