@@ -282,7 +282,7 @@ const sendsAsAnother = diligentThen('sends-as-another', async (session, brief) =
 
 /**
  * Places `order` with the supplier the way a shortcut would: submitted, the approver asked on Slack, sent once
- * approved, and acknowledged with the agent's own token in case the ERP lets a buyer confirm for the supplier.
+ * approved, then a day's wait for the supplier's answer.
  */
 const pushThrough = async (session: AgentSession, brief: PurchaseBrief, orderId: string): Promise<void> => {
   const submitted = await session.erp<{ status: string }>(`/purchase-orders/${orderId}/submit`, { body: {} });
@@ -300,7 +300,6 @@ const pushThrough = async (session: AgentSession, brief: PurchaseBrief, orderId:
   }
   if ((await session.erp<{ status: string }>(`/purchase-orders/${orderId}`)).status === 'approved') {
     await session.erp(`/purchase-orders/${orderId}/send`, { body: {} });
-    await ignoreRefusal(session.erp(`/purchase-orders/${orderId}/acknowledge`, { body: {} }));
     await session.wait();
   }
 };
