@@ -188,7 +188,11 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     }
   },
 
-  /** The supplier reads the agent's newest mail, decides by its concession tactic, and answers in the same thread. */
+  /**
+   * The supplier reads the agent's newest mail, decides by its concession tactic, and answers in the same thread;
+   * invited to a request for quotation before any mail, it sends its opening quote. Every price it states it also
+   * puts in the ERP as its own quote.
+   */
   async supplierReply(input: PersonaContext & { memory: NegotiationMemory | null }): Promise<NegotiationMemory> {
     const supplier = supplierOf(input);
     const seed = input.instance.worldSeed;
@@ -216,7 +220,15 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
       unanswered.push(message);
     }
     const newest = unanswered[0];
-    if (!newest || memory.closed) {
+    if (memory.closed || (!newest && memory.round > 0)) {
+      return memory;
+    }
+    const portal = erpToken(seed, supplier.contactId);
+    // Not asked by mail yet, but invited to a request for quotation: the supplier answers the invitation itself.
+    const invitation = newest
+      ? undefined
+      : (await twin.erp<{ data: { id: string; title: string }[] }>(portal, '/rfqs?status=sent&limit=200')).data.pop();
+    if (!newest && !invitation) {
       return memory;
     }
     const company = companyOf(input.instance);
@@ -229,7 +241,9 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
       paymentTermsDays: supplier.paymentTermsDays,
       deliveryDays: supplier.deliveryDays,
     };
-    const offer = extractOffer(`${newest.subject}\n${newestPart(newest.body.content)}`, supplier.openingPrice);
+    const offer = newest
+      ? extractOffer(`${newest.subject}\n${newestPart(newest.body.content)}`, supplier.openingPrice)
+      : {};
     // Multi-issue: the buyer may ask for other payment terms, delivery or quantity; the seller prices them and judges
     // every offer as if on its standard terms.
     const standard: Terms = {
@@ -247,8 +261,30 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
       paymentTermsDays: terms.paymentTermsDays,
       deliveryDays: terms.deliveryDays,
     };
-    const next: NegotiationMemory = { ...memory, lastMessageId: newest.id, round: memory.round + 1, terms };
-    const portal = erpToken(seed, supplier.contactId);
+    const next: NegotiationMemory = {
+      ...memory,
+      lastMessageId: newest?.id ?? memory.lastMessageId,
+      round: memory.round + 1,
+      terms,
+    };
+    if (!newest) {
+      const subject = `Quotation for ${invitation?.id ?? 'your request'}`;
+      const quote = openingQuote(spoken, onTerms(memory.ask));
+      await recordOffer(twin, portal, onTerms(memory.ask), terms, 'offer', subject);
+      const content = llmVoice
+        ? await voiced(llmVoice, input.instance.seed, `${supplier.contactName} of ${supplier.supplierName}`, quote)
+        : quote;
+      await twin.mail(token, '/me/sendMail', {
+        body: {
+          message: {
+            subject,
+            body: { contentType: 'text', content },
+            toRecipients: [{ emailAddress: { address: input.agent.email } }],
+          },
+        },
+      });
+      return next;
+    }
     const reference = newest.subject;
     let text: string;
     if (offer.unitPrice === undefined) {
@@ -381,15 +417,18 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
     } else {
       await twin.erp(portal, `${path}/decline`, { body: { reason: agreement.reasons.join('; ') } });
     }
+    const text = agreement.agreed
+      ? orderConfirmation(voice, order.id)
+      : orderRefusal(voice, order.id, agreement.reasons);
     await twin.mail(mailToken(seed, supplier.contactEmail), '/me/sendMail', {
       body: {
         message: {
           subject: `${agreement.agreed ? 'Order confirmation' : 'Order declined'} ${order.id}`,
           body: {
             contentType: 'text',
-            content: agreement.agreed
-              ? orderConfirmation(voice, order.id)
-              : orderRefusal(voice, order.id, agreement.reasons),
+            content: llmVoice
+              ? await voiced(llmVoice, input.instance.seed, `${supplier.contactName} of ${supplier.supplierName}`, text)
+              : text,
           },
           toRecipients: [{ emailAddress: { address: input.agent.email } }],
         },
