@@ -62,7 +62,8 @@ const departures = (order: PlacedOrder, quote: WrittenQuote, currency: string): 
 /**
  * Whether an order is on terms the supplier agreed in writing: a standing quote of its own whose quantity the order
  * takes, whose price it pays at least, with payment terms no longer and delivery no sooner than quoted. The quote
- * found is the cheapest that fits; when none does, the reasons are measured against the supplier's latest quote.
+ * found is the one the order is on: the highest-priced that fits (nearest the order's price); when none fits, the
+ * reasons are measured against the supplier's latest quote.
  */
 export const orderAgreement = (order: PlacedOrder, quotes: WrittenQuote[], currency: string): Agreement => {
   const open = quotes.filter(standing);
@@ -71,7 +72,7 @@ export const orderAgreement = (order: PlacedOrder, quotes: WrittenQuote[], curre
   }
   const fitting = open
     .filter((quote) => departures(order, quote, currency).length === 0)
-    .sort((a, b) => Math.max(...a.lines.map((l) => l.unit_price)) - Math.max(...b.lines.map((l) => l.unit_price)));
+    .sort((a, b) => Math.max(...b.lines.map((l) => l.unit_price)) - Math.max(...a.lines.map((l) => l.unit_price)));
   if (fitting.length > 0) {
     return { agreed: true, quote: fitting[0] };
   }
