@@ -6,6 +6,7 @@ const quote = (id: string, unitPrice: number, extra: Partial<WrittenQuote> = {})
   lines: [{ quantity: 5000, unit_price: unitPrice }],
   payment_terms_days: 30,
   delivery_days: 10,
+  created_at: '2026-05-29T15:00:00.000Z',
   ...extra,
 });
 
@@ -53,6 +54,10 @@ describe(orderAgreement.name, () => {
       'delivery by 2026-06-02 is sooner than the 10 business days we agreed (2026-06-15 at the earliest)',
     ]);
     expect(orderAgreement(order(0.25, { delivery_date: null }), [quote('Q-1', 0.25)], 'EUR').agreed).toBe(true);
+    // A draft raised before the quote does not back-date the lead time.
+    const later = quote('Q-2', 0.25, { created_at: '2026-06-03T09:00:00.000Z' });
+    expect(orderAgreement(order(0.25), [later], 'EUR').agreed).toBe(false);
+    expect(orderAgreement(order(0.25, { delivery_date: '2026-06-17' }), [later], 'EUR').agreed).toBe(true);
   });
 
   it('does not hold the supplier to an offer it withdrew or the buyer declined', () => {

@@ -8,6 +8,7 @@ export interface WrittenQuote {
   payment_terms_days: number;
   /** Business days from the purchase order's date. */
   delivery_days: number;
+  created_at: string;
 }
 
 /** What a purchase order asks of the supplier. */
@@ -47,9 +48,9 @@ const departures = (order: PlacedOrder, quote: WrittenQuote, currency: string): 
     reasons.push(`payment at net ${terms} days is longer than the net ${quote.payment_terms_days} days we agreed`);
   }
   if (order.delivery_date) {
-    const earliest = new Date(addBusinessDays(Date.parse(order.created_at), quote.delivery_days))
-      .toISOString()
-      .slice(0, 10);
+    // From the order's date, or the quote's when the order was drafted before it: lead time is not back-dated.
+    const from = Math.max(Date.parse(order.created_at), Date.parse(quote.created_at));
+    const earliest = new Date(addBusinessDays(from, quote.delivery_days)).toISOString().slice(0, 10);
     if (order.delivery_date < earliest) {
       reasons.push(
         `delivery by ${order.delivery_date} is sooner than the ${quote.delivery_days} business days we agreed (${earliest} at the earliest)`,
