@@ -317,9 +317,10 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
           : { ...move, price: move.kind === 'accept' ? offer.unitPrice : onTerms(move.price) };
       text = supplierText(spoken, said, offer.unitPrice);
       if (said.kind === 'walk-away') {
-        // Walking away withdraws every offer it made: an order placed on one afterwards is declined.
+        // Walking away withdraws every offer it made: an order placed on one afterwards is declined. It walks away
+        // once, so a retry after a crash repeats the same withdrawals (with the same idempotency keys).
         for (const quote of await quotesOf(twin, portal, supplier.supplierId)) {
-          if (quote.status === 'received') {
+          if (quote.status === 'received' || quote.status === 'withdrawn') {
             await twin.erp(portal, `/quotes/${encodeURIComponent(quote.id)}/withdraw`, { body: {} });
           }
         }
