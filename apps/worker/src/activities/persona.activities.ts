@@ -1,4 +1,5 @@
 import {
+  ApprovalDecision,
   askForPrice,
   decideApproval,
   extractOffer,
@@ -356,7 +357,7 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
       await quotesOf(twin, erp, order.supplier_id),
       companyOf(input.instance).currency,
     );
-    const decision = backing.agreed
+    const decision: ApprovalDecision = backing.agreed
       ? decideApproval({
           total: order.total,
           unitPrice,
@@ -364,15 +365,18 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
           approvalLimit: approver.approvalLimit,
           strictness: approver.strictness,
         })
-      : ({
+      : {
           kind: 'reject',
           reasonCode: 'unquoted_price',
           comment: `No quote of ${order.supplier_id} in the ERP backs this order (${backing.reasons.join('; ')}); attach the supplier's written quote.`,
-        } as const);
+        };
     let message: string;
     try {
       await twin.erp(erp, `/purchase-orders/${encodeURIComponent(order.id)}/${decision.kind}`, {
-        body: { comment: decision.comment, ...('reasonCode' in decision ? { reason_code: decision.reasonCode } : {}) },
+        body: {
+          comment: decision.comment,
+          ...(decision.kind === 'reject' ? { reason_code: decision.reasonCode } : {}),
+        },
       });
       message = `${decision.kind === 'approve' ? 'Approved' : 'Rejected'} ${order.id} (${order.total.toFixed(2)}). ${decision.comment}`;
     } catch (error) {
