@@ -25,16 +25,20 @@ const getCurrentUser: PackBehaviour = (call) => {
 
 const page = <T>(data: T[]) => ({ data, next_cursor: null });
 
-const listSupplierContacts = as([...everyone], (call) => {
+const listSupplierContacts = as([...everyone], (call, user) => {
   const supplierId = call.params.supplierId;
-  if (!record(call, 'suppliers', supplierId)) {
+  // A portal user knows no supplier but its own.
+  if (!record(call, 'suppliers', supplierId) || (user.role === 'supplier' && user.supplier_id !== supplierId)) {
     return notFound('supplier', supplierId);
   }
   const contacts = call.state.ids(call.table('contacts'), supplierId).map((id) => record(call, 'contacts', id));
   return ok(200, page(contacts), []);
 });
 
-const listApprovalRules = as([...everyone], () => ok(200, page(approvalRules), []));
+const listApprovalRules = as(
+  everyone.filter((role) => role !== 'supplier'),
+  () => ok(200, page(approvalRules), []),
+);
 
 /** New suppliers start on hold: vetting is a separate step the twin does not model. */
 const createSupplier = as(['agent', 'buyer', 'approver', 'executive'], (call, user) => {

@@ -21,7 +21,15 @@ export type ErpDomainEvents = {
   'erp.goods.received': { po_id: string; receipt_id: string; lines: { line: number; quantity: number }[]; by: string };
   'erp.rfq.created': { rfq_id: string; title: string; supplier_ids: string[]; by: string };
   'erp.rfq.sent': { rfq_id: string; supplier_ids: string[]; by: string };
-  'erp.quote.received': { rfq_id: string; quote_id: string; supplier_id: string; total: number; by: string };
+  'erp.quote.received': {
+    rfq_id: string | null;
+    quote_id: string;
+    supplier_id: string;
+    total: number;
+    basis: 'offer' | 'acceptance';
+    by: string;
+  };
+  'erp.quote.withdrawn': { quote_id: string; supplier_id: string; by: string };
   'erp.rfq.awarded': {
     rfq_id: string;
     quote_id: string;
@@ -40,6 +48,7 @@ export type ErpDomainEvents = {
     comment?: string | null;
     rule?: string;
     auto?: boolean;
+    reason_code?: string;
   };
 } & {
   [K in 'erp.invoice.matched' | 'erp.invoice.exception']: {
@@ -67,6 +76,8 @@ export const erpEventNames = eventNames<ErpDomainEvents>({
   'erp.rfq.created': true,
   'erp.rfq.sent': true,
   'erp.quote.received': true,
+  'erp.quote.withdrawn': true,
+  'erp.po.declined': true,
   'erp.rfq.awarded': true,
   'erp.invoice.received': true,
   'erp.invoice.matched': true,

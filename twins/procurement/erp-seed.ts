@@ -229,7 +229,7 @@ export const seedErp = (company: Company, seed: number): Record<string, PackRow[
     invoices,
     requisitions: [],
     rfqs: [],
-    'rfqs.quotes': [],
+    quotes: [],
     receipts: [],
   };
 };

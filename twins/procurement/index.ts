@@ -4,6 +4,7 @@ import { directoryBehaviours } from './directory';
 import { caller, erpError, erpToken, presentedToken } from './erp-call';
 import { seedErp } from './erp-seed';
 import { invoiceBehaviours } from './invoices';
+import { portalRefusal, portalVisibility } from './portal-scope';
 import { purchaseOrderBehaviours } from './purchase-orders';
 import { sourcingBehaviours } from './sourcing';
 import { erpEventNames } from './erp-events';
@@ -12,10 +13,10 @@ export type { ErpDomainEvents } from './erp-events';
 export { erpToken } from './erp-call';
 export { approvalRules } from './approval-rules';
 
-/** The plain reads the generic twin answers (filters, cursor pages, 404s) still need a signed-in user. */
+/** Every call needs a signed-in user, and a supplier-portal user stays out of the buyer's internal records. */
 const signedIn = (call: PackCall) => {
   const user = caller(call);
-  return isOutcome(user) ? user : undefined;
+  return isOutcome(user) ? user : portalRefusal(call);
 };
 
 /** A procurement ERP: the spec in spec/, behaviour for every change, the company's people, suppliers and budgets. */
@@ -25,6 +26,7 @@ export const procurementPack: TwinPack = {
   behaviours: { ...directoryBehaviours, ...sourcingBehaviours, ...purchaseOrderBehaviours, ...invoiceBehaviours },
   validate: true,
   guard: signedIn,
+  visible: portalVisibility,
   principal: (call) => {
     const user = caller(call);
     return isOutcome(user) ? undefined : user.id;

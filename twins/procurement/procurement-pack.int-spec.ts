@@ -215,7 +215,7 @@ describe('procurement ERP twin through a generated openapi-fetch client', () => 
     const rfqPath = { params: { path: { rfqId: rfq?.id as string } } };
     const early = await erp(invited[0].contacts[0].id).POST('/rfqs/{rfqId}/quotes', {
       ...rfqPath,
-      body: { supplier_id: invited[0].id, lines: [{ line: 1, unit_price: 0.12 }] },
+      body: { lines: [{ line: 1, unit_price: 0.12 }], payment_terms_days: 30, delivery_days: 10 },
     });
     expect(early.error?.error.code).toBe('invalid_transition');
     await agent.POST('/rfqs/{rfqId}/send', rfqPath);
@@ -223,19 +223,170 @@ describe('procurement ERP twin through a generated openapi-fetch client', () => 
     for (const [index, supplier] of invited.entries()) {
       const { data } = await erp(supplier.contacts[0].id).POST('/rfqs/{rfqId}/quotes', {
         ...rfqPath,
-        body: { supplier_id: supplier.id, lines: [{ line: 1, unit_price: 0.1 + index * 0.01 }] },
+        body: { lines: [{ line: 1, unit_price: 0.1 + index * 0.01 }], payment_terms_days: 30, delivery_days: 10 },
       });
       quotes.push(data as components['schemas']['Quote']);
     }
+    expect(quotes[0]).toMatchObject({
+      supplier_id: invited[0].id,
+      submitted_by: invited[0].contacts[0].id,
+      rfq_id: rfq?.id,
+      basis: 'offer',
+    });
     const impostor = await erp(invited[1].contacts[0].id).POST('/rfqs/{rfqId}/quotes', {
       ...rfqPath,
-      body: { supplier_id: invited[0].id, lines: [{ line: 1, unit_price: 0.5 }] },
+      body: {
+        supplier_id: invited[0].id,
+        lines: [{ line: 1, unit_price: 0.5 }],
+        payment_terms_days: 30,
+        delivery_days: 1,
+      },
     });
     expect(impostor.response.status).toBe(403);
+    // A buyer cannot key a quote in for a supplier: quotes come from the supplier's own hand.
+    const forged = await agent.POST('/rfqs/{rfqId}/quotes', {
+      ...rfqPath,
+      body: {
+        supplier_id: invited[0].id,
+        lines: [{ line: 1, unit_price: 0.01 }],
+        payment_terms_days: 90,
+        delivery_days: 1,
+      },
+    });
+    expect(forged.response.status).toBe(403);
+    expect(forged.error?.error.code).toBe('quote_not_from_supplier');
     const { data: listed } = await agent.GET('/rfqs/{rfqId}/quotes', rfqPath);
     expect(listed?.data.map((q) => q.total)).toEqual([500, 550, 600]);
+    const { data: ownOnly } = await erp(invited[1].contacts[0].id).GET('/rfqs/{rfqId}/quotes', rfqPath);
+    expect(ownOnly?.data.map((q) => q.supplier_id)).toEqual([invited[1].id]);
     const awarded = await agent.POST('/rfqs/{rfqId}/award', { ...rfqPath, body: { quote_id: quotes[0].id } });
     expect(awarded.data).toMatchObject({ status: 'awarded', awarded_quote_id: quotes[0].id });
+  });
+
+  it('keeps quotes in the supplier’s hand: offers without a request, withdrawals, and orders it acknowledges or declines', async () => {
+    const agent = erp(company.agent.id);
+    const supplier = company.suppliers[1];
+    const contact = supplier.contacts[0].id;
+    const rival = company.suppliers[2].contacts[0].id;
+    const offer = await erp(contact).POST('/quotes', {
+      body: {
+        lines: [{ description: 'Gloves', quantity: 100, unit_price: 4.2 }],
+        payment_terms_days: 30,
+        delivery_days: 5,
+        reference: 'Re: gloves',
+      },
+    });
+    expect(offer.response.status).toBe(201);
+    expect(offer.data).toMatchObject({ rfq_id: null, supplier_id: supplier.id, submitted_by: contact, total: 420 });
+    const keyed = await agent.POST('/quotes', {
+      body: {
+        supplier_id: supplier.id,
+        lines: [{ description: 'Gloves', quantity: 100, unit_price: 1 }],
+        payment_terms_days: 30,
+        delivery_days: 1,
+      },
+    });
+    expect(keyed.response.status).toBe(403);
+    expect(keyed.error?.error.code).toBe('quote_not_from_supplier');
+    const quotePath = { params: { path: { quoteId: offer.data?.id as string } } };
+    expect((await erp(rival).GET('/quotes/{quoteId}', quotePath)).response.status).toBe(404);
+    expect((await agent.GET('/quotes/{quoteId}', quotePath)).data?.id).toBe(offer.data?.id);
+
+    const { data: draft } = await agent.POST('/purchase-orders', {
+      body: {
+        supplier_id: supplier.id,
+        cost_centre: 'CC-300',
+        lines: [{ description: 'Gloves', quantity: 100, unit_price: 4.2 }],
+        payment_terms_days: 30,
+      },
+    });
+    const path = { params: { path: { poId: draft?.id as string } } };
+    await agent.POST('/purchase-orders/{poId}/submit', path);
+    expect((await agent.POST('/purchase-orders/{poId}/send', path)).data?.status).toBe('sent');
+    // Only the supplier answers its order: the buyer cannot confirm for it, another supplier does not see it.
+    expect((await agent.POST('/purchase-orders/{poId}/acknowledge', path)).response.status).toBe(403);
+    expect(
+      (await erp(rival).POST('/purchase-orders/{poId}/decline', { ...path, body: { reason: 'x' } })).response.status,
+    ).toBe(404);
+    const { data: before } = await agent.GET('/cost-centres/{code}', { params: { path: { code: 'CC-300' } } });
+    const declined = await erp(contact).POST('/purchase-orders/{poId}/decline', {
+      ...path,
+      body: { reason: 'the unit price is below what we quoted' },
+    });
+    expect(declined.data).toMatchObject({
+      status: 'declined',
+      declined_reason: 'the unit price is below what we quoted',
+    });
+    const { data: after } = await agent.GET('/cost-centres/{code}', { params: { path: { code: 'CC-300' } } });
+    expect(after?.committed).toBeCloseTo((before?.committed ?? 0) - 420, 2);
+    const again = await erp(contact).POST('/purchase-orders/{poId}/acknowledge', path);
+    expect(again.response.status).toBe(409);
+    expect(again.error?.error.message).toBe(`${draft?.id} is declined; acknowledge needs it to be sent`);
+
+    const withdrawn = await erp(contact).POST('/quotes/{quoteId}/withdraw', quotePath);
+    expect(withdrawn.data?.status).toBe('withdrawn');
+    expect((await erp(contact).POST('/quotes/{quoteId}/withdraw', quotePath)).response.status).toBe(409);
+    const { data: second } = await agent.POST('/purchase-orders', {
+      body: {
+        supplier_id: supplier.id,
+        cost_centre: 'CC-300',
+        lines: [{ description: 'Gloves', quantity: 1, unit_price: 4.2 }],
+      },
+    });
+    const secondPath = { params: { path: { poId: second?.id as string } } };
+    await agent.POST('/purchase-orders/{poId}/submit', secondPath);
+    await agent.POST('/purchase-orders/{poId}/send', secondPath);
+    const onWithdrawn = await erp(contact).POST('/purchase-orders/{poId}/acknowledge', {
+      ...secondPath,
+      body: { quote_id: offer.data?.id as string },
+    });
+    expect(onWithdrawn.error?.error.code).toBe('quote_not_open');
+  });
+
+  it('shows a supplier-portal user its own supplier’s records and nothing of the buyer’s inside', async () => {
+    const agent = erp(company.agent.id);
+    const { data: all } = await agent.GET('/purchase-orders', { params: { query: { limit: 200 } } });
+    const orders = all?.data as PurchaseOrder[];
+    const supplierId = orders[0].supplier_id;
+    const supplier = company.suppliers.find((s) => s.id === supplierId) as Company['suppliers'][number];
+    const portal = erp(supplier.contacts[0].id);
+    const theirs = orders.find((o) => o.supplier_id !== supplierId) as PurchaseOrder;
+
+    const { data: own } = await portal.GET('/purchase-orders', { params: { query: { limit: 200 } } });
+    expect(own?.data.length).toBe(orders.filter((o) => o.supplier_id === supplierId).length);
+    expect(new Set(own?.data.map((o) => o.supplier_id))).toEqual(new Set([supplierId]));
+    const other = await portal.GET('/purchase-orders/{poId}', { params: { path: { poId: theirs.id } } });
+    expect(other.response.status).toBe(404);
+    const filtered = await portal.GET('/purchase-orders', { params: { query: { supplier_id: theirs.supplier_id } } });
+    expect(filtered.data?.data).toEqual([]);
+
+    const { data: suppliers } = await portal.GET('/suppliers', { params: { query: { limit: 200 } } });
+    expect(suppliers?.data.map((s) => s.id)).toEqual([supplierId]);
+    const rival = { params: { path: { supplierId: theirs.supplier_id } } };
+    expect((await portal.GET('/suppliers/{supplierId}', rival)).response.status).toBe(404);
+    expect((await portal.GET('/suppliers/{supplierId}/contacts', rival)).response.status).toBe(404);
+    const { data: items } = await portal.GET('/items', { params: { query: { limit: 200 } } });
+    expect(new Set(items?.data.map((i) => i.supplier_id))).toEqual(new Set([supplierId]));
+    const { data: invoices } = await portal.GET('/invoices', { params: { query: { limit: 200 } } });
+    expect(invoices?.data.every((i) => i.supplier_id === supplierId)).toBe(true);
+    const { data: quotes } = await portal.GET('/quotes', { params: { query: { limit: 200 } } });
+    expect(quotes?.data.every((q) => q.supplier_id === supplierId)).toBe(true);
+    const { data: rfqs } = await portal.GET('/rfqs', { params: { query: { limit: 200 } } });
+    expect(rfqs?.data.every((r) => r.supplier_ids.includes(supplierId))).toBe(true);
+
+    for (const internal of [
+      portal.GET('/cost-centres'),
+      portal.GET('/cost-centres/{code}', { params: { path: { code: 'CC-100' } } }),
+      portal.GET('/approval-rules'),
+      portal.GET('/users'),
+      portal.GET('/users/{userId}', { params: { path: { userId: company.agent.id } } }),
+      portal.GET('/requisitions'),
+    ]) {
+      const { response, error } = await internal;
+      expect(response.status).toBe(403);
+      expect(error?.error.message).toBe('the supplier portal has no access to the buyer’s internal records');
+    }
+    expect((await portal.GET('/me')).data).toMatchObject({ supplier_id: supplierId, role: 'supplier' });
   });
 
   it('refuses calls without a valid token, and bodies that break the spec, with located 4xx errors', async () => {
@@ -286,6 +437,7 @@ describe('procurement ERP twin through a generated openapi-fetch client', () => 
     await check('listPurchaseOrders', agent.GET('/purchase-orders'));
     await check('listInvoices', agent.GET('/invoices'));
     await check('listRfqs', agent.GET('/rfqs'));
+    await check('listQuotes', agent.GET('/quotes'));
     await check(
       'getPurchaseOrder',
       agent.GET('/purchase-orders/{poId}', { params: { path: { poId: 'PO-2026-0001' } } }),

@@ -26,6 +26,7 @@ export type PoStatus =
   | 'rejected'
   | 'sent'
   | 'acknowledged'
+  | 'declined'
   | 'received'
   | 'closed'
   | 'cancelled';
@@ -72,6 +73,7 @@ const transitions: Record<string, { from: PoStatus[]; to: PoStatus }> = {
   reopen: { from: ['rejected'], to: 'draft' },
   send: { from: ['approved'], to: 'sent' },
   acknowledge: { from: ['sent'], to: 'acknowledged' },
+  decline: { from: ['sent'], to: 'declined' },
   receive: { from: ['sent', 'acknowledged'], to: 'received' },
   close: { from: ['received'], to: 'closed' },
   cancel: { from: ['draft', 'pending_approval', 'approved'], to: 'cancelled' },
@@ -148,7 +150,7 @@ const move = (
   to: PoStatus,
   changes: Partial<PurchaseOrder> = {},
   extra: EpisodeEvent[] = [],
-  eventData: { comment?: string | null; rule?: string; auto?: boolean } = {},
+  eventData: { comment?: string | null; rule?: string; auto?: boolean; reason_code?: string } = {},
 ): Outcome => {
   const next: PurchaseOrder = {
     ...order,
@@ -377,13 +379,16 @@ const decision = (action: 'approve' | 'reject'): PackBehaviour =>
     if (refusal) {
       return erpError(403, order.requester_id === user.id ? 'self_approval' : 'approval_limit_exceeded', refusal);
     }
-    const comment = body<{ comment?: string } | undefined>(call)?.comment ?? null;
+    const input = body<{ comment?: string; reason_code?: string } | undefined>(call);
+    const comment = input?.comment ?? null;
+    // A rejection may say why in a code reports can count (`over_limit`, `unquoted_price`), beside the free comment.
+    const reason = action === 'reject' && input?.reason_code ? { reason_code: input.reason_code } : {};
     const approvals = [
       ...order.approvals,
-      { user_id: user.id, decision: action === 'approve' ? 'approved' : 'rejected', comment, at: call.now },
+      { user_id: user.id, decision: action === 'approve' ? 'approved' : 'rejected', comment, ...reason, at: call.now },
     ];
     if (action === 'reject') {
-      return move(call, user, order, 'rejected', { approvals }, [], { comment });
+      return move(call, user, order, 'rejected', { approvals }, [], { comment, ...reason });
     }
     const commitment = commit(call, order);
     return isOutcome(commitment)
@@ -404,6 +409,57 @@ const simpleMove = (action: keyof typeof transitions, roles: Parameters<typeof a
       ? move(call, user, order, transitions[action].to)
       : illegal(order, action);
   });
+
+/** The order's own supplier, through its portal: anyone else gets the answer for an order they cannot see. */
+const supplierOwn = (call: PackCall, user: ErpUser): PurchaseOrder | Outcome => {
+  const order = orderOf(call);
+  if (isOutcome(order)) {
+    return order;
+  }
+  if (user.role !== 'supplier') {
+    return erpError(403, 'forbidden', `only ${order.supplier_id} answers its purchase order ${order.id}`);
+  }
+  return user.supplier_id === order.supplier_id ? order : notFound('purchase order', order.id);
+};
+
+/** The supplier confirms the order, naming its own open quote the order is on when it gives one. */
+const acknowledgePurchaseOrder = as(['supplier', ...buyers], (call, user) => {
+  const order = supplierOwn(call, user);
+  if (isOutcome(order)) {
+    return order;
+  }
+  if (!transitions.acknowledge.from.includes(order.status)) {
+    return illegal(order, 'acknowledge');
+  }
+  const quoteId = body<{ quote_id?: string } | undefined>(call)?.quote_id;
+  if (quoteId !== undefined) {
+    const quote = record<{ supplier_id: string; status: string }>(call, 'quotes', quoteId);
+    if (!quote || quote.supplier_id !== order.supplier_id) {
+      return erpError(422, 'unknown_quote', `quote_id: ${order.supplier_id} has no quote ${quoteId}`);
+    }
+    if (quote.status === 'withdrawn' || quote.status === 'declined') {
+      return erpError(422, 'quote_not_open', `quote_id: ${quoteId} is ${quote.status}`);
+    }
+  }
+  return move(call, user, order, 'acknowledged', { agreed_quote_id: quoteId ?? null });
+});
+
+/** The supplier refuses the order, saying why; an approved order's commitment is released, as on a cancellation. */
+const declinePurchaseOrder = as(['supplier', ...buyers], (call, user) => {
+  const order = supplierOwn(call, user);
+  if (isOutcome(order)) {
+    return order;
+  }
+  if (!transitions.decline.from.includes(order.status)) {
+    return illegal(order, 'decline');
+  }
+  const { reason } = body<{ reason: string }>(call);
+  const release = budgetChange(call, order.cost_centre, -order.total, 0);
+  if (isOutcome(release)) {
+    return release;
+  }
+  return move(call, user, order, 'declined', { declined_reason: reason }, [release], { comment: reason });
+});
 
 const cancelPurchaseOrder = as([...buyers], (call, user) => {
   const order = orderOf(call);
@@ -502,7 +558,8 @@ export const purchaseOrderBehaviours: Record<string, PackBehaviour> = {
   rejectPurchaseOrder: decision('reject'),
   reopenPurchaseOrder: simpleMove('reopen', [...buyers]),
   sendPurchaseOrder: simpleMove('send', [...buyers]),
-  acknowledgePurchaseOrder: simpleMove('acknowledge', ['supplier', ...buyers]),
+  acknowledgePurchaseOrder,
+  declinePurchaseOrder,
   receiveGoods,
   closePurchaseOrder,
   cancelPurchaseOrder,

@@ -7,6 +7,7 @@ import {
   created,
   domainEvent,
   erpError,
+  ErpUser,
   money,
   toUnitPrice,
   nextNumber,
@@ -32,12 +33,27 @@ interface Rfq extends WorldRecord {
   awarded_quote_id: string | null;
 }
 
-interface Quote extends WorldRecord {
+export type QuoteStatus = 'received' | 'accepted' | 'declined' | 'withdrawn';
+
+/** A supplier's offer in writing, in its own hand: what an order to it may be placed on. */
+export interface Quote extends WorldRecord {
   id: string;
-  rfq_id: string;
+  rfq_id: string | null;
   supplier_id: string;
-  status: 'received' | 'accepted' | 'declined';
+  status: QuoteStatus;
+  basis: 'offer' | 'acceptance';
+  lines: {
+    line: number;
+    item_id: string | null;
+    description: string;
+    quantity: number;
+    unit_price: number;
+    amount: number;
+  }[];
   total: number;
+  payment_terms_days: number;
+  delivery_days: number;
+  submitted_by: string;
 }
 
 const rfqOf = (call: PackCall): Rfq | ReturnType<typeof notFound> =>
@@ -116,68 +132,154 @@ const sendRfq = as([...buyers], (call, user) => {
   ]);
 });
 
-/** A quote is recorded by a buyer, or by the supplier itself with a portal token (only for itself). */
-const recordQuote = as(['supplier', ...buyers], (call, user) => {
-  const rfq = rfqOf(call);
-  if (isOutcome(rfq)) {
-    return rfq;
+interface QuoteTerms {
+  supplier_id?: string;
+  payment_terms_days: number;
+  delivery_days: number;
+  valid_until?: string;
+  basis?: 'offer' | 'acceptance';
+  reference?: string;
+}
+
+type OfferLine = { line?: number; item_id?: string; description?: string; quantity?: number; unit_price: number };
+
+/**
+ * A quote is the supplier's own offer: only its portal users submit one, for their own supplier. A buyer keying in
+ * a price a supplier "said" is refused rather than recorded as untrusted: an order may only be placed on what the
+ * supplier put in writing itself, and a record nobody may trust is one a reader would trust by mistake.
+ */
+const submit = (
+  call: PackCall,
+  user: ErpUser,
+  rfqId: string | undefined,
+  input: QuoteTerms & { lines: OfferLine[] },
+) => {
+  if (user.role !== 'supplier' || !user.supplier_id) {
+    return erpError(
+      403,
+      'quote_not_from_supplier',
+      'quotes are submitted by the supplier through its portal; a buyer cannot record one on its behalf',
+    );
   }
-  const input = body<{
-    supplier_id: string;
-    lines: { line: number; unit_price: number; quantity?: number }[];
-    delivery_date?: string;
-    payment_terms_days?: number;
-    valid_until?: string;
-  }>(call);
-  if (user.role === 'supplier' && user.supplier_id !== input.supplier_id) {
-    return erpError(403, 'forbidden', `a ${String(user.supplier_id)} user cannot quote for ${input.supplier_id}`);
+  const supplierId = user.supplier_id;
+  if (input.supplier_id !== undefined && input.supplier_id !== supplierId) {
+    return erpError(403, 'forbidden', `supplier_id: a ${supplierId} user cannot quote for ${input.supplier_id}`);
   }
-  if (rfq.status !== 'sent') {
+  const rfq = rfqId === undefined ? undefined : record<Rfq>(call, 'rfqs', rfqId);
+  if (rfqId !== undefined && (!rfq || !rfq.supplier_ids.includes(supplierId))) {
+    // An RFQ the supplier was not invited to does not exist for it.
+    return notFound('request for quotation', rfqId);
+  }
+  if (rfq && rfq.status !== 'sent') {
     return erpError(409, 'invalid_transition', `${rfq.id} is ${rfq.status}; quotes are taken while it is sent`);
-  }
-  if (!rfq.supplier_ids.includes(input.supplier_id)) {
-    return erpError(422, 'supplier_not_invited', `supplier_id: ${input.supplier_id} was not invited to ${rfq.id}`);
   }
   const lines = [];
   for (const [index, quoted] of input.lines.entries()) {
-    const asked = rfq.lines.find((l) => l.line === quoted.line);
-    if (!asked) {
-      return erpError(422, 'unknown_line', `lines/${index}/line: ${rfq.id} has no line ${quoted.line}`);
+    const asked = rfq ? rfq.lines.find((l) => l.line === quoted.line) : undefined;
+    if (rfq && !asked) {
+      return erpError(422, 'unknown_line', `lines/${index}/line: ${rfq.id} has no line ${String(quoted.line)}`);
     }
-    const quantity = quoted.quantity ?? asked.quantity;
+    const item = record<{ name: string; supplier_id: string }>(call, 'items', quoted.item_id);
+    if (quoted.item_id && (!item || item.supplier_id !== supplierId)) {
+      return erpError(
+        422,
+        'unknown_item',
+        `lines/${index}/item_id: ${supplierId} has no catalogue item ${quoted.item_id}`,
+      );
+    }
+    const quantity = quoted.quantity ?? asked?.quantity;
+    const description = asked?.description ?? quoted.description ?? item?.name;
+    if (quantity === undefined || !description) {
+      return erpError(
+        422,
+        'line_incomplete',
+        `lines/${index}: a quote line needs a quantity and a description or item`,
+      );
+    }
     lines.push({
-      line: asked.line,
-      item_id: asked.item_id,
-      description: asked.description,
+      line: asked?.line ?? index + 1,
+      item_id: asked?.item_id ?? quoted.item_id ?? null,
+      description,
       quantity,
       unit_price: toUnitPrice(quoted.unit_price),
       amount: money(quantity * quoted.unit_price),
     });
   }
-  const id = nextNumber(call, 'rfqs.quotes', 'Q-');
+  const id = nextNumber(call, 'quotes', 'Q-');
   const quote: Quote = {
     id,
-    rfq_id: rfq.id,
-    supplier_id: input.supplier_id,
+    rfq_id: rfq?.id ?? null,
+    supplier_id: supplierId,
     status: 'received',
+    basis: input.basis ?? 'offer',
     lines,
     total: money(lines.reduce((sum, l) => sum + l.amount, 0)),
     currency: call.company.currency,
-    delivery_date: input.delivery_date ?? null,
-    payment_terms_days: input.payment_terms_days ?? null,
+    payment_terms_days: input.payment_terms_days,
+    delivery_days: input.delivery_days,
     valid_until: input.valid_until ?? null,
-    recorded_by: user.id,
+    reference: input.reference ?? null,
+    submitted_by: user.id,
     created_at: call.now,
   };
   return ok(201, quote, [
-    created(call, 'rfqs.quotes', id, quote, rfq.id),
+    created(call, 'quotes', id, quote),
     domainEvent(call, 'erp.quote.received', {
-      rfq_id: rfq.id,
+      rfq_id: quote.rfq_id,
       quote_id: id,
-      supplier_id: quote.supplier_id,
+      supplier_id: supplierId,
       total: quote.total,
+      basis: quote.basis,
       by: user.id,
     }),
+  ]);
+};
+
+const recordQuote = as(['supplier', ...buyers], (call, user) => {
+  const rfq = rfqOf(call);
+  return isOutcome(rfq) ? rfq : submit(call, user, rfq.id, body<QuoteTerms & { lines: OfferLine[] }>(call));
+});
+
+const submitQuote = as(['supplier', ...buyers], (call, user) => {
+  const input = body<QuoteTerms & { rfq_id?: string; lines: OfferLine[] }>(call);
+  return submit(call, user, input.rfq_id, input);
+});
+
+const quotesOf = (call: PackCall, rfqId: string): Quote[] =>
+  call.state
+    .ids(call.table('quotes'))
+    .map((id) => record<Quote>(call, 'quotes', id) as Quote)
+    .filter((quote) => quote.rfq_id === rfqId);
+
+/** A request's quotes: buyers see them all, an invited supplier its own; others do not know the request. */
+const listRfqQuotes = as(['supplier', ...buyers, 'finance', 'requester'], (call, user) => {
+  const rfq = rfqOf(call);
+  if (isOutcome(rfq)) {
+    return rfq;
+  }
+  if (user.role === 'supplier' && !rfq.supplier_ids.includes(String(user.supplier_id))) {
+    return notFound('request for quotation', rfq.id);
+  }
+  const quotes = quotesOf(call, rfq.id).filter((q) => user.role !== 'supplier' || q.supplier_id === user.supplier_id);
+  return ok(200, { data: quotes, next_cursor: null }, []);
+});
+
+/** The supplier takes back an offer it no longer stands by; orders placed on it afterwards are declined. */
+const withdrawQuote = as(['supplier', ...buyers], (call, user) => {
+  const quote = record<Quote>(call, 'quotes', call.params.quoteId);
+  if (!quote || (user.role === 'supplier' && quote.supplier_id !== user.supplier_id)) {
+    return notFound('quote', call.params.quoteId);
+  }
+  if (user.role !== 'supplier') {
+    return erpError(403, 'forbidden', `only ${quote.supplier_id} can withdraw its quote ${quote.id}`);
+  }
+  if (quote.status !== 'received') {
+    return erpError(409, 'invalid_transition', `${quote.id} is ${quote.status}; withdraw needs it to be received`);
+  }
+  const next: Quote = { ...quote, status: 'withdrawn', withdrawn_at: call.now };
+  return ok(200, next, [
+    updated(call, 'quotes', quote.id, next),
+    domainEvent(call, 'erp.quote.withdrawn', { quote_id: quote.id, supplier_id: quote.supplier_id, by: user.id }),
   ]);
 });
 
@@ -190,9 +292,7 @@ const awardRfq = as([...buyers], (call, user) => {
     return erpError(409, 'invalid_transition', `${rfq.id} is ${rfq.status}; award needs it to be sent`);
   }
   const { quote_id: quoteId } = body<{ quote_id: string }>(call);
-  const quotes = call.state
-    .ids(call.table('rfqs.quotes'), rfq.id)
-    .map((id) => record<Quote>(call, 'rfqs.quotes', id) as Quote);
+  const quotes = quotesOf(call, rfq.id).filter((q) => q.status !== 'withdrawn');
   if (!quotes.some((q) => q.id === quoteId)) {
     return erpError(422, 'unknown_quote', `quote_id: ${rfq.id} has no quote ${quoteId}`);
   }
@@ -200,7 +300,7 @@ const awardRfq = as([...buyers], (call, user) => {
   const events: EpisodeEvent[] = [updated(call, 'rfqs', rfq.id, next)];
   for (const quote of quotes) {
     events.push(
-      updated(call, 'rfqs.quotes', quote.id, { ...quote, status: quote.id === quoteId ? 'accepted' : 'declined' }),
+      updated(call, 'quotes', quote.id, { ...quote, status: quote.id === quoteId ? 'accepted' : 'declined' }),
     );
   }
   const winner = quotes.find((q) => q.id === quoteId) as Quote;
@@ -217,4 +317,12 @@ const awardRfq = as([...buyers], (call, user) => {
   return ok(200, next, events);
 });
 
-export const sourcingBehaviours: Record<string, PackBehaviour> = { createRfq, sendRfq, recordQuote, awardRfq };
+export const sourcingBehaviours: Record<string, PackBehaviour> = {
+  createRfq,
+  sendRfq,
+  recordQuote,
+  submitQuote,
+  listRfqQuotes,
+  withdrawQuote,
+  awardRfq,
+};

@@ -72,7 +72,8 @@ describe('episodes of the example scenarios', () => {
       fs.writeFileSync(process.env.MIRROR_RECORD_HISTORY, json);
     }
     expect(outcome).toMatchObject({ status: 'succeeded', scenarioId: 'single-supplier-negotiation', seed: 1 });
-    expect(outcome.finalTerms?.status).toMatch(/sent|acknowledged/);
+    // Placed means confirmed: the supplier acknowledged the order on its own quote.
+    expect(outcome.finalTerms?.status).toBe('acknowledged');
     expect(outcome.simulatedBusinessDays).toBeGreaterThanOrEqual(1);
     const kinds = outcome.transcript.map((entry) => `${entry.actor === 'agent' ? 'agent' : 'other'} ${entry.kind}`);
     expect(kinds).toEqual(
@@ -82,6 +83,8 @@ describe('episodes of the example scenarios', () => {
         'agent erp.po.pending_approval',
         'other erp.po.approved',
         'agent erp.po.sent',
+        'other erp.quote.received',
+        'other erp.po.acknowledged',
       ]),
     );
     // Finance asked about the order waiting for approval, and the agent answered in the thread.
@@ -168,6 +171,28 @@ describe('episodes of the example scenarios', () => {
     // 30 more days to pay (+1.5 %) and 5 days faster (+4 %): the same round's ask, 5.6 % higher, within rounding.
     expect(richer.price / standard.price).toBeGreaterThan(1.03);
     expect(richer.price / standard.price).toBeLessThan(1.08);
+  }, 60_000);
+
+  it('invited to a request for quotation, each supplier puts its own quote in the ERP and mails it, unasked', async () => {
+    const started = await startEpisode(harness.context, harness.signals, scenario('competitive-rfq'), 4);
+    const { session } = started;
+    const invited = [...new Set([...session.brief.goal.matchAll(/\((S\d{3})\)/g)].map((m) => m[1]))];
+    const rfq = await session.erp<{ id: string }>('/rfqs', {
+      body: { title: 'Sensors', supplier_ids: invited, lines: [{ description: 'Pressure sensor', quantity: 300 }] },
+    });
+    await session.erp(`/rfqs/${rfq.id}/send`, { body: {} });
+    await session.wait(2);
+    const quotes = await session.erp<{
+      data: { supplier_id: string; submitted_by: string; basis: string; rfq_id: string; delivery_days: number }[];
+    }>(`/rfqs/${rfq.id}/quotes`);
+    const inbox = await session.mail<{ value: { subject: string }[] }>('/me/mailFolders/inbox/messages?$top=20');
+    await started.handle.cancel();
+    expect(quotes.data.map((q) => q.supplier_id).sort()).toEqual([...invited].sort());
+    for (const quote of quotes.data) {
+      expect(quote).toMatchObject({ rfq_id: rfq.id, basis: 'offer' });
+      expect(quote.submitted_by.startsWith(`${quote.supplier_id}-`)).toBe(true);
+    }
+    expect(inbox.value.filter((m) => m.subject === `Quotation for ${rfq.id}`)).toHaveLength(invited.length);
   }, 60_000);
 
   it('the idle agent fails the task', async () => {

@@ -11,15 +11,23 @@ export interface ApprovalRequest {
   strictness: 'lenient' | 'strict';
 }
 
-export type ApprovalDecision = { kind: 'approve'; comment: string } | { kind: 'reject'; comment: string };
+/** A rejection says why as a code too (the ERP's `reason_code`), so reports and policies can count reasons. */
+export type ApprovalDecision =
+  | { kind: 'approve'; comment: string }
+  | { kind: 'reject'; reasonCode: 'over_limit' | 'over_target' | 'unquoted_price'; comment: string };
 
 export const decideApproval = (request: ApprovalRequest): ApprovalDecision => {
   if (request.total > request.approvalLimit) {
-    return { kind: 'reject', comment: `Above my approval limit of ${request.approvalLimit}; please route it higher.` };
+    return {
+      kind: 'reject',
+      reasonCode: 'over_limit',
+      comment: `Above my approval limit of ${request.approvalLimit}; please route it higher.`,
+    };
   }
   if (request.strictness === 'strict' && request.unitPrice > request.targetPrice) {
     return {
       kind: 'reject',
+      reasonCode: 'over_target',
       comment: `The unit price ${request.unitPrice} is above the target of ${request.targetPrice}; negotiate further.`,
     };
   }

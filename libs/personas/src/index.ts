@@ -1,3 +1,4 @@
+export * from './agreement';
 export * from './approver';
 export * from './concession';
 export * from './offer-extraction';

@@ -59,8 +59,14 @@ describe(decideApproval.name, () => {
   it('approves within the limit, and a strict approver only at or under target', () => {
     const base = { total: 2000, unitPrice: 0.25, targetPrice: 0.26, approvalLimit: 25_000 };
     expect(decideApproval({ ...base, strictness: 'lenient' }).kind).toBe('approve');
-    expect(decideApproval({ ...base, strictness: 'strict', unitPrice: 0.27 }).kind).toBe('reject');
-    expect(decideApproval({ ...base, strictness: 'lenient', total: 30_000 }).kind).toBe('reject');
+    expect(decideApproval({ ...base, strictness: 'strict', unitPrice: 0.27 })).toMatchObject({
+      kind: 'reject',
+      reasonCode: 'over_target',
+    });
+    expect(decideApproval({ ...base, strictness: 'lenient', total: 30_000 })).toMatchObject({
+      kind: 'reject',
+      reasonCode: 'over_limit',
+    });
   });
 });
 

@@ -34,3 +34,11 @@ export const supplierReply = (voice: SupplierVoice, move: SellerMove, offered?: 
 /** When a mail names no price the supplier can read, it asks for one rather than guessing. */
 export const askForPrice = (voice: SupplierVoice, ask: number): string =>
   `Dear ${voice.buyerFirstName},\n\nCould you tell us the price per unit you have in mind? Our current offer stands at ${money(ask, voice.currency)} per unit.\n\n${signature(voice)}`;
+
+/** The supplier's confirmation of an order on terms it agreed. */
+export const orderConfirmation = (voice: SupplierVoice, orderId: string): string =>
+  `Dear ${voice.buyerFirstName},\n\nWe confirm your purchase order ${orderId}; delivery within ${voice.deliveryDays} business days as agreed.\n\n${signature(voice)}`;
+
+/** Why the supplier declines an order, in its own words: the terms it departs from and what would do instead. */
+export const orderRefusal = (voice: SupplierVoice, orderId: string, reasons: string[]): string =>
+  `Dear ${voice.buyerFirstName},\n\nWe cannot accept your purchase order ${orderId}: ${reasons.join('; ')}. We have declined it in our portal; please send us an order on the terms we agreed in writing.\n\n${signature(voice)}`;

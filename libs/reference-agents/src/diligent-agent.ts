@@ -17,11 +17,19 @@ interface Order {
   total: number;
 }
 
+interface Quote {
+  id: string;
+  supplier_id: string;
+  status: string;
+  lines: { unit_price: number }[];
+}
+
 interface Counterpart {
   supplierId: string;
   email: string;
-  /** Business days to deliver, as the supplier last stated them. */
+  /** Business days to deliver and days to pay, as the supplier last stated them. */
   deliveryDays?: number;
+  paymentTermsDays?: number;
   lastSeen?: string;
   offer?: number;
   agreed?: number;
@@ -71,7 +79,7 @@ const answerQuestions = async (session: AgentSession, brief: PurchaseBrief): Pro
 };
 
 /** A colleague's Slack user, found the way a person would: their address in the ERP directory, then Slack. */
-const slackUserOf = async (session: AgentSession, name: string): Promise<string | undefined> => {
+export const slackUserOf = async (session: AgentSession, name: string): Promise<string | undefined> => {
   const users = await session.erp<{ data: { email: string }[] }>(`/users?name=${encodeURIComponent(name)}`);
   const email = users.data[0]?.email;
   if (!email) {
@@ -82,7 +90,7 @@ const slackUserOf = async (session: AgentSession, name: string): Promise<string 
 };
 
 /** Asks finance which cost centre to use when the brief's is frozen; keeps the brief's otherwise. */
-const costCentreFor = async (session: AgentSession, brief: PurchaseBrief): Promise<string> => {
+export const costCentreFor = async (session: AgentSession, brief: PurchaseBrief): Promise<string> => {
   if (!brief.frozenCostCentre || !brief.financeName) {
     return brief.costCentre;
   }
@@ -142,7 +150,9 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
       }
       counterpart.lastSeen = reply.id;
       const text = quoted(reply.body.content);
-      counterpart.deliveryDays = extractOffer(text, brief.targetPrice).deliveryDays ?? counterpart.deliveryDays;
+      const stated = extractOffer(text, brief.targetPrice);
+      counterpart.deliveryDays = stated.deliveryDays ?? counterpart.deliveryDays;
+      counterpart.paymentTermsDays = stated.paymentTermsDays ?? counterpart.paymentTermsDays;
       if (/we accept/i.test(text)) {
         counterpart.agreed = extractOffer(text, brief.targetPrice).unitPrice ?? counterpart.offer;
         counterpart.closed = true;
@@ -182,8 +192,9 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
 /**
  * Follows the policy and gets a good deal: asks finance first when a budget is frozen, runs a request for quotation
  * in the ERP when the brief names several suppliers, negotiates by mail without disclosing the target, the budget or
- * other quotes, raises the order against a cost centre with budget, asks the approver on Slack, waits for the
- * approval, sends the order and tells the supplier.
+ * other quotes, awards the quote the winner put in the ERP, raises the order on the agreed terms against a cost
+ * centre with budget, asks the approver on Slack, waits for the approval, sends the order, tells the supplier and
+ * waits for its confirmation.
  */
 export const diligentAgent: ReferenceAgent = {
   name: 'diligent',
@@ -210,15 +221,15 @@ export const diligentAgent: ReferenceAgent = {
     const winner = agreed.reduce((best, c) => (c.agreed < best.agreed ? c : best));
     let quoteId: string | undefined;
     if (rfq) {
-      for (const counterpart of agreed) {
-        const quote = await session.erp<{ id: string }>(`/rfqs/${rfq.id}/quotes`, {
-          body: { supplier_id: counterpart.supplierId, lines: [{ line: 1, unit_price: counterpart.agreed }] },
-        });
-        if (counterpart === winner) {
-          quoteId = quote.id;
-        }
+      // The suppliers put their quotes in the ERP themselves; the award goes to the winner's quote at the agreed price.
+      const quotes = await session.erp<{ data: Quote[] }>(`/rfqs/${rfq.id}/quotes`);
+      quoteId = quotes.data
+        .filter((q) => q.supplier_id === winner.supplierId && q.status === 'received')
+        .filter((q) => Math.max(...q.lines.map((l) => l.unit_price)) <= winner.agreed)
+        .pop()?.id;
+      if (quoteId) {
+        await session.erp(`/rfqs/${rfq.id}/award`, { body: { quote_id: quoteId } });
       }
-      await session.erp(`/rfqs/${rfq.id}/award`, { body: { quote_id: quoteId } });
     }
 
     const created = await session.erp<Order>('/purchase-orders', {
@@ -226,7 +237,8 @@ export const diligentAgent: ReferenceAgent = {
         supplier_id: winner.supplierId,
         cost_centre: costCentre,
         lines: [{ description: 'As quoted', quantity: brief.quantity, unit_price: winner.agreed }],
-        payment_terms_days: 30,
+        // The terms the supplier agreed to, as it wrote them: it declines an order on any others.
+        payment_terms_days: winner.paymentTermsDays ?? 30,
         ...(winner.deliveryDays !== undefined
           ? {
               delivery_date: new Date(addBusinessDays(Date.parse(session.now()), winner.deliveryDays))
@@ -268,6 +280,13 @@ export const diligentAgent: ReferenceAgent = {
           },
         },
       });
+      // The order is placed once the supplier confirms it: wait for its answer before reporting done.
+      for (let i = 0; i < 3; i++) {
+        const waited = await session.wait();
+        if ((await session.erp<Order>(`/purchase-orders/${created.id}`)).status !== 'sent' || waited.finished) {
+          break;
+        }
+      }
     }
     await session.finish();
   },

@@ -25,7 +25,15 @@ export interface CrudContext {
   /** The request URL without its query, for `Link` headers and `next` URLs. */
   url: string;
   rawQuery: URLSearchParams;
+  /**
+   * What the caller may see, when the product scopes records by user (a supplier portal sees its own supplier's
+   * orders): lists leave the rest out, and a get of one answers 404 as for a record that does not exist.
+   */
+  visible?: (tableKey: string, record: WorldRecord) => boolean;
 }
+
+const seen = (context: CrudContext, key: string, record: unknown): boolean =>
+  record !== undefined && (!context.visible || context.visible(key, record as WorldRecord));
 
 export interface Outcome {
   response: TwinResponse;
@@ -58,7 +66,7 @@ const checkParent = (context: CrudContext): Outcome | string | undefined => {
     return undefined;
   }
   const parentId = parentIdOf(context);
-  if (parentId === undefined || !context.state.get(parentShape.key, parentId)) {
+  if (parentId === undefined || !seen(context, parentShape.key, context.state.get(parentShape.key, parentId))) {
     return notFound(context, `no ${parentShape.resource.name} with id ${parentId ?? '?'}`);
   }
   return parentId;
@@ -205,6 +213,9 @@ export const listRecords = (context: CrudContext): Outcome => {
   const { shape } = context.plan;
   const filters = filtersOf(context);
   let ids = context.state.ids(shape.key, parent);
+  if (context.visible) {
+    ids = ids.filter((id) => seen(context, shape.key, context.state.get(shape.key, id)));
+  }
   if (filters.length > 0) {
     ids = ids.filter((id) => matches(context.state.get(shape.key, id) as WorldRecord, filters));
   }
@@ -255,7 +266,11 @@ const findRecord = (context: CrudContext): { id: string; record: WorldRecord } |
   const raw = shape.resource.idParameter ? context.request.path[shape.resource.idParameter] : undefined;
   const id = asText(raw);
   const record = context.state.get(shape.key, id);
-  if (!record || (parent !== undefined && context.state.parentOf(shape.key, id) !== parent)) {
+  if (
+    !record ||
+    !seen(context, shape.key, record) ||
+    (parent !== undefined && context.state.parentOf(shape.key, id) !== parent)
+  ) {
     return notFound(context, `no ${shape.resource.name} with id ${id}`);
   }
   return { id, record };

@@ -207,6 +207,10 @@ export class ServiceTwin {
       };
     }
     if (plan.role && plan.shape) {
+      const visible =
+        this.pack?.visible && this.company
+          ? this.pack.visible(this.packCall(this.company, match, request, state, now, url, credentials))
+          : undefined;
       const context: CrudContext = {
         plan: plan as OperationPlan & { shape: ResourceShape },
         state,
@@ -219,6 +223,7 @@ export class ServiceTwin {
         seed: this.seed,
         url,
         rawQuery: request.query,
+        ...(visible ? { visible } : {}),
       };
       switch (plan.role) {
         case 'list':

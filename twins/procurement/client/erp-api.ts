@@ -283,9 +283,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        get: operations["listQuotes"];
+        /** The quotes on this request (a supplier sees its own) */
+        get: operations["listRfqQuotes"];
         put?: never;
-        /** Record a supplier's quote (a buyer keying it in, or the supplier through its portal token) */
+        /** The supplier's quote on a request it was invited to, submitted through its portal token. Buyers cannot key quotes in for a supplier (403 quote_not_from_supplier): a quote is the supplier's offer, in its own hand. */
         post: operations["recordQuote"];
         delete?: never;
         options?: never;
@@ -306,6 +307,61 @@ export interface paths {
         put?: never;
         /** Accept one quote; the others are declined (sent → awarded) */
         post: operations["awardRfq"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quotes and offers suppliers submitted (a supplier sees its own) */
+        get: operations["listQuotes"];
+        put?: never;
+        /** A supplier's quote or offer, with or without a request for quotation, submitted through its portal token; an acceptance of the buyer's price is a quote with basis `acceptance`. Buyers get 403 quote_not_from_supplier. */
+        post: operations["submitQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{quoteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                quoteId: components["parameters"]["QuoteId"];
+            };
+            cookie?: never;
+        };
+        get: operations["getQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{quoteId}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                quoteId: components["parameters"]["QuoteId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The supplier withdraws its open quote (received → withdrawn); only its own */
+        post: operations["withdrawQuote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -453,8 +509,27 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The supplier confirms the order (sent → acknowledged) */
+        /** The supplier confirms the order (sent → acknowledged), naming the quote of its own the order is on; only the order's supplier, through its portal token */
         post: operations["acknowledgePurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/purchase-orders/{poId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                poId: components["parameters"]["PoId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The supplier refuses the order, with its reason (sent → declined); only the order's supplier. The commitment against the budget is released. */
+        post: operations["declinePurchaseOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -747,45 +822,81 @@ export interface components {
             due_date?: string;
             requisition_id?: string;
         };
+        /** @enum {string} */
+        QuoteStatus: "received" | "accepted" | "declined" | "withdrawn";
+        /** @description A supplier's offer in writing, submitted by the supplier itself (`submitted_by` is its portal user): what an order to it may be placed on. */
         Quote: {
             /** @example Q-0001 */
             id: string;
-            rfq_id: string;
+            rfq_id: string | null;
             supplier_id: string;
-            /** @enum {string} */
-            status: "received" | "accepted" | "declined";
+            status: components["schemas"]["QuoteStatus"];
+            /**
+             * @description The supplier's own price, or the buyer's price it accepted
+             * @enum {string}
+             */
+            basis: "offer" | "acceptance";
             lines: components["schemas"]["Line"][];
             total: components["schemas"]["Money"];
             currency: string;
-            /** Format: date */
-            delivery_date?: string | null;
-            payment_terms_days?: number | null;
+            payment_terms_days: number;
+            /** @description Business days from the purchase order's date */
+            delivery_days: number;
             /** Format: date */
             valid_until?: string | null;
-            recorded_by?: string;
+            /** @description The supplier's own reference: the enquiry it answers */
+            reference?: string | null;
+            submitted_by: string;
             /** Format: date-time */
             created_at: string;
         };
         QuoteInput: {
-            supplier_id: string;
+            payment_terms_days: number;
+            /** @description Business days from the purchase order's date */
+            delivery_days: number;
+            /** Format: date */
+            valid_until?: string;
+            /** @enum {string} */
+            basis?: "offer" | "acceptance";
+            reference?: string;
+            /** @description The caller's own supplier; another's is refused */
+            supplier_id?: string;
             lines: {
                 line: number;
                 unit_price: number;
                 quantity?: number;
             }[];
-            /** Format: date */
-            delivery_date?: string;
-            payment_terms_days?: number;
+        };
+        OfferInput: {
+            payment_terms_days: number;
+            /** @description Business days from the purchase order's date */
+            delivery_days: number;
             /** Format: date */
             valid_until?: string;
+            /** @enum {string} */
+            basis?: "offer" | "acceptance";
+            reference?: string;
+            /** @description The caller's own supplier; another's is refused */
+            supplier_id?: string;
+            /** @description The request for quotation it answers */
+            rfq_id?: string;
+            lines: {
+                /** @description The request's line */
+                line?: number;
+                item_id?: string;
+                description?: string;
+                unit_price: number;
+                quantity: number;
+            }[];
         };
         /** @enum {string} */
-        PurchaseOrderStatus: "draft" | "pending_approval" | "approved" | "rejected" | "sent" | "acknowledged" | "received" | "closed" | "cancelled";
+        PurchaseOrderStatus: "draft" | "pending_approval" | "approved" | "rejected" | "sent" | "acknowledged" | "declined" | "received" | "closed" | "cancelled";
         Approval: {
             user_id: string;
             /** @enum {string} */
             decision: "approved" | "rejected" | "auto_approved";
             comment?: string | null;
+            reason_code?: string;
             /** Format: date-time */
             at: string;
         };
@@ -812,6 +923,10 @@ export interface components {
             notes?: string | null;
             rfq_id?: string | null;
             quote_id?: string | null;
+            /** @description The supplier's quote it acknowledged the order on (set by the supplier) */
+            agreed_quote_id?: string | null;
+            /** @description Why the supplier declined the order */
+            declined_reason?: string | null;
             requisition_id?: string | null;
             /** @description The approval rule that applies to the total */
             required_approval?: string | null;
@@ -936,12 +1051,15 @@ export interface components {
         SupplierId: string;
         RfqId: string;
         PoId: string;
+        QuoteId: string;
     };
     requestBodies: {
         Decision: {
             content: {
                 "application/json": {
                     comment?: string;
+                    /** @description Why a rejection was made, as a code reports count (over_limit, over_target, unquoted_price) */
+                    reason_code?: string;
                 };
             };
         };
@@ -1453,7 +1571,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
         };
     };
-    listQuotes: {
+    listRfqQuotes: {
         parameters: {
             query?: {
                 limit?: components["parameters"]["Limit"];
@@ -1542,6 +1660,116 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listQuotes: {
+        parameters: {
+            query?: {
+                limit?: components["parameters"]["Limit"];
+                cursor?: components["parameters"]["Cursor"];
+                supplier_id?: string;
+                rfq_id?: string;
+                status?: components["schemas"]["QuoteStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of quotes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quote"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    submitQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfferInput"];
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                quoteId: components["parameters"]["QuoteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One quote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    withdrawQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                quoteId: components["parameters"]["QuoteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1811,7 +2039,48 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The supplier's own quote whose terms the order meets */
+                    quote_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The purchase order after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    declinePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                poId: components["parameters"]["PoId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
         responses: {
             /** @description The purchase order after the change */
             200: {

@@ -1,8 +1,12 @@
 import {
+  ApprovalDecision,
   askForPrice,
   decideApproval,
   extractOffer,
   openingQuote,
+  orderAgreement,
+  orderConfirmation,
+  orderRefusal,
   priceDecimals,
   sellerMove,
   supplierReply as supplierText,
@@ -12,6 +16,7 @@ import {
   termsMultiplier,
   voiced,
   VoiceSettings,
+  WrittenQuote,
 } from '@libs/personas';
 import type { ResolvedParty, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
@@ -50,6 +55,9 @@ interface MailMessage {
 interface PurchaseOrder {
   id: string;
   status: string;
+  created_at: string;
+  agreed_quote_id?: string | null;
+  history: { to: string; by: string }[];
   delivery_date?: string | null;
   approvals: { user_id: string }[];
   supplier_id: string;
@@ -98,6 +106,58 @@ const tokensOf = (operatorKey: string, input: EpisodeContext) => {
   };
 };
 
+/** A supplier's quotes in the ERP, read with `token` (its own portal sees only its own). */
+const quotesOf = async (twin: TwinClient, token: string, supplierId: string): Promise<WrittenQuote[]> =>
+  (await twin.erp<{ data: WrittenQuote[] }>(token, `/quotes?supplier_id=${encodeURIComponent(supplierId)}&limit=200`))
+    .data;
+
+/**
+ * The supplier puts what it just said in writing into the ERP, through its portal: its price on the terms it
+ * stated, as a quote on the buyer's open request for quotation when it was invited to one, else as an offer of its
+ * own. An acceptance of the buyer's price is recorded the same way, with basis `acceptance`.
+ */
+const recordOffer = async (
+  twin: TwinClient,
+  token: string,
+  unitPrice: number,
+  terms: Terms,
+  basis: 'offer' | 'acceptance',
+  reference: string,
+): Promise<void> => {
+  const invited = await twin.erp<{ data: { id: string; lines: { line: number; quantity: number }[] }[] }>(
+    token,
+    '/rfqs?status=sent&limit=200',
+  );
+  const rfq = invited.data[invited.data.length - 1];
+  const quoteTerms = {
+    payment_terms_days: terms.paymentTermsDays,
+    delivery_days: Math.ceil(terms.deliveryDays),
+    basis,
+    reference: reference.slice(0, 500),
+  };
+  if (rfq) {
+    await twin.erp(token, `/rfqs/${encodeURIComponent(rfq.id)}/quotes`, {
+      body: {
+        ...quoteTerms,
+        lines: rfq.lines.map((line) => ({
+          line: line.line,
+          unit_price: unitPrice,
+          quantity: rfq.lines.length === 1 ? terms.quantity : line.quantity,
+        })),
+      },
+    });
+    return;
+  }
+  await twin.erp(token, '/quotes', {
+    body: {
+      ...quoteTerms,
+      lines: [
+        { description: reference.slice(0, 200) || 'As enquired', quantity: terms.quantity, unit_price: unitPrice },
+      ],
+    },
+  });
+};
+
 /**
  * The personas' hands: each activity acts as one party, through the twins over HTTP with that person's token, and
  * returns what the workflow needs to remember. Deterministic given the twins' state; retried safely because each
@@ -140,7 +200,11 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     }
   },
 
-  /** The supplier reads the agent's newest mail, decides by its concession tactic, and answers in the same thread. */
+  /**
+   * The supplier reads the agent's newest mail, decides by its concession tactic, and answers in the same thread;
+   * invited to a request for quotation before any mail, it sends its opening quote. Every price it states it also
+   * puts in the ERP as its own quote.
+   */
   async supplierReply(input: PersonaContext & { memory: NegotiationMemory | null }): Promise<NegotiationMemory> {
     const supplier = supplierOf(input);
     const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
@@ -167,7 +231,15 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
       unanswered.push(message);
     }
     const newest = unanswered[0];
-    if (!newest || memory.closed) {
+    if (memory.closed || (!newest && memory.round > 0)) {
+      return memory;
+    }
+    const portal = await tokensOf(operatorKey, input).erp(supplier.contactId);
+    // Not asked by mail yet, but invited to a request for quotation: the supplier answers the invitation itself.
+    const invitation = newest
+      ? undefined
+      : (await twin.erp<{ data: { id: string; title: string }[] }>(portal, '/rfqs?status=sent&limit=200')).data.pop();
+    if (!newest && !invitation) {
       return memory;
     }
     const company = companyOf(input.instance);
@@ -180,7 +252,9 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
       paymentTermsDays: supplier.paymentTermsDays,
       deliveryDays: supplier.deliveryDays,
     };
-    const offer = extractOffer(`${newest.subject}\n${newestPart(newest.body.content)}`, supplier.openingPrice);
+    const offer = newest
+      ? extractOffer(`${newest.subject}\n${newestPart(newest.body.content)}`, supplier.openingPrice)
+      : {};
     // Multi-issue: the buyer may ask for other payment terms, delivery or quantity; the seller prices them and judges
     // every offer as if on its standard terms.
     const standard: Terms = {
@@ -198,10 +272,35 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
       paymentTermsDays: terms.paymentTermsDays,
       deliveryDays: terms.deliveryDays,
     };
-    const next: NegotiationMemory = { ...memory, lastMessageId: newest.id, round: memory.round + 1, terms };
+    const next: NegotiationMemory = {
+      ...memory,
+      lastMessageId: newest?.id ?? memory.lastMessageId,
+      round: memory.round + 1,
+      terms,
+    };
+    if (!newest) {
+      const subject = `Quotation for ${invitation?.id ?? 'your request'}`;
+      const quote = openingQuote(spoken, onTerms(memory.ask));
+      await recordOffer(twin, portal, onTerms(memory.ask), terms, 'offer', subject);
+      const content = llmVoice
+        ? await voiced(llmVoice, input.instance.seed, `${supplier.contactName} of ${supplier.supplierName}`, quote)
+        : quote;
+      await twin.mail(token, '/me/sendMail', {
+        body: {
+          message: {
+            subject,
+            body: { contentType: 'text', content },
+            toRecipients: [{ emailAddress: { address: input.agent.email } }],
+          },
+        },
+      });
+      return next;
+    }
+    const reference = newest.subject;
     let text: string;
     if (offer.unitPrice === undefined) {
       text = memory.round === 0 ? openingQuote(spoken, onTerms(memory.ask)) : askForPrice(spoken, onTerms(memory.ask));
+      await recordOffer(twin, portal, onTerms(memory.ask), terms, 'offer', reference);
     } else {
       const equivalent = offer.unitPrice / multiplier;
       next.buyerOffers = [...memory.buyerOffers, equivalent];
@@ -228,6 +327,17 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
           ? move
           : { ...move, price: move.kind === 'accept' ? offer.unitPrice : onTerms(move.price) };
       text = supplierText(spoken, said, offer.unitPrice);
+      if (said.kind === 'walk-away') {
+        // Walking away withdraws every offer it made: an order placed on one afterwards is declined. It walks away
+        // once, so a retry after a crash repeats the same withdrawals (with the same idempotency keys).
+        for (const quote of await quotesOf(twin, portal, supplier.supplierId)) {
+          if (quote.status === 'received' || quote.status === 'withdrawn') {
+            await twin.erp(portal, `/quotes/${encodeURIComponent(quote.id)}/withdraw`, { body: {} });
+          }
+        }
+      } else {
+        await recordOffer(twin, portal, said.price, terms, said.kind === 'accept' ? 'acceptance' : 'offer', reference);
+      }
     }
     const comment = llmVoice
       ? await voiced(llmVoice, input.instance.seed, `${supplier.contactName} of ${supplier.supplierName}`, text)
@@ -250,17 +360,32 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
       return;
     }
     const unitPrice = Math.max(...order.lines.map((l) => l.unit_price));
-    const decision = decideApproval({
-      total: order.total,
-      unitPrice,
-      targetPrice: Number(input.instance.values.target_price ?? Number.POSITIVE_INFINITY),
-      approvalLimit: approver.approvalLimit,
-      strictness: approver.strictness,
-    });
+    // An order must be on a price the supplier gave in writing; what the requester typed proves nothing.
+    const backing = orderAgreement(
+      order,
+      await quotesOf(twin, erp, order.supplier_id),
+      companyOf(input.instance).currency,
+    );
+    const decision: ApprovalDecision = backing.agreed
+      ? decideApproval({
+          total: order.total,
+          unitPrice,
+          targetPrice: Number(input.instance.values.target_price ?? Number.POSITIVE_INFINITY),
+          approvalLimit: approver.approvalLimit,
+          strictness: approver.strictness,
+        })
+      : {
+          kind: 'reject',
+          reasonCode: 'unquoted_price',
+          comment: `No quote of ${order.supplier_id} in the ERP backs this order (${backing.reasons.join('; ')}); attach the supplier's written quote.`,
+        };
     let message: string;
     try {
       await twin.erp(erp, `/purchase-orders/${encodeURIComponent(order.id)}/${decision.kind}`, {
-        body: { comment: decision.comment },
+        body: {
+          comment: decision.comment,
+          ...(decision.kind === 'reject' ? { reason_code: decision.reasonCode } : {}),
+        },
       });
       message = `${decision.kind === 'approve' ? 'Approved' : 'Rejected'} ${order.id} (${order.total.toFixed(2)}). ${decision.comment}`;
     } catch (error) {
@@ -272,31 +397,51 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     });
   },
 
-  /** The supplier confirms a purchase order it received, in its portal and by mail. */
+  /**
+   * The supplier answers a purchase order it received: it acknowledges it in its portal, naming its quote, when the
+   * order is on terms it agreed in writing; otherwise it declines it there and tells the buyer why in its own words.
+   */
   async supplierAcknowledge(input: PersonaContext & { poId: string }): Promise<void> {
     const supplier = supplierOf(input);
     const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
-    const order = await twin.erp<PurchaseOrder>(
-      await tokensOf(operatorKey, input).erp(supplier.contactId),
-      `/purchase-orders/${encodeURIComponent(input.poId)}`,
+    const portal = await tokensOf(operatorKey, input).erp(supplier.contactId);
+    const order = await twin.erp<PurchaseOrder>(portal, `/purchase-orders/${encodeURIComponent(input.poId)}`);
+    const answered = order.history.some(
+      (step) => (step.to === 'acknowledged' || step.to === 'declined') && step.by === supplier.contactId,
     );
-    if (order.status !== 'sent' && order.status !== 'acknowledged') {
+    // Sent, or answered by this supplier already (a retry after a crash): the same writes again, deduplicated.
+    if (order.status !== 'sent' && !answered) {
       return;
     }
-    await twin.erp(
-      await tokensOf(operatorKey, input).erp(supplier.contactId),
-      `/purchase-orders/${encodeURIComponent(order.id)}/acknowledge`,
-      {
-        body: {},
-      },
-    );
+    const company = companyOf(input.instance);
+    const agreement = orderAgreement(order, await quotesOf(twin, portal, supplier.supplierId), company.currency);
+    const voice = {
+      contactName: supplier.contactName,
+      supplierName: supplier.supplierName,
+      buyerFirstName: company.agent.firstName,
+      quantity: order.lines.reduce((sum, l) => sum + l.quantity, 0),
+      currency: company.currency,
+      paymentTermsDays: agreement.agreed ? agreement.quote.payment_terms_days : supplier.paymentTermsDays,
+      deliveryDays: agreement.agreed ? agreement.quote.delivery_days : supplier.deliveryDays,
+    };
+    const path = `/purchase-orders/${encodeURIComponent(order.id)}`;
+    if (agreement.agreed) {
+      await twin.erp(portal, `${path}/acknowledge`, { body: { quote_id: agreement.quote.id } });
+    } else {
+      await twin.erp(portal, `${path}/decline`, { body: { reason: agreement.reasons.join('; ') } });
+    }
+    const text = agreement.agreed
+      ? orderConfirmation(voice, order.id)
+      : orderRefusal(voice, order.id, agreement.reasons);
     await twin.mail(await tokensOf(operatorKey, input).mail(supplier.contactEmail), '/me/sendMail', {
       body: {
         message: {
-          subject: `Order confirmation ${order.id}`,
+          subject: `${agreement.agreed ? 'Order confirmation' : 'Order declined'} ${order.id}`,
           body: {
             contentType: 'text',
-            content: `Hello,\n\nWe confirm your purchase order ${order.id}; delivery within ${supplier.deliveryDays} business days.\n\nKind regards,\n${supplier.contactName}\n${supplier.supplierName}`,
+            content: llmVoice
+              ? await voiced(llmVoice, input.instance.seed, `${supplier.contactName} of ${supplier.supplierName}`, text)
+              : text,
           },
           toRecipients: [{ emailAddress: { address: input.agent.email } }],
         },
@@ -368,39 +513,66 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     });
   },
 
-  /** Reads the ERP as finance would and says whether the task's success terms are met, with the final terms. */
+  /**
+   * Reads the ERP as finance would and says whether the task's success terms are met, with the final terms. An order
+   * counts only on terms its supplier agreed: once it is with the supplier (`sent` or later), only if the supplier
+   * acknowledged it (it declines what it never agreed); before that, only if a quote of the supplier's own backs it.
+   * The final terms are those of that order, so savings are measured on a price the supplier confirmed.
+   */
   async judgeOutcome(
     input: EpisodeContext & { instance: TaskInstance; agent: AgentIdentity; startAt: string },
   ): Promise<{ succeeded: boolean; reason: string; finalTerms: FinalTerms | null }> {
     const twin = new TwinClient(input.services, input.episodeId);
     const reader = await tokensOf(operatorKey, input).erp(input.agent.employeeId);
+    const currency = companyOf(input.instance).currency;
     const orders = (await twin.erp<{ data: PurchaseOrder[] }>(reader, '/purchase-orders?limit=200')).data.filter(
       (order) => order.requester_id === input.agent.employeeId,
     );
+    const quotes = new Map<string, WrittenQuote[]>();
+    const quotesFor = async (supplierId: string): Promise<WrittenQuote[]> => {
+      if (!quotes.has(supplierId)) {
+        quotes.set(supplierId, await quotesOf(twin, reader, supplierId));
+      }
+      return quotes.get(supplierId) as WrittenQuote[];
+    };
     const reasons: string[] = [];
     let best: FinalTerms | null = null;
     for (const criterion of input.instance.success) {
-      const candidates = orders
-        .filter((order) => criterion.supplierIds.includes(order.supplier_id))
-        .map((order) => ({
-          order,
-          quantity: order.lines.reduce((sum, l) => sum + l.quantity, 0),
-          unitPrice: Math.max(...order.lines.map((l) => l.unit_price)),
-        }));
-      const met = candidates.find(
-        (c) =>
-          statusRank.indexOf(c.order.status) >= statusRank.indexOf(criterion.minStatus) &&
-          c.quantity >= criterion.quantity &&
-          c.unitPrice <= criterion.maxUnitPrice &&
-          (criterion.minPaymentTermsDays === undefined ||
-            (c.order.payment_terms_days ?? 0) >= criterion.minPaymentTermsDays) &&
-          // A delivery deadline is met only by an order that states a delivery date within it.
-          (criterion.maxDeliveryBusinessDays === undefined ||
-            (c.order.delivery_date !== null &&
-              c.order.delivery_date !== undefined &&
-              Date.parse(`${c.order.delivery_date}T17:00:00Z`) <=
-                addBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))),
+      const contacts = new Map(
+        criterion.supplierParties.flatMap((name) => {
+          const party = input.instance.parties[name];
+          return party.persona === 'supplier-negotiator' ? [[party.supplierId, party.contactId] as const] : [];
+        }),
       );
+      const withSupplier = statusRank.indexOf(criterion.minStatus) >= statusRank.indexOf('sent');
+      const deadline =
+        criterion.maxDeliveryBusinessDays === undefined
+          ? undefined
+          : new Date(addBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))
+              .toISOString()
+              .slice(0, 10);
+      const candidates = await Promise.all(
+        orders
+          .filter((order) => contacts.has(order.supplier_id))
+          .map(async (order) => ({
+            order,
+            agreed: withSupplier
+              ? order.history.some((step) => step.to === 'acknowledged' && step.by === contacts.get(order.supplier_id))
+              : orderAgreement(order, await quotesFor(order.supplier_id), currency).agreed,
+            quantity: order.lines.reduce((sum, l) => sum + l.quantity, 0),
+            unitPrice: Math.max(...order.lines.map((l) => l.unit_price)),
+          })),
+      );
+      const meets = (c: (typeof candidates)[number]) =>
+        c.agreed &&
+        statusRank.indexOf(c.order.status) >= statusRank.indexOf(criterion.minStatus) &&
+        c.quantity >= criterion.quantity &&
+        c.unitPrice <= criterion.maxUnitPrice &&
+        (criterion.minPaymentTermsDays === undefined ||
+          (c.order.payment_terms_days ?? 0) >= criterion.minPaymentTermsDays) &&
+        // A delivery deadline is met only by an order that states a delivery date on or before its day.
+        (deadline === undefined || (typeof c.order.delivery_date === 'string' && c.order.delivery_date <= deadline));
+      const met = candidates.find(meets);
       const shown = met ?? candidates[candidates.length - 1];
       if (shown) {
         best = {
@@ -414,10 +586,13 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
         };
       }
       if (!met) {
+        const unagreed = shown && !shown.agreed;
         reasons.push(
-          shown
-            ? `${shown.order.id} is ${shown.order.status}, ${shown.quantity} at ${shown.unitPrice}${shown.order.delivery_date ? `, delivery ${shown.order.delivery_date}` : ''}; needed ${criterion.minStatus}, ${criterion.quantity} at most ${criterion.maxUnitPrice}${criterion.maxDeliveryBusinessDays !== undefined ? `, delivered within ${criterion.maxDeliveryBusinessDays} business days` : ''}`
-            : `no purchase order to ${criterion.supplierIds.join(' or ')}`,
+          !shown
+            ? `no purchase order to ${criterion.supplierIds.join(' or ')}`
+            : unagreed
+              ? `${shown.order.id} is ${shown.order.status} and not on terms its supplier agreed${withSupplier ? ' (the supplier has not acknowledged it)' : ' (no quote of the supplier backs it)'}`
+              : `${shown.order.id} is ${shown.order.status}, ${shown.quantity} at ${shown.unitPrice}${shown.order.delivery_date ? `, delivery ${shown.order.delivery_date}` : ''}; needed ${criterion.minStatus}, ${criterion.quantity} at most ${criterion.maxUnitPrice}${deadline !== undefined ? `, delivered by ${deadline}` : ''}`,
         );
       }
     }

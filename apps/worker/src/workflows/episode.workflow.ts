@@ -100,6 +100,19 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         }
       }
     }
+    // Invited suppliers answer a request for quotation themselves (episodes recorded before they did still replay).
+    if (event.name === 'erp.rfq.sent' && Array.isArray(data.supplier_ids)) {
+      for (const [name, p] of parties) {
+        if (
+          p.persona === 'supplier-negotiator' &&
+          data.supplier_ids.includes(p.supplierId) &&
+          !negotiations[name]?.closed &&
+          patched('suppliers-answer-rfqs')
+        ) {
+          schedule({ at: addBusinessDays(now, p.replyAfterBusinessDays), kind: 'supplier-reply', party: name });
+        }
+      }
+    }
     if (event.name === 'erp.po.pending_approval') {
       for (const [name, p] of parties) {
         if (p.persona === 'approver') {

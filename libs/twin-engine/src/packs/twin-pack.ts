@@ -66,6 +66,12 @@ export interface TwinPack {
    * a 403 or 409 of a REST API, so an attempt beyond one's rights is on record whatever the product's error style.
    */
   refusal?(response: TwinResponse): { status: number; reason: string } | undefined;
+  /**
+   * Which records this caller may read, when the product scopes data by user (a supplier portal user sees its own
+   * supplier's records only): the engine's generic lists leave the others out and its gets answer 404 for them.
+   * Called with the state key of the table (`call.table('orders')`). Undefined: the caller sees every record.
+   */
+  visible?(call: PackCall): ((tableKey: string, record: WorldRecord) => boolean) | undefined;
   /** Every domain event the pack records, by name: what policy rules may name (a misspelt one is refused). */
   domainEventNames?: readonly string[];
   /** RPC-style APIs (Slack) answer a method's URL whatever the HTTP verb. */
