@@ -77,6 +77,8 @@ const financeColleague = z
     persona: z.literal('finance-colleague'),
     employee: employeeSelector,
     questions: numeric.default(1),
+    /** Where finance tells the agent to charge an order instead of a frozen cost centre (a code, or a template). */
+    alternative_cost_centre: z.string().min(1).optional(),
   })
   .strict();
 

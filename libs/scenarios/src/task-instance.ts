@@ -43,7 +43,14 @@ export type ResolvedParty =
       strictness: 'lenient' | 'strict';
       replyAfterBusinessHours: number;
     }
-  | { persona: 'finance-colleague'; employeeId: string; name: string; email: string; questions: number }
+  | {
+      persona: 'finance-colleague';
+      employeeId: string;
+      name: string;
+      email: string;
+      questions: number;
+      alternativeCostCentre?: string;
+    }
   | { persona: 'background-traffic'; channels: string[]; messages: number };
 
 export interface ResolvedSuccess {
@@ -198,6 +205,9 @@ const resolveParty = (
         name: employee.name,
         email: employee.email,
         questions: number(party.questions, values, at('questions')),
+        ...(party.alternative_cost_centre
+          ? { alternativeCostCentre: fill(party.alternative_cost_centre, values) }
+          : {}),
       };
     }
     case 'background-traffic':

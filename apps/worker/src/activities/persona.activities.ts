@@ -474,15 +474,26 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     }
     const [channel, ts] = input.ref.split('|');
     const frozen = input.instance.setup.flatMap((step) => (step.freezeBudget ? [step.freezeBudget] : []));
+    const twin = new TwinClient(input.services, input.episodeId, input.actionKey);
+    const tokens = tokensOf(operatorKey, input);
+    // Finance names the cost centre the scenario gives it, as the ERP calls it; without one it names none.
+    const alternative = finance.alternativeCostCentre;
+    const named = alternative
+      ? await twin
+          .erp<{ name?: string }>(
+            await tokens.erp(finance.employeeId),
+            `/cost-centres/${encodeURIComponent(alternative)}`,
+          )
+          .then((centre) => (centre.name ? `${alternative} (${centre.name})` : alternative))
+          .catch(() => alternative)
+      : undefined;
     const text =
-      frozen.length > 0
-        ? `${frozen.join(', ')} is frozen this quarter, so please do not raise orders against it. Charge this one to CC-900 (Facilities) instead; its head can approve.`
-        : 'The budget has room for this; go ahead through the usual approval.';
-    await new TwinClient(input.services, input.episodeId, input.actionKey).slack(
-      await tokensOf(operatorKey, input).slack(finance.employeeId),
-      'chat.postMessage',
-      { channel, thread_ts: ts, text },
-    );
+      frozen.length === 0
+        ? 'The budget has room for this; go ahead through the usual approval.'
+        : `${frozen.join(', ')} is frozen this quarter, so please do not raise orders against it. ${
+            named ? `Charge this one to ${named} instead; its head can approve.` : 'Please hold the order for now.'
+          }`;
+    await twin.slack(await tokens.slack(finance.employeeId), 'chat.postMessage', { channel, thread_ts: ts, text });
   },
 
   /** Office chatter in a channel, from someone in it: the noise an agent must not be distracted by. */
