@@ -182,11 +182,15 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     handle(await acts.eventsSince({ services: input.services, episodeId: input.episodeId, afterSeq: handledSeq }));
   };
 
-  /** Runs what other parties do up to `target`, in time order, moving the clock to each. */
-  const runUntil = async (target: number): Promise<TranscriptEntry[]> => {
+  /** Runs what other parties do up to `target` (those `only` picks), in time order, moving the clock to each. */
+  const runUntil = async (
+    target: number,
+    only: (action: ScheduledAction) => boolean = () => true,
+  ): Promise<TranscriptEntry[]> => {
     const before = transcript.length;
-    while (agenda.length > 0 && agenda[0].at <= target) {
-      const action = agenda.shift() as ScheduledAction;
+    const due = () => agenda.findIndex((a) => a.at <= target && only(a));
+    for (let next = due(); next !== -1; next = due()) {
+      const [action] = agenda.splice(next, 1);
       now = Math.max(now, action.at);
       now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
       const p = party(action.party);
@@ -292,6 +296,14 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
 
   const conclude = async (status: 'horizon' | 'cancelled' | undefined): Promise<EpisodeOutcome> => {
     await catchUp();
+    if (status === undefined && patched('counterparties-answer-at-end')) {
+      // What a counterparty makes of an order the agent sent is part of the outcome: an agent that finishes before
+      // the supplier could answer still gets its answer (acknowledged, or declined as never agreed), within the horizon.
+      const answers = agenda.filter((a) => a.kind === 'supplier-acknowledge' && a.at <= deadline);
+      if (answers.length > 0) {
+        await runUntil(Math.max(...answers.map((a) => a.at)), (a) => a.kind === 'supplier-acknowledge');
+      }
+    }
     const judged = await acts.judgeOutcome({
       services: input.services,
       episodeId: input.episodeId,
