@@ -15,7 +15,7 @@ import {
 } from '@libs/personas';
 import type { ResolvedParty, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
-import { addBusinessDays } from '@libs/workflow-contracts';
+import { endOfBusinessDays } from '@libs/workflow-contracts';
 import type {
   AgentIdentity,
   EpisodeServices,
@@ -383,12 +383,12 @@ export const createPersonaActivities = (llmVoice?: VoiceSettings) => ({
           c.unitPrice <= criterion.maxUnitPrice &&
           (criterion.minPaymentTermsDays === undefined ||
             (c.order.payment_terms_days ?? 0) >= criterion.minPaymentTermsDays) &&
-          // A delivery deadline is met only by an order that states a delivery date within it.
+          // A delivery deadline is met only by an order that states a delivery date within it: by the end of day N.
           (criterion.maxDeliveryBusinessDays === undefined ||
             (c.order.delivery_date !== null &&
               c.order.delivery_date !== undefined &&
               Date.parse(`${c.order.delivery_date}T17:00:00Z`) <=
-                addBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))),
+                endOfBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))),
       );
       const shown = met ?? candidates[candidates.length - 1];
       if (shown) {
