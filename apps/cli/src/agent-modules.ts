@@ -15,8 +15,8 @@ const isRunnable = (value: unknown): value is { name?: unknown; run: (...args: u
  * { name, run }`, a default-exported function, or the same through CommonJS (`module.exports = …`). Its name is the
  * one it gives, else the file's.
  */
-export const agentFromModule = (exports: unknown, file: string): ReferenceAgent | undefined => {
-  const namespace = (exports ?? {}) as Record<string, unknown>;
+export const agentFromModule = (moduleExports: unknown, file: string): ReferenceAgent | undefined => {
+  const namespace = (moduleExports ?? {}) as Record<string, unknown>;
   const outer = namespace.default as Record<string, unknown> | undefined;
   const candidates = [namespace.agent, outer, outer?.agent, outer?.default];
   const found = candidates.find((c) => typeof c === 'function' || isRunnable(c));
@@ -38,16 +38,16 @@ export const loadAgentModule = async (file: string): Promise<ReferenceAgent> => 
   if (!fs.existsSync(absolute) || !fs.statSync(absolute).isFile()) {
     throw new UsageError(`${file}: no such agent module`);
   }
-  let exports: unknown;
+  let loaded: unknown;
   try {
     // Compiled to require(): Node 20.19+ requires ES modules (.mjs) as well, those without top-level await.
-    exports = (await import(absolute)) as unknown;
+    loaded = (await import(absolute)) as unknown;
   } catch (error) {
     throw new UsageError(
       `${file}: the agent module could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const agent = agentFromModule(exports, absolute);
+  const agent = agentFromModule(loaded, absolute);
   if (!agent) {
     throw new UsageError(
       `${file} exports no agent: export default (or export \`agent\`) an object with a run(session) function, or a function of the session`,

@@ -209,7 +209,8 @@ export const checkCommand = (): Command =>
             `BROKEN ${c.scenario} ${c.agent} seed ${c.seed} (episode ${c.episodeId || '-'}): ${c.problem}\n`,
           );
         }
-        const seedRange = `seeds ${seeds.first}–${seeds.first + seeds.count - 1}`;
+        const seedRange =
+          seeds.count === 1 ? `seed ${seeds.first}` : `seeds ${seeds.first}–${seeds.first + seeds.count - 1}`;
         process.stdout.write(
           `${found.length} episodes in ${duration(elapsed)}, ${infrastructureErrors} infrastructure error${infrastructureErrors === 1 ? '' : 's'}\n`,
         );
