@@ -79,6 +79,44 @@ describe('mirror run with an agent of one’s own', () => {
     expect(episode.verdicts.find((v) => v.rule === 'agent-ran-to-its-end')).toMatchObject({ status: 'fail' });
   }, 120_000);
 
+  it('holds a scenario against one’s own oracle in mirror check, naming it and the seed it missed', async () => {
+    const result = await runCli(
+      [
+        'check',
+        scenario,
+        '--agent',
+        './libs/reference-agents/examples/first-agent.mjs',
+        '--seed',
+        '5',
+        '--seeds',
+        '1',
+        '--json',
+      ],
+      env,
+    );
+    expect(result.code).toBe(1);
+    const output = JSON.parse(result.stdout) as {
+      valid: boolean;
+      summary: { agent: string; role: string; passed: number }[];
+      problems: { agent: string; seed: number; problem: string }[];
+    };
+    expect(output.valid).toBe(false);
+    expect(output.summary.map((s) => [s.agent, s.role, s.passed])).toEqual([
+      ['first-agent', 'oracle', 0],
+      ['idle', 'idle', 0],
+      ['sloppy', 'sloppy', 0],
+    ]);
+    expect(output.problems).toEqual([
+      {
+        agent: 'first-agent',
+        seed: 5,
+        scenario: 'single-supplier-negotiation',
+        episodeId: expect.any(String) as string,
+        problem: expect.stringMatching(/^the oracle did not pass \(failed: no purchase order/) as string,
+      },
+    ]);
+  }, 240_000);
+
   it.each([
     ['a missing file', 'missing.mjs', undefined, /missing\.mjs: no such agent module/],
     [
