@@ -2,7 +2,8 @@ import type { PlayedEpisode } from '@cli/episode-environment';
 
 /**
  * Runs `work` on every item, at most `concurrency` at a time, and returns the results in the items' order (so a
- * report reads the same however the episodes interleaved).
+ * report reads the same however the episodes interleaved). After a failure nothing new starts, the ones running
+ * finish, and the first failure is thrown: the environment is never shut down under a running episode.
  */
 export const inParallel = async <I, R>(
   items: readonly I[],
@@ -11,13 +12,21 @@ export const inParallel = async <I, R>(
 ): Promise<R[]> => {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < items.length) {
+    while (!failure && next < items.length) {
       const index = next++;
-      results[index] = await work(items[index]);
+      try {
+        results[index] = await work(items[index]);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  if (failure) {
+    throw failure.error;
+  }
   return results;
 };
 
