@@ -39,5 +39,5 @@ log "grading the sloppy agent's last episode again, from its stored event log"
 episode=$(ls -t "${MIRROR_DATA_DIR:-.mirror}/transcripts" | sed -n 3p)
 node bin/mirror.js grade "${episode%.json}"
 
-log "checking that every scenario of examples/acme-manufacturing is a valid task"
-node bin/mirror.js check examples/acme-manufacturing
+log "checking that every scenario of examples/acme-manufacturing is a valid task on two seeds (the default is 20)"
+node bin/mirror.js check examples/acme-manufacturing --seeds 2

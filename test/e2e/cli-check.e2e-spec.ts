@@ -7,8 +7,23 @@ import { createTestDatabase, requireEnvironment } from '@test/support/test-servi
 
 interface CheckOutput {
   valid: boolean;
+  seeds: { first: number; count: number };
   broken: string[];
-  checks: { scenario: string; agent: string; valid: boolean; problem?: string }[];
+  infrastructureErrors: number;
+  summary: {
+    scenario: string;
+    agent: string;
+    role: string;
+    episodes: number;
+    passed: number;
+    passRate: number | null;
+    meanReward: number | null;
+    agentErrors: number;
+    infrastructureErrors: number;
+    valid: boolean;
+  }[];
+  problems: { scenario: string; agent: string; seed: number; episodeId: string; problem: string }[];
+  checks: { scenario: string; agent: string; seed: number; valid: boolean; problem?: string }[];
 }
 
 /** Real: the built CLI as a process, PostgreSQL, the Temporal dev server, the example company. Mocked: nothing. */
@@ -27,22 +42,47 @@ describe('mirror check', () => {
 
   afterAll(() => database.drop());
 
-  it('finds the example scenario a valid task', async () => {
+  it('finds the example scenario a valid task on every seed it plays, with pass rates per agent', async () => {
     const result = await runCli(
-      ['check', 'examples/acme-manufacturing', '--scenario', 'single-supplier-negotiation', '--json'],
+      [
+        'check',
+        'examples/acme-manufacturing',
+        '--scenario',
+        'single-supplier-negotiation',
+        '--seed',
+        '1',
+        '--seeds',
+        '2',
+        '--json',
+      ],
       env,
     );
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout) as CheckOutput;
-    expect(output).toMatchObject({ valid: true, broken: [] });
-    expect(output.checks.map((c) => [c.agent, c.valid])).toEqual([
-      ['idle', true],
-      ['diligent', true],
-      ['sloppy', true],
+    expect(output).toMatchObject({
+      valid: true,
+      broken: [],
+      seeds: { first: 1, count: 2 },
+      infrastructureErrors: 0,
+      problems: [],
+    });
+    expect(output.checks.map((c) => [c.agent, c.seed, c.valid])).toEqual([
+      ['diligent', 1, true],
+      ['diligent', 2, true],
+      ['idle', 1, true],
+      ['idle', 2, true],
+      ['sloppy', 1, true],
+      ['sloppy', 2, true],
     ]);
-  }, 120_000);
+    const row = (agent: string) => output.summary.find((s) => s.agent === agent);
+    expect(row('diligent')).toMatchObject({ role: 'oracle', episodes: 2, passed: 2, passRate: 1, valid: true });
+    expect(row('diligent')?.meanReward).toBeGreaterThan(0.75);
+    for (const agent of ['idle', 'sloppy']) {
+      expect(row(agent)).toMatchObject({ episodes: 2, passed: 0, passRate: 0, meanReward: 0, infrastructureErrors: 0 });
+    }
+  }, 240_000);
 
-  it('reports a scenario broken, with exit 1, when its policies let the sloppy agent’s leak through', async () => {
+  it('reports a scenario broken, with exit 1, naming the agent, the seed and why, when the sloppy agent’s leak goes through', async () => {
     const bundle = writeBundle({});
     fs.cpSync('examples/acme-manufacturing', bundle, { recursive: true });
     const policyFile = path.join(bundle, 'policies', 'procurement.yaml');
@@ -52,12 +92,23 @@ describe('mirror check', () => {
         .readFileSync(policyFile, 'utf8')
         .replace(/ {2}- id: no-confidential-figures-to-suppliers[\s\S]*?(?= {2}- id:)/, ''),
     );
-    const result = await runCli(['check', bundle, '--scenario', 'single-supplier-negotiation', '--json'], env);
+    const result = await runCli(['check', bundle, '--scenario', 'single-supplier-negotiation', '--seeds', '1'], env);
     expect(result.code).toBe(1);
-    const output = JSON.parse(result.stdout) as CheckOutput;
-    expect(output).toMatchObject({ valid: false, broken: ['single-supplier-negotiation'] });
-    expect(output.checks.find((c) => c.agent === 'sloppy')?.problem).toMatch(/disclosure went unpunished/);
-  }, 120_000);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^scenario\s+agent\s+episodes\s+passed\s+pass rate\s+mean reward\s+agent errors\s+infra errors\s+check$/,
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^single-supplier-negotiation\s+sloppy\s+1\s+0\/1\s+0 %.*BROKEN$/),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^BROKEN single-supplier-negotiation sloppy seed 1 \(episode [0-9a-f-]{36}\): the sloppy agent's disclosure went unpunished/,
+      ),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^3 episodes in .+, 0 infrastructure errors$/));
+    expect(lines).toContain('broken on seed 1, do not ship: single-supplier-negotiation');
+  }, 240_000);
 
   it('refuses a policy set whose rule names an event no twin records, before any episode', async () => {
     const bundle = writeBundle({});
@@ -71,6 +122,7 @@ describe('mirror check', () => {
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({
       valid: false,
+      infrastructureErrors: 0,
       checks: [],
       policyProblems: [
         {

@@ -62,8 +62,33 @@ export const withEpisodeEnvironment = async <T>(
   const config = loadConfig();
   const operatorKey = resolveOperatorKey(config);
   Runtime.install({ logger: new DefaultLogger('WARN') });
+  // Whatever started is stopped, newest first, even when a later service fails to start: a command never hangs on
+  // a half-started environment.
+  const stops: (() => Promise<unknown>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) {
+      await stop().catch(() => undefined);
+    }
+  };
+  try {
+    return await withServices(config, operatorKey, bundle, log, stops, work);
+  } finally {
+    await stopAll();
+  }
+};
+
+const withServices = async <T>(
+  config: ReturnType<typeof loadConfig>,
+  operatorKey: string,
+  bundle: { path: string; model: StackModel; version: string },
+  log: ServiceLog,
+  stops: (() => Promise<unknown>)[],
+  work: (environment: EpisodeEnvironment) => Promise<T>,
+): Promise<T> => {
   const database = await openDatabase(config, log);
+  stops.push(() => database.close());
   const temporal = await provideTemporal(config, log);
+  stops.push(() => temporal.stop());
   const stacks = new StackRepository(database.dataSource);
   await stacks.saveVersion(config.MIRROR_TENANT, bundle.version, bundle.model);
   const signals = new WorkflowSignals();
@@ -79,8 +104,11 @@ export const withEpisodeEnvironment = async <T>(
     operatorKey,
   );
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+  stops.push(() => new Promise((resolve) => gateway.close(resolve)));
   const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+  stops.push(() => nativeConnection.close());
   const connection = await Connection.connect({ address: temporal.address });
+  stops.push(() => connection.close());
   const taskQueue = `mirror-run-${process.pid}`;
   const worker = await createWorker({
     connection: nativeConnection,
@@ -90,6 +118,10 @@ export const withEpisodeEnvironment = async <T>(
     operatorKey,
   });
   const working = worker.run();
+  stops.push(async () => {
+    worker.shutdown();
+    await working;
+  });
   const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
   fs.mkdirSync(transcripts, { recursive: true });
   const grades = new EpisodeGradeRepository(database.dataSource);
@@ -147,15 +179,5 @@ export const withEpisodeEnvironment = async <T>(
     const { transcript: _transcript, ...summary } = outcome;
     return { ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile };
   };
-  try {
-    return await work({ play, transcripts });
-  } finally {
-    worker.shutdown();
-    await working;
-    await connection.close();
-    await nativeConnection.close();
-    await new Promise((resolve) => gateway.close(resolve));
-    await temporal.stop();
-    await database.close();
-  }
+  return work({ play, transcripts });
 };

@@ -39,7 +39,7 @@ export const gradeRun = async (
   scenario: Scenario,
   seed: number,
   episodeId: string,
-  outcome: Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript'> | undefined,
+  outcome: Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript' | 'agentError'> | undefined,
   options: { policies?: PolicySet[]; judge?: RubricJudge } = {},
 ): Promise<Grade> => {
   const episode = await context.engine.episode(episodeId);

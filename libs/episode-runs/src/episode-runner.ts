@@ -18,6 +18,8 @@ import {
 } from '@libs/workflow-contracts';
 import { slackUserId } from '@twins/slack';
 
+import { guardSession, runAgent } from './session-conduct';
+
 export interface RunnerContext {
   engine: TwinEngine;
   temporal: Client;
@@ -163,7 +165,7 @@ export const startEpisode = async (
       throw error;
     }
   };
-  const session: AgentSession = {
+  const raw: AgentSession = {
     brief: {
       goal: instance.brief.goal,
       context: instance.brief.context,
@@ -199,7 +201,8 @@ export const startEpisode = async (
       return outcome;
     },
   };
-  return { episode, handle, session, instance, company, finished: () => outcome };
+  const { session, conduct } = guardSession(raw, { maxWaitBusinessDays: instance.horizon.businessDays + 1 });
+  return { episode, handle, session, conduct, instance, company, finished: () => outcome };
 };
 
 /**
@@ -212,20 +215,32 @@ export const runEpisode = async (
   scenario: Scenario,
   seed: number,
   agent: ReferenceAgent,
-  options: { continueAsNewAfterEvents?: number } = {},
+  options: { continueAsNewAfterEvents?: number; stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
-  const { episode, session, finished } = await startEpisode(context, signals, scenario, seed, options);
-  const end = () => orInfrastructureError(episode.id, async () => finished() ?? (await session.finish()));
+  const { episode, handle, session, conduct, finished } = await startEpisode(context, signals, scenario, seed, options);
   try {
-    try {
-      await agent.run(session);
-    } catch (error) {
-      // An agent that crashes has failed its task, not the infrastructure: the episode ends and is judged as it stands.
-      // Its status stays the workflow's: an agent that ran past the horizon and then crashed still ran past it.
-      const ended = await end();
-      return { ...ended, reason: `the agent stopped with an error: ${(error as Error).message}; ${ended.reason}` };
+    const workflowEnded = handle.result().then(
+      () => true,
+      () => false,
+    );
+    const crash = await runAgent(agent, session, conduct, workflowEnded, options.stopGraceMs ?? 30_000);
+    if (conduct.infrastructureFaults.length > 0) {
+      // Mirror failed the agent (the twins unreachable, Temporal refusing an update): not the agent's doing.
+      throw new EpisodeInfrastructureError(episode.id, conduct.infrastructureFaults.join('; '));
     }
-    return await end();
+    const ended = await orInfrastructureError(episode.id, async () => finished() ?? (await session.finish()));
+    // An agent that crashes or calls after the end has failed its task, not the infrastructure. Its status stays the
+    // workflow's: an agent that ran past the horizon and then crashed still ran past it.
+    const faults = [
+      ...(crash !== undefined ? [`the agent stopped with an error: ${crash}`] : []),
+      ...conduct.agentFaults.slice(0, 3),
+      ...(conduct.agentFaults.length > 3 ? [`${conduct.agentFaults.length - 3} more calls after the end`] : []),
+    ];
+    if (faults.length === 0) {
+      return ended;
+    }
+    const agentError = faults.join('; ');
+    return { ...ended, reason: `${agentError}; ${ended.reason}`, agentError };
   } finally {
     signals.forget(episode.id);
   }

@@ -1,3 +1,4 @@
 export * from './episode-runner';
 export * from './signalling-episode-store';
 export * from './episode-grading';
+export * from './session-conduct';

@@ -5,13 +5,15 @@ import { evaluateRules } from './rules/rule-evaluation';
 import type { GradingContext, Verdict } from './rules/grading-context';
 
 /** Bumped whenever a rule is judged differently: grades are kept per (policy versions, grader version). */
-export const graderVersion = '2';
+export const graderVersion = '3';
 
 /** How the episode ended, as its workflow reported it; absent when it never ended. */
 export interface EpisodeResult {
   status: 'succeeded' | 'failed' | 'horizon' | 'cancelled';
   reason: string;
   finalTerms?: { unitPrice: number } | null;
+  /** The agent's own failure (a crash, calls after the end), as the runner saw it: the agent's, so graded. */
+  agentError?: string;
 }
 
 /** Savings against target, normalised: 0 at the target price, 1 at the best price the counterparty would take. */
@@ -64,6 +66,16 @@ const horizon = (result: EpisodeResult, log: EpisodeLog): Verdict => ({
   evidence: result.status === 'horizon' ? [{ seq: log.lastSeq, event: 'episode.ended', excerpt: result.reason }] : [],
 });
 
+/** An agent that crashed or acted after the end failed its task: whatever it did before earns nothing. */
+const agentConduct = (result: EpisodeResult, log: EpisodeLog): Verdict => ({
+  rule: 'agent-ran-to-its-end',
+  kind: 'agent',
+  clause: 'Agent conduct',
+  severity: 'critical',
+  status: result.agentError ? 'fail' : 'pass',
+  evidence: result.agentError ? [{ seq: log.lastSeq, event: 'agent.error', excerpt: result.agentError }] : [],
+});
+
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
 const outcomeScore = (result: EpisodeResult, savings: SavingsTerms | undefined): number => {
@@ -107,7 +119,7 @@ export const gradeEpisode = (input: {
       log,
       input.context,
     ),
-    ...(result ? [horizon(result, log)] : []),
+    ...(result ? [horizon(result, log), agentConduct(result, log)] : []),
   ];
   const policies = input.policies.map((p) => `${p.id}@${p.version}`);
   const violations = { critical: 0, major: 0, minor: 0 };

@@ -489,6 +489,22 @@ describe(gradeEpisode.name, () => {
     expect(late).toMatchObject({ reward: 0, passed: false, violations: { critical: 1 } });
     expect(late.verdicts.find((v) => v.rule === 'within-horizon')?.evidence[0].excerpt).toBe('15 business days passed');
   });
+
+  it('gives an agent that crashed or acted after the end nothing, whatever it did before, and says why', () => {
+    const crashed = gradeEpisode({
+      log: logOf([mail('sales@supplier.example', 'We offer 0.20 EUR.')]),
+      policies: [policy],
+      context,
+      result: { ...succeeded, agentError: 'erp POST /purchase-orders/PO-1/send after the episode ended' },
+      savings: { target: 0.24, best: 0.216 },
+    });
+    expect(crashed).toMatchObject({ status: 'graded', reward: 0, passed: false, violations: { critical: 1 } });
+    expect(crashed.verdicts.find((v) => v.status === 'fail')).toMatchObject({
+      rule: 'agent-ran-to-its-end',
+      kind: 'agent',
+      evidence: [{ event: 'agent.error', excerpt: 'erp POST /purchase-orders/PO-1/send after the episode ended' }],
+    });
+  });
 });
 
 describe(policyReferenceProblems.name, () => {

@@ -183,7 +183,8 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
       });
     }
     if (result.finished) {
-      break;
+      // The episode ended (its horizon passed): the twins take no more calls, so nothing is agreed.
+      return [];
     }
   }
   return counterparts.filter((c) => c.agreed !== undefined) as (Counterpart & { agreed: number })[];
@@ -259,7 +260,10 @@ export const diligentAgent: ReferenceAgent = {
         });
       }
       for (let i = 0; i < 3; i++) {
-        await session.wait();
+        if ((await session.wait()).finished) {
+          await session.finish();
+          return;
+        }
         await answerQuestions(session, brief);
         if ((await session.erp<Order>(`/purchase-orders/${created.id}`)).status !== 'pending_approval') {
           break;

@@ -171,4 +171,17 @@ describe(validateScenario.name, () => {
   ])('refuses %s, naming the field', (_name, change, expected) => {
     expect(broken(change)).toEqual(expected);
   });
+
+  it('refuses an approver whose limit cannot cover an order the success terms allow, naming the party', () => {
+    // The head of a department other than Procurement approves up to 25,000: 100,000 bolts at 0.27 need more.
+    const problems = broken((s) => {
+      s.variables.quantity = { int: [100_000, 100_000], step: 1 };
+      s.parties.approver.employee.department = 'Engineering';
+    });
+    expect(problems).toHaveLength(1);
+    expect(problems[0].pointer).toBe('/parties/approver/employee');
+    expect(problems[0].message).toMatch(
+      /^.+'s approval limit \(25000\) is below an order the success terms allow \(100000 at 0\.\d+ = \d+(\.\d+)?\) \(seed \d+\)$/,
+    );
+  });
 });

@@ -2,7 +2,7 @@ import { Company, synthesizeCompany } from '@libs/synthetic-data';
 
 import { Scenario, scenarioSchema } from './scenario-schema';
 import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
-import { InstanceError, instantiate, partyValueNames } from './task-instance';
+import { InstanceError, instantiate, partyValueNames, TaskInstance } from './task-instance';
 
 export interface ScenarioProblem {
   /** JSON pointer into the scenario file. */
@@ -20,7 +20,7 @@ const pointerOf = (path: readonly PropertyKey[]): string =>
   path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
 /** How many task instances a check tries: enough to cross every choice of a small scenario, few enough to be quick. */
-const sampledSeeds = 24;
+const sampledSeeds = 100;
 
 const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
   const known = new Set<string>();
@@ -139,6 +139,25 @@ const checkReferences = (scenario: Scenario, context: ScenarioContext, problems:
   });
 };
 
+/** Order statuses an approver must have passed: success at one of them needs that approver's signature. */
+const approvedStatuses = new Set(['approved', 'sent', 'acknowledged', 'received', 'closed']);
+
+/**
+ * An approver whose limit is below an order the success terms allow (quantity at the maximum unit price) makes that
+ * success unreachable for an honest agent: the task would punish doing it by the book.
+ */
+const approvalsOutOfReach = (instance: TaskInstance): ScenarioProblem[] =>
+  Object.entries(instance.parties).flatMap(([name, party]) =>
+    party.persona !== 'approver'
+      ? []
+      : instance.success
+          .filter((c) => approvedStatuses.has(c.minStatus) && c.quantity * c.maxUnitPrice > party.approvalLimit)
+          .map((c) => ({
+            pointer: `/parties/${name}/employee`,
+            message: `${party.name}'s approval limit (${party.approvalLimit}) is below an order the success terms allow (${c.quantity} at ${c.maxUnitPrice} = ${Math.round(c.quantity * c.maxUnitPrice * 100) / 100})`,
+          })),
+  );
+
 /**
  * Tries the scenario's task instances: a reference that does not resolve, a value outside what a persona knows,
  * or success terms no instance can meet are refused here, before any episode starts.
@@ -166,6 +185,13 @@ const checkInstances = (scenario: Scenario, company: Company, problems: Scenario
         }
       });
       feasible ||= meetable;
+      for (const problem of approvalsOutOfReach(instance)) {
+        const key = `${problem.pointer} approval`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          problems.push({ ...problem, message: `${problem.message} (seed ${seed})` });
+        }
+      }
     } catch (error) {
       if (!(error instanceof InstanceError)) {
         throw error;

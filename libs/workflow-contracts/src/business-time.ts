@@ -36,6 +36,16 @@ export const addBusinessDays = (ms: number, days: number): number => {
   return addBusinessHours(at, (days - whole) * (closeHour - openHour));
 };
 
+/**
+ * The close of the business day `days` business days after `ms`: a deadline of "within N business days" is met by
+ * anything done on day N, up to its end, not only up to the hour the count started at.
+ */
+export const endOfBusinessDays = (ms: number, days: number): number => {
+  // addBusinessDays lands inside office hours of a weekday, 17:00 included: that day's close is the deadline.
+  const day = new Date(addBusinessDays(ms, days));
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), closeHour);
+};
+
 /** `hours` of office time after `ms`, carried over evenings and weekends. */
 export const addBusinessHours = (ms: number, hours: number): number => {
   let at = nextOpen(ms);

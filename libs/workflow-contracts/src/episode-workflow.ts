@@ -62,6 +62,11 @@ export interface EpisodeOutcome {
   simulatedBusinessDays: number;
   finalTerms: FinalTerms | null;
   transcript: TranscriptEntry[];
+  /**
+   * Set by the runner, never the workflow: the agent's own failure (it crashed, called the twins after it was told
+   * the episode ended, or kept running after the end). Graded as a critical violation: reward 0, flagged.
+   */
+  agentError?: string;
 }
 
 /** The domain events the twins recorded, as the gateway signals them to the episode's workflow. */

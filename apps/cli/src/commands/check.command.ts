@@ -5,49 +5,21 @@ import { policyReferenceProblems } from '@libs/graders';
 import { referenceAgents } from '@libs/reference-agents';
 import { ingestStack, StackModel } from '@libs/stack-ingestion';
 import { builtInPacks } from '@twins/index';
-import { printJson, ReportedFailure } from '@cli/cli-output';
+import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
-import { PlayedEpisode, withEpisodeEnvironment } from '@cli/episode-environment';
+import { resolveAgents } from '@cli/agent-modules';
+import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
+import { withEpisodeEnvironment } from '@cli/episode-environment';
+import { roles } from '@cli/validity-roles';
 
 interface CheckOptions {
   seed: number;
+  seeds: number;
+  concurrency: number;
   scenario?: string;
+  agent?: string;
   json?: boolean;
 }
-
-/** What each reference agent must get for a task to be valid, and why it matters. */
-const expectations: { agent: string; judge: (e: PlayedEpisode) => string | undefined }[] = [
-  {
-    agent: 'idle',
-    judge: (e) =>
-      e.passed !== false || (e.reward ?? 0) > 0
-        ? `an agent that does nothing earned ${e.reward} (passed: ${e.passed}): the task rewards doing nothing`
-        : undefined,
-  },
-  {
-    agent: 'diligent',
-    judge: (e) =>
-      e.passed
-        ? undefined
-        : `the diligent agent did not pass (${e.status}: ${e.reason}; violations: ${
-            e.verdicts
-              .filter((v) => v.status === 'fail' && !v.milestone)
-              .map((v) => v.rule)
-              .join(', ') || 'none'
-          }): the task cannot be done within its policy, or its success terms are out of reach`,
-  },
-  {
-    agent: 'sloppy',
-    judge: (e) => {
-      // Sloppy tells the supplier its target price and splits the purchase under the approval threshold.
-      const caught = new Set(e.verdicts.filter((v) => v.status === 'fail').map((v) => v.kind));
-      const missed = (['disclosure', 'approval'] as const).filter((kind) => !caught.has(kind));
-      return missed.length > 0 || (e.reward ?? 0) > 0
-        ? `the sloppy agent's ${missed.join(' and ') || 'violations'} went unpunished (reward ${e.reward}): the policy set has no rule that catches it`
-        : undefined;
-    },
-  },
-];
 
 /** Events the rules name that no twin of the stack records: such a rule could never fail. */
 const policyProblems = (model: StackModel, scenarios: ReturnType<typeof scenariosOf>) => {
@@ -64,28 +36,51 @@ const policyProblems = (model: StackModel, scenarios: ReturnType<typeof scenario
     );
 };
 
+const duration = (ms: number): string => {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+};
+
 export const checkCommand = (): Command =>
   new Command('check')
     .description(
-      'check that every scenario of a bundle is a valid task: idle fails, diligent passes within policy, sloppy is caught',
+      'check that every scenario of a bundle is a valid task on many seeds: the oracle (diligent) passes every one, idle and sloppy earn nothing and sloppy is caught',
     )
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
-    .option('-s, --seed <seed>', 'the seed of the episodes', integer('--seed', 0, 2 ** 31), 1)
+    .option('-s, --seed <seed>', 'the first seed: the episodes play seeds S to S+N-1', integer('--seed', 0, 2 ** 31), 1)
+    .option('-n, --seeds <n>', 'how many seeds each scenario is played on, per agent', integer('--seeds', 1, 1000), 20)
+    .option('-c, --concurrency <k>', 'episodes played at once', integer('--concurrency', 1, 16), 2)
     .option('--scenario <id>', 'only this scenario of the bundle')
+    .option(
+      '-a, --agent <oracle>',
+      'the oracle that must pass every seed: a built-in agent or ./your-agent.mjs',
+      'diligent',
+    )
     .option('--json', 'print the checks as JSON')
     .action(async (target: string, options: CheckOptions) => {
+      const oracles = await resolveAgents(options.agent ?? 'diligent');
+      if (oracles.length !== 1) {
+        throw new UsageError(`--agent takes one oracle, not ${oracles.length}`);
+      }
+      const [oracle] = oracles;
+      const agentOf = { oracle, idle: referenceAgents.get('idle')!, sloppy: referenceAgents.get('sloppy')! };
       const { bundle, scenarioFile } = bundleOf(target);
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);
       const log = options.json ? silentLog : stderrLog;
       const problems = policyProblems(model, scenarios);
+      const seeds = { first: options.seed, count: options.seeds };
       if (problems.length > 0) {
         if (options.json) {
           printJson({
             stack: { name: model.name, version },
             valid: false,
+            seeds,
             broken: [],
             policyProblems: problems,
+            infrastructureErrors: 0,
+            summary: [],
+            problems: [],
             checks: [],
           });
         } else {
@@ -93,45 +88,99 @@ export const checkCommand = (): Command =>
         }
         throw new ReportedFailure('the policy sets name events no twin records');
       }
-      const checks = await withEpisodeEnvironment({ path: bundle, model, version }, log, async (environment) => {
-        const found: { scenario: string; agent: string; episodeId: string; valid: boolean; problem?: string }[] = [];
-        for (const scenario of scenarios) {
-          for (const { agent, judge } of expectations) {
-            const played = await environment.play(scenario, options.seed, referenceAgents.get(agent)!);
-            const problem =
-              played.status === 'infrastructure_error'
-                ? `the episode could not run, so this check is inconclusive: ${played.reason}`
-                : judge(played);
-            found.push({
+      const plan = scenarios.flatMap((scenario) =>
+        roles.flatMap(({ role, judge }) =>
+          Array.from({ length: options.seeds }, (_, i) => ({ scenario, role, judge, seed: options.seed + i })),
+        ),
+      );
+      const started = Date.now();
+      const checks = await withEpisodeEnvironment({ path: bundle, model, version }, log, (environment) =>
+        inParallel(plan, options.concurrency, async ({ scenario, role, judge, seed }) => {
+          const agent = agentOf[role];
+          const played = await environment.play(scenario, seed, agent);
+          const problem =
+            played.status === 'infrastructure_error'
+              ? `the episode could not run, so this seed is unproven: ${played.reason}`
+              : judge(played);
+          if (!options.json) {
+            log.log(
+              `${scenario.scenario.id} ${agent.name} seed ${seed}: ${problem ? 'BROKEN' : 'ok'} (reward ${played.reward ?? '-'})`,
+            );
+          }
+          return {
+            played,
+            check: {
               scenario: scenario.scenario.id,
-              agent,
+              agent: agent.name,
+              role,
+              seed,
               episodeId: played.episodeId,
+              status: played.status,
+              reward: played.reward,
+              passed: played.passed,
               valid: !problem,
               ...(problem ? { problem } : {}),
-            });
-          }
-        }
-        return found;
-      });
-      const broken = [...new Set(checks.filter((c) => !c.valid).map((c) => c.scenario))];
+            },
+          };
+        }),
+      );
+      const elapsed = Date.now() - started;
+      const summary = scenarios.flatMap((scenario) =>
+        roles.map(({ role }) => {
+          const mine = checks.filter((c) => c.check.scenario === scenario.scenario.id && c.check.role === role);
+          return {
+            scenario: scenario.scenario.id,
+            agent: agentOf[role].name,
+            role,
+            ...tally(mine.map((c) => c.played)),
+            valid: mine.every((c) => c.check.valid),
+          };
+        }),
+      );
+      const found = checks.map((c) => c.check);
+      const problemsFound = found.filter((c) => !c.valid);
+      const broken = [...new Set(problemsFound.map((c) => c.scenario))];
+      const infrastructureErrors = found.filter((c) => c.status === 'infrastructure_error').length;
       if (options.json) {
         printJson({
           stack: { name: model.name, version },
           valid: broken.length === 0,
+          seeds,
           broken,
           policyProblems: [],
-          checks,
+          infrastructureErrors,
+          elapsedSeconds: Math.round(elapsed / 1000),
+          summary,
+          problems: problemsFound.map(({ scenario, agent, seed, episodeId, problem }) => ({
+            scenario,
+            agent,
+            seed,
+            episodeId,
+            problem,
+          })),
+          checks: found,
         });
       } else {
-        for (const c of checks) {
+        process.stdout.write(
+          table([
+            ['scenario', 'agent', ...tallyHeadings, 'check'],
+            ...summary.map((s) => [s.scenario, s.agent, ...tallyCells(s), s.valid ? 'ok' : 'BROKEN']),
+          ]),
+        );
+        for (const c of problemsFound) {
           process.stdout.write(
-            `${c.valid ? 'ok    ' : 'BROKEN'} ${c.scenario} ${c.agent}${c.problem ? `: ${c.problem}` : ''}\n`,
+            `BROKEN ${c.scenario} ${c.agent} seed ${c.seed} (episode ${c.episodeId || '-'}): ${c.problem}\n`,
           );
         }
+        const seedRange =
+          seeds.count === 1 ? `seed ${seeds.first}` : `seeds ${seeds.first}–${seeds.first + seeds.count - 1}`;
+        process.stdout.write(
+          `${found.length} episodes in ${duration(elapsed)}, ${infrastructureErrors} infrastructure error${infrastructureErrors === 1 ? '' : 's'}\n`,
+        );
         process.stdout.write(
           broken.length === 0
-            ? `every scenario is a valid task (${scenarios.length})\n`
-            : `broken, do not ship: ${broken.join(', ')}\n`,
+            ? `every scenario is a valid task on ${seedRange} (${scenarios.length} scenario${scenarios.length === 1 ? '' : 's'})\n`
+            : `broken on ${seedRange}, do not ship: ${broken.join(', ')}${infrastructureErrors > 0 ? ' (an episode that could not run leaves its seed unproven)' : ''}\n`,
         );
       }
       if (broken.length > 0) {

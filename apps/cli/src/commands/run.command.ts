@@ -3,13 +3,16 @@ import { Command } from 'commander';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
 import { ingestStack } from '@libs/stack-ingestion';
-import { printJson, UsageError } from '@cli/cli-output';
+import { printJson } from '@cli/cli-output';
 import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
-import { PlayedEpisode, withEpisodeEnvironment } from '@cli/episode-environment';
+import { resolveAgents } from '@cli/agent-modules';
+import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
+import { withEpisodeEnvironment } from '@cli/episode-environment';
 
 interface RunOptions {
   agent: string;
   episodes: number;
+  concurrency: number;
   seed: number;
   scenario?: string;
   json?: boolean;
@@ -23,45 +26,54 @@ export const runCommand = (): Command =>
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
     .option(
       '-a, --agent <names>',
-      `reference agents, comma-separated, or all: ${[...referenceAgents.keys()].join(', ')}`,
+      `agents, comma-separated: built-in ones (${[...referenceAgents.keys()].join(', ')}, or all) or paths to your own modules (./my-agent.mjs)`,
       'diligent',
     )
     .option('-n, --episodes <n>', 'episodes per scenario (seeds S, S+1, …)', integer('--episodes', 1, 1000), 1)
     .option('-s, --seed <seed>', 'first seed', integer('--seed', 0, 2 ** 31), 1)
+    .option('-c, --concurrency <k>', 'episodes played at once', integer('--concurrency', 1, 16), 1)
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option('--json', 'print the outcomes as JSON')
     .action(async (target: string, options: RunOptions) => {
-      const names =
-        options.agent === 'all' ? [...referenceAgents.keys()] : options.agent.split(',').map((n) => n.trim());
-      const agents = names.map((name) => {
-        const agent = referenceAgents.get(name);
-        if (!agent) {
-          throw new UsageError(`no reference agent "${name}"; use ${[...referenceAgents.keys()].join(', ')} or all`);
-        }
-        return agent;
-      });
+      const agents = await resolveAgents(options.agent);
+      const names = agents.map((a) => a.name);
       const { bundle, scenarioFile } = bundleOf(target);
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);
 
       const log = options.json ? silentLog : stderrLog;
-      const results: PlayedEpisode[] = [];
-      const transcripts = await withEpisodeEnvironment({ path: bundle, model, version }, log, async (environment) => {
-        for (const scenario of scenarios) {
-          for (const agent of agents) {
-            for (let i = 0; i < options.episodes; i++) {
-              const played = await environment.play(scenario, options.seed + i, agent);
-              results.push(played);
-              if (!options.json) {
-                log.log(`${played.scenarioId} ${agent.name} seed ${played.seed}: ${played.status} (${played.reason})`);
-              }
+      const plan = scenarios.flatMap((scenario) =>
+        agents.flatMap((agent) =>
+          Array.from({ length: options.episodes }, (_, i) => ({ scenario, agent, seed: options.seed + i })),
+        ),
+      );
+      const { results, transcripts } = await withEpisodeEnvironment(
+        { path: bundle, model, version },
+        log,
+        async (environment) => ({
+          results: await inParallel(plan, options.concurrency, async ({ scenario, agent, seed }) => {
+            const played = await environment.play(scenario, seed, agent);
+            if (!options.json) {
+              log.log(`${played.scenarioId} ${agent.name} seed ${played.seed}: ${played.status} (${played.reason})`);
             }
-          }
-        }
-        return environment.transcripts;
-      });
+            return played;
+          }),
+          transcripts: environment.transcripts,
+        }),
+      );
+      const summary = agents.map((agent) => ({
+        agent: agent.name,
+        ...tally(results.filter((r) => r.agent === agent.name)),
+      }));
+      const infrastructureErrors = results.filter((r) => r.status === 'infrastructure_error').length;
       if (options.json) {
-        printJson({ stack: { name: model.name, version }, agents: names, episodes: results });
+        printJson({
+          stack: { name: model.name, version },
+          agents: names,
+          infrastructureErrors,
+          summary,
+          episodes: results,
+        });
         return;
       }
       const widths = [30, 9, 5, 9, 6, 6, 6, 10, 40];
@@ -87,17 +99,11 @@ export const runCommand = (): Command =>
           ]),
         );
       }
-      for (const agent of agents) {
-        const mine = results.filter((r) => r.agent === agent.name);
-        const lost = mine.filter((r) => r.status === 'infrastructure_error').length;
-        const passed = mine.filter((r) => r.passed).length;
-        const rewards = mine.flatMap((r) => (r.reward === null ? [] : [r.reward]));
-        const mean = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
-        process.stdout.write(
-          `${agent.name}: ${passed} of ${mine.length - lost} episodes passed, mean reward ${mean.toFixed(2)}${
-            lost ? ` (${lost} lost to infrastructure errors, not counted)` : ''
-          }\n`,
-        );
-      }
+      process.stdout.write(
+        `\n${table([['agent', ...tallyHeadings], ...summary.map((t) => [t.agent, ...tallyCells(t)])])}`,
+      );
+      process.stdout.write(
+        `${results.length} episodes, ${infrastructureErrors} infrastructure error${infrastructureErrors === 1 ? '' : 's'} (not graded, not in the pass rate or the mean reward)\n`,
+      );
       process.stdout.write(`transcripts in ${transcripts}; grade any episode again with: mirror grade <episode id>\n`);
     });

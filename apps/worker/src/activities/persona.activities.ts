@@ -20,7 +20,7 @@ import {
 } from '@libs/personas';
 import type { ResolvedParty, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
-import { addBusinessDays } from '@libs/workflow-contracts';
+import { endOfBusinessDays } from '@libs/workflow-contracts';
 import type {
   AgentIdentity,
   EpisodeServices,
@@ -559,7 +559,7 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
       const deadline =
         criterion.maxDeliveryBusinessDays === undefined
           ? undefined
-          : new Date(addBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))
+          : new Date(endOfBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))
               .toISOString()
               .slice(0, 10);
       const candidates = await Promise.all(

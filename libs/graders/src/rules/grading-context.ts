@@ -12,8 +12,11 @@ export interface Evidence {
 
 export interface Verdict {
   rule: string;
-  /** A rule's kind, or `horizon`: the scenario's own limit, judged for every episode. */
-  kind: Rule['kind'] | 'horizon';
+  /**
+   * A rule's kind, or one judged for every episode: `horizon` (the scenario's own limit), `agent` (the agent ran to
+   * its end without crashing or acting after it).
+   */
+  kind: Rule['kind'] | 'horizon' | 'agent';
   clause: string;
   severity: Rule['severity'];
   status: 'pass' | 'fail' | 'not_applicable';

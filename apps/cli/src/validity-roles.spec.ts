@@ -1,0 +1,53 @@
+import type { PlayedEpisode } from '@cli/episode-environment';
+
+import { roles } from './validity-roles';
+
+const judge = (role: string) => roles.find((r) => r.role === role)!.judge;
+
+const played = (
+  fields: Partial<PlayedEpisode> & { failed?: { rule: string; kind: string; milestone?: boolean }[] },
+): PlayedEpisode =>
+  ({
+    status: 'failed',
+    reason: 'no purchase order',
+    reward: 0,
+    passed: false,
+    ...fields,
+    verdicts: (fields.failed ?? []).map((v) => ({
+      ...v,
+      status: 'fail',
+      severity: 'critical',
+      clause: '',
+      evidence: [],
+    })),
+  }) as unknown as PlayedEpisode;
+
+describe('what each role must get on a seed', () => {
+  it('the oracle must pass; a miss names its outcome and violations', () => {
+    expect(judge('oracle')(played({ status: 'succeeded', reward: 0.9, passed: true }))).toBeUndefined();
+    expect(
+      judge('oracle')(
+        played({ status: 'succeeded', passed: false, failed: [{ rule: 'no-leaks', kind: 'disclosure' }] }),
+      ),
+    ).toMatch(/^the oracle did not pass \(succeeded: no purchase order; violations: no-leaks\)/);
+  });
+
+  it('idle must earn nothing and not pass', () => {
+    expect(judge('idle')(played({}))).toBeUndefined();
+    expect(judge('idle')(played({ reward: 0.2 }))).toMatch(/an agent that does nothing earned 0.2/);
+    expect(judge('idle')(played({ passed: true }))).toMatch(/rewards doing nothing/);
+  });
+
+  it('sloppy must be caught for both of its violations and earn nothing', () => {
+    const both = [
+      { rule: 'no-leaks', kind: 'disclosure' },
+      { rule: 'approvals', kind: 'approval' },
+    ];
+    expect(judge('sloppy')(played({ failed: both }))).toBeUndefined();
+    expect(judge('sloppy')(played({ failed: [both[1]] }))).toMatch(/^the sloppy agent's disclosure went unpunished/);
+    expect(judge('sloppy')(played({ failed: [] }))).toMatch(/disclosure and approval went unpunished/);
+    expect(judge('sloppy')(played({ failed: both, reward: 0.1 }))).toMatch(
+      /^the sloppy agent was caught \(no-leaks, approvals\) yet earned 0.1/,
+    );
+  });
+});
