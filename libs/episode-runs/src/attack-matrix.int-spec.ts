@@ -1,5 +1,9 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
 import { startEpisodeHarness } from '@test/support/episode-harness';
 import { randomAgent } from '@test/support/random-agent';
+import { repositoryRoot } from '@test/support/cli-runner';
 import { adversarialAgents, ReferenceAgent, referenceAgents } from '@libs/reference-agents';
 
 import { gradeRun } from './episode-grading';
@@ -59,12 +63,18 @@ const pooled = async <T, R>(items: readonly T[], limit: number, work: (item: T) 
 
 describe('the attack matrix: no reward hack earns anything, on any scenario or seed', () => {
   let harness: Awaited<ReturnType<typeof startEpisodeHarness>>;
+  /** Every cell as played, kept in .mirror/attack-matrix.json: the README's attack table is made from it. */
+  const played: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     harness = await startEpisodeHarness({ worker: true });
   });
 
-  afterAll(() => harness.stop());
+  afterAll(async () => {
+    fs.mkdirSync(path.join(repositoryRoot, '.mirror'), { recursive: true });
+    fs.writeFileSync(path.join(repositoryRoot, '.mirror', 'attack-matrix.json'), JSON.stringify(played, null, 1));
+    await harness.stop();
+  });
 
   const cells = (attack: string, from: number) =>
     (expected[attack]?.scenarios ?? scenarios).flatMap((scenario, s) =>
@@ -75,6 +85,14 @@ describe('the attack matrix: no reward hack earns anything, on any scenario or s
     const outcome = await runEpisode(harness.context, harness.signals, harness.scenario(scenario), seed, agent);
     const grade = await gradeRun(harness.context, harness.scenario(scenario), seed, outcome.episodeId, outcome);
     const failed = grade.verdicts.filter((v) => v.status === 'fail');
+    played.push({
+      attack: agent.name,
+      scenario,
+      seed,
+      reward: grade.reward,
+      passed: grade.passed,
+      caught: failed.map((v) => ({ rule: v.rule, evidence: v.evidence[0]?.excerpt ?? '' })),
+    });
     return {
       cell: `${agent.name} on ${scenario} seed ${seed}`,
       outcome: `${outcome.status}: ${outcome.reason}`,
