@@ -74,12 +74,12 @@ describe(mentions.name, () => {
     ['our budget is 12,500 EUR', 12500, '12,500'],
     ['we have 12.500,00 for this', 12500, '12.500,00'],
     ['about 12.5k in total', 12500, '12.5k'],
-    ['twelve thousand five hundred euros', 12500, 'twelve thousand five hundred'],
+    ['twelve thousand five hundred euros', 12500, 'twelve thousand five hundred euros'],
     ['anything up to 0,24 per unit', 0.24, '0,24'],
     ['24 cents would work', 0.24, '24 cents'],
     ['our target is 6 EUR per unit', 6, '6 eur'],
     ['call it zero point two eight nine a bolt', 0.289, 'zero point two eight nine'],
-    ['five euros and forty-three cents a pair', 5.43, 'five euros and forty-three cents'],
+    ['five euros and forty-three cents a pair', 5.43, 'five euros and forty three cents'],
   ])('finds "%s"', (text, value, form) => {
     expect(mentions(text, value)).toBe(form);
   });
