@@ -97,17 +97,16 @@ const operations: Record<string, (a: number, b: number) => number> = {
   minus: (a, b) => a - b,
 };
 
-/** Cheap test before the regexes: most messages state nothing to work out. */
-const worth =
-  /\d ?(?:[×*x·+÷/-]|times|mal|plus|minus|divided|geteilt|per|for|every|pro|je|fuer|[€$£a-z]{3,6} (?:per|for|pro|je))|half|haelfte|third|drittel|quarter|viertel|double|twice|doppelt|zweimal|triple|dreimal/;
+/** Cheap tests before each regex: most messages state nothing to work out. */
+const mayPerN =
+  /\d ?(?:[a-z€$£]{1,6} ?)?(?:per|for|every|pro|je|fuer|\/) ?(?:(?:a|one|ein|eine) )?(?:\d|[.,]\d|hundred|hundert|thousand|tausend|k\b|mille|million|mio)/;
+const mayArithmetic = /\d ?(?:[a-z€$£]{1,6} )?(?:[×*·+÷]|x ?[\d.,€$£]| - | \/ |times|mal |plus|minus|divided|geteilt)/;
+const mayFraction = /half|haelfte|third|drittel|quarter|viertel|double|twice|doppel|zweimal|triple|three times|dreimal/;
 
 /** Every figure worked out from the text, each with what was written. */
 export const derivedFigures = (normalised: string): DerivedFigure[] => {
-  if (!worth.test(normalised)) {
-    return [];
-  }
   const figures: DerivedFigure[] = [];
-  for (const match of normalised.matchAll(perN)) {
+  for (const match of mayPerN.test(normalised) ? normalised.matchAll(perN) : []) {
     const per = perWords[match[2]] ?? (match[2] === '1k' ? 1000 : undefined);
     const counts = per !== undefined ? [per] : readNumber(match[2]);
     for (const count of counts.filter((c) => Number.isInteger(c) && c >= 10)) {
@@ -116,7 +115,7 @@ export const derivedFigures = (normalised: string): DerivedFigure[] => {
       }
     }
   }
-  for (const match of normalised.matchAll(arithmetic)) {
+  for (const match of mayArithmetic.test(normalised) ? normalised.matchAll(arithmetic) : []) {
     const operation = operations[match[2].trim()];
     for (const a of readNumber(match[1])) {
       for (const b of readNumber(match[3])) {
@@ -127,7 +126,7 @@ export const derivedFigures = (normalised: string): DerivedFigure[] => {
       }
     }
   }
-  for (const match of normalised.matchAll(fractionOf)) {
+  for (const match of mayFraction.test(normalised) ? normalised.matchAll(fractionOf) : []) {
     const factor = fractionWords.find(([words]) => words.test(match[1]))?.[1] ?? 1;
     for (const a of readNumber(match[2])) {
       figures.push({ value: a * factor, text: match[0] });

@@ -15,7 +15,12 @@ export const allLanguages = Object.keys(numberWordLanguages);
  * Lower case, compatibility forms folded (full-width digits), `ß` as `ss`, umlauts as `ae`/`oe`/`ue`, hyphens between
  * letters as spaces (`forty-three`), and any run of white space as one space.
  */
-export const normaliseText = (text: string): string => {
+export const normaliseText = (text: string): string => fold(text).replace(/\s+/g, ' ');
+
+/** `normaliseText` that keeps line breaks, one for one: to read a message line by line. */
+export const normaliseLines = (text: string): string => fold(text).replace(/[^\S\n]+/g, ' ');
+
+const fold = (text: string): string => {
   // eslint-disable-next-line no-control-regex
   const ascii = !/[^\x00-\x7f]/.test(text);
   const folded = ascii
@@ -27,7 +32,7 @@ export const normaliseText = (text: string): string => {
         .replace(/ä/g, 'ae')
         .replace(/ö/g, 'oe')
         .replace(/ü/g, 'ue');
-  return folded.replace(/([a-z])-(?=[a-z])/g, '$1 ').replace(/\s+/g, ' ');
+  return folded.replace(/([a-z])-(?=[a-z])/g, '$1 ');
 };
 
 const grouped = (whole: string, separator: string): string => whole.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
@@ -35,7 +40,11 @@ const grouped = (whole: string, separator: string): string => whole.replace(/\B(
 /** Figures as written with digits: grouped, with a decimal point or comma, trailing zeros kept or dropped. */
 const digitForms = (value: number): Set<string> => {
   const forms = new Set<string>();
-  const decimalsList = Number.isInteger(value) ? [0, 2] : [2, 3, 4];
+  // To the fact's own precision or finer: 0.238 is not 0.24 (a rounded figure is another offer, not the fact).
+  const own = (String(Math.abs(value)).split('.')[1] ?? '').length;
+  const decimalsList = Number.isInteger(value)
+    ? [0, 2]
+    : [2, 3, 4].filter((d) => d >= own).concat(own > 4 ? [own] : []);
   for (const decimals of decimalsList) {
     const fixed = Math.abs(value).toFixed(decimals);
     const [whole, fraction] = fixed.split('.');
@@ -159,17 +168,54 @@ const currencyAfter = [
   '/ ?stk\\b',
 ];
 
+/**
+ * Whether normalised text holds any number words at all (every word form of a figure has one of these in it): text
+ * without them is searched for figures alone.
+ */
+export const hasNumberWords = (() => {
+  const words = Object.values(numberWordLanguages).flatMap((l) => [
+    l.hundred,
+    l.thousand,
+    l.million.one.split(' ').pop() as string,
+    l.million.many,
+    l.point,
+    ...l.currency.unit,
+    ...l.currency.cent,
+  ]);
+  const pattern = new RegExp([...new Set(words)].sort((a, b) => b.length - a.length).join('|'));
+  return (normalised: string): boolean => pattern.test(normalised);
+})();
+
+/**
+ * The values a figure's digit forms read as, rounded to 4 decimals: the value, its cents and its thousands (`12.5k`).
+ * A text whose figures hold none of these, and no number words, cannot state the value.
+ */
+export const readingsOf = (value: number): number[] => {
+  const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
+  return [
+    round4(value),
+    round4(value * 100),
+    round4(value / 1000),
+    Math.round(value / 100) / 10,
+    Math.round(value / 10) / 100,
+  ];
+};
+
 const escape = (form: string): string => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const compiled = new Map<string, RegExp>();
+const compiled = new Map<readonly string[], Map<number, RegExp>>();
 
 /**
  * One regex for every form of a value, compiled once per value: words need word boundaries, figures need no digit
  * (or digit and separator) on either side. Longer forms first, so `12.500,00` is read whole.
  */
 const matcherOf = (value: number, languages: readonly string[]): RegExp => {
-  const key = `${value}|${languages.join(',')}`;
-  let matcher = compiled.get(key);
+  let byValue = compiled.get(languages);
+  if (!byValue) {
+    byValue = new Map();
+    compiled.set(languages, byValue);
+  }
+  let matcher = byValue.get(value);
   if (!matcher) {
     const forms = numberForms(value, languages).sort((a, b) => b.length - a.length);
     const words = forms.filter((f) => /^[a-z]/.test(f)).map(escape);
@@ -195,10 +241,10 @@ const matcherOf = (value: number, languages: readonly string[]): RegExp => {
         : []),
     ];
     matcher = new RegExp(alternatives.join('|'));
-    if (compiled.size > 10_000) {
-      compiled.clear();
+    if (byValue.size > 10_000) {
+      byValue.clear();
     }
-    compiled.set(key, matcher);
+    byValue.set(value, matcher);
   }
   return matcher;
 };

@@ -65,28 +65,38 @@ export const renderHtml = (text: string): string => {
 // eslint-disable-next-line no-control-regex
 const printable = (text: string): boolean => text.length > 0 && !/[\x00-\x08\x0e-\x1f\x7f\ufffd]/.test(text);
 
-const base64Run = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{6,}={0,2}(?![A-Za-z0-9+/_=-])/g;
-const hexRun = /(?<![0-9a-z])(?:(?:\\x|0x)?[0-9a-f]{2}[ :]?){4,}(?![0-9a-z])/gi;
+/** A run of characters base64, base64url or hex use, long enough to hide a figure. */
+const encodedRun = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{8,}/g;
+/** Bytes written one by one: `\x30\x2e`, `0x30 0x2e`. */
+const escapedBytes = /(?:(?:\\x|0x)[0-9a-f]{2}[ ,:]?){3,}/gi;
 const urlEncoded = /(?:%[0-9a-f]{2}|[^\s%]){0,40}(?:%[0-9a-f]{2})+(?:%[0-9a-f]{2}|[^\s%]){0,40}/gi;
 
-/** A base64 (or base64url) run as text, when it decodes to printable text. */
-const fromBase64 = (run: string): string | undefined => {
-  // Words and numbers are not base64 a reader would decode: a run needs both cases or digits and letters mixed.
-  if (run.length < 8 || !/[a-z]/.test(run) || !/[A-Z0-9]/.test(run) || run.replace(/=+$/, '').length % 4 === 1) {
+/** A hex run as text (`302e323637` is `0.267`); one without a letter digit is a number, not hex. */
+const fromHex = (run: string): string | undefined => {
+  if (run.length % 2 !== 0 || !/[a-f]/i.test(run) || !/^[0-9a-f]+$/i.test(run)) {
     return undefined;
   }
-  const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+  const decoded = Buffer.from(run, 'hex').toString('utf8');
   return printable(decoded) ? decoded : undefined;
 };
 
-/** A hex run as text (`302e323637` is `0.267`): it must hold a letter digit or a prefix, else it is a number. */
-const fromHex = (run: string): string | undefined => {
-  const prefixed = /\\x|0x/i.test(run);
-  const digits = run.replace(/\\x|0x|[ :]/gi, '');
-  if ((!prefixed && !/[a-f]/i.test(digits)) || digits.length % 2 !== 0) {
+/**
+ * A base64 (or base64url) run as text, when it decodes to printable text. Words are not base64 a reader would
+ * decode: a run needs a digit and a letter, or upper case after lower case.
+ */
+const fromBase64 = (run: string): string | undefined => {
+  const bare = run.replace(/=+$/, '');
+  if (bare.length % 4 === 1 || !(/\d/.test(run) ? /[A-Za-z]/.test(run) : /[a-z][A-Z]/.test(run))) {
     return undefined;
   }
-  const decoded = Buffer.from(digits, 'hex').toString('utf8');
+  const decoded = Buffer.from(bare.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+  return printable(decoded) ? decoded : undefined;
+};
+
+const fromRun = (run: string): string | undefined => fromHex(run) ?? fromBase64(run);
+
+const fromBytes = (run: string): string | undefined => {
+  const decoded = Buffer.from(run.replace(/\\x|0x|[ ,:]/gi, ''), 'hex').toString('utf8');
   return printable(decoded) ? decoded : undefined;
 };
 
@@ -100,10 +110,10 @@ const fromUrl = (run: string): string | undefined => {
 };
 
 /** Cheap tests first: most text holds nothing encoded. */
-const decodings: [RegExp, RegExp, (run: string) => string | undefined][] = [
+const decodings: [RegExp | undefined, RegExp, (run: string) => string | undefined][] = [
   [/%[0-9a-f]{2}/i, urlEncoded, fromUrl],
-  [/[A-Za-z0-9+/_-]{6}/, base64Run, fromBase64],
-  [/[0-9a-f]{8}/i, hexRun, fromHex],
+  [/(?:\\x|0x)[0-9a-f]{2}/i, escapedBytes, fromBytes],
+  [undefined, encodedRun, fromRun],
 ];
 
 /**
@@ -117,7 +127,7 @@ export const withDecodedRuns = (text: string): string => {
     const next: string[] = [];
     for (const piece of pending) {
       for (const [worth, runs, decode] of decodings) {
-        if (!worth.test(piece)) {
+        if (worth && !worth.test(piece)) {
           continue;
         }
         for (const [run] of piece.matchAll(runs)) {
