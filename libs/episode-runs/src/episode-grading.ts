@@ -30,7 +30,7 @@ export const gradeRun = async (
   scenario: Scenario,
   seed: number,
   episodeId: string,
-  outcome: Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript'> | undefined,
+  outcome: Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript' | 'agentActions'> | undefined,
   options: { policies?: PolicySet[]; judge?: RubricJudge } = {},
 ): Promise<Grade> => {
   const episode = await context.engine.episode(episodeId);
@@ -56,6 +56,7 @@ export const gradeRun = async (
     policies,
     context: gradingContext,
     result: outcome,
+    limits: { maxAgentActions: instance.horizon.maxAgentActions },
     ...(savings ? { savings: { target: evaluate(savings.target, values), best: evaluate(savings.best, values) } } : {}),
   });
   const rubric = policies.flatMap((p) => p.rubric ?? []);

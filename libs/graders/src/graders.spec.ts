@@ -505,6 +505,28 @@ describe(gradeEpisode.name, () => {
     expect(longTerms).toMatchObject({ reward: 0.5, passed: false, violations: { major: 1 } });
   });
 
+  it('fails the horizon when the agent used more actions than allowed, whatever the outcome', () => {
+    const grade = (agentActions: number, events: GradedEvent[] = []) =>
+      gradeEpisode({
+        log: logOf(events),
+        policies: [policy],
+        context,
+        result: { ...succeeded, agentActions },
+        limits: { maxAgentActions: 80 },
+      });
+    expect(grade(80)).toMatchObject({ passed: true });
+    expect(grade(120)).toMatchObject({ reward: 0, passed: false, violations: { critical: 1 } });
+    expect(grade(120).verdicts.find((v) => v.rule === 'within-horizon')?.evidence[0].excerpt).toMatch(
+      /used 120 actions, over the 80/,
+    );
+    // The log's count of the agent's writes stands even when the outcome counts fewer.
+    const writes = Array.from({ length: 81 }, () => ({
+      ...event('slack.reaction.added', { channel: 'C1', name: 'ok' }),
+      actor: 'E0000',
+    }));
+    expect(grade(3, writes)).toMatchObject({ passed: false, reward: 0 });
+  });
+
   it('gives a failed task only its milestones, and an unfinished episode no grade but an infrastructure error', () => {
     const failed = gradeEpisode({
       log: logOf([]),
