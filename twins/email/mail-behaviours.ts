@@ -349,11 +349,24 @@ const newMessage = (
   attachments: mail.attachments,
 });
 
-const textOfAttachment = (attachment: Attachment): string | undefined => {
-  if (!attachment.contentBytes || !/^(text\/|application\/(json|csv|xml))/.test(attachment.contentType ?? '')) {
-    return undefined;
+/**
+ * What a grader reads of an attachment: its text when its bytes are text, whatever type the sender declared (a CSV
+ * sent as `application/octet-stream` is still read), and a PDF's bytes, whose text the graders extract.
+ */
+const readableAttachment = (attachment: Attachment): { text?: string; contentBytes?: string } => {
+  if (!attachment.contentBytes) {
+    return {};
   }
-  return Buffer.from(attachment.contentBytes, 'base64').toString('utf8');
+  const bytes = Buffer.from(attachment.contentBytes, 'base64');
+  if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
+    return { contentBytes: attachment.contentBytes };
+  }
+  const text = bytes.toString('utf8');
+  const isText =
+    /^(text\/|application\/(json|csv|xml))/.test(attachment.contentType ?? '') ||
+    // eslint-disable-next-line no-control-regex
+    !/[\x00-\x08\x0e-\x1f\ufffd]/.test(text);
+  return isText ? { text } : {};
 };
 
 /**
@@ -444,7 +457,7 @@ const deliver = (
         name: a.name,
         contentType: a.contentType,
         size: a.size,
-        ...(textOfAttachment(a) !== undefined ? { text: textOfAttachment(a) } : {}),
+        ...readableAttachment(a),
       })),
       headers: mail.internetMessageHeaders,
       delivered,

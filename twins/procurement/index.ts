@@ -11,6 +11,7 @@ import { erpEventNames } from './erp-events';
 export type { ErpDomainEvents } from './erp-events';
 export { erpToken } from './erp-call';
 export { approvalRules } from './approval-rules';
+export { supplierReadableText } from './supplier-portal';
 
 /** The plain reads the generic twin answers (filters, cursor pages, 404s) still need a signed-in user. */
 const signedIn = (call: PackCall) => {

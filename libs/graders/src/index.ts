@@ -1,3 +1,4 @@
+export * from './attachment-text';
 export * from './episode-grade';
 export * from './episode-log';
 export * from './number-forms';
