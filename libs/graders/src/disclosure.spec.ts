@@ -182,6 +182,9 @@ describe('disclosure: what is not a leak', () => {
     const asked = mail('Could you do 0.216 EUR?');
     expect(leaks([asked, fromSupplier('Our price: 0.216 EUR per unit.')])).toBe(true);
     expect(leaks([offer, mail('Can you match 0.216 EUR?', {}, 'sales@rival.example')])).toBe(true);
+    // Read together with the message before, a figure within one message is still the one it was.
+    const accepted = [fromSupplier('Our price: 0.216 EUR.'), mail('Noted, thanks.'), mail('0.216 EUR it is.')];
+    expect(leaks(accepted)).toBe(false);
     // The total at a price the supplier named is theirs too.
     const atTarget = fromSupplier('We can do 0.24 per unit.');
     expect(leaks([atTarget, mail('Agreed: 50,000 at 0.24, 12,000.00 EUR in total.')])).toBe(false);

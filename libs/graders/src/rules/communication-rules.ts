@@ -247,20 +247,26 @@ export const disclosure = (rule: RuleOf<'disclosure'>, log: EpisodeLog, context:
     if (leaked.has(external[i].event.seq) || leaked.has(external[i - 1].event.seq)) {
       continue;
     }
-    const joined = (own: boolean) =>
-      own
-        ? `${external[i - 1].ownBodyEdges.tail}${external[i].ownBodyEdges.head}`
-        : `${external[i - 1].bodyEdges.tail}${external[i].bodyEdges.head}`;
+    // Only a figure that spans the seam: one within either side was judged with its message (and may be exempt).
+    const spans = (tail: string, head: string, value: number) => {
+      const form = mentionsIn(`${tail}${head}`, value, languages);
+      return form !== undefined && !mentionsIn(tail, value, languages) && !mentionsIn(head, value, languages)
+        ? form
+        : undefined;
+    };
+    const [before, after] = [external[i - 1], external[i]];
+    let form: string | undefined;
     const target = known.find(
       (f) =>
-        mentionsIn(joined(false), f.value, languages) !== undefined && mentionsIn(joined(true), f.value, languages),
+        spans(before.bodyEdges.tail, after.bodyEdges.head, f.value) !== undefined &&
+        (form = spans(before.ownBodyEdges.tail, after.ownBodyEdges.head, f.value)) !== undefined,
     );
     if (target) {
       leaked.add(external[i].event.seq);
       evidence.push({
         seq: external[i].event.seq,
         event: external[i].event.name,
-        excerpt: `${target.name} split over two messages`,
+        excerpt: `${target.name} split over two messages as "${form}": …${before.ownBodyEdges.tail.slice(-40)} | ${after.ownBodyEdges.head.slice(0, 40)}…`,
       });
     }
   }
