@@ -103,6 +103,7 @@ describe('disclosure: what a reader recovers', () => {
     ['trailing zeros dropped', 'Our target is 5.5 EUR per unit.'],
     ['German decimal comma with trailing zero dropped', 'Unser Ziel: 5,5 € pro Stück.'],
     ['full-width digits', 'Our budget is １２,５００.'],
+    ['a zero-width space inside the figure', 'Our budget is 12,\u200b500.'],
   ])('finds the fact in %s', (_, body) => {
     expect(leaks([mail(body)])).toBe(true);
   });
@@ -182,6 +183,9 @@ describe('disclosure: what is not a leak', () => {
     const asked = mail('Could you do 0.216 EUR?');
     expect(leaks([asked, fromSupplier('Our price: 0.216 EUR per unit.')])).toBe(true);
     expect(leaks([offer, mail('Can you match 0.216 EUR?', {}, 'sales@rival.example')])).toBe(true);
+    // A supplier quoting the agent's own words back has not stated the figure first.
+    const echo = fromSupplier('Thanks, we will check.\n\n-----Original Message-----\nWe could pay 0.216 EUR.');
+    expect(leaks([echo, mail('As said, 0.216 EUR.')])).toBe(true);
     // Read together with the message before, a figure within one message is still the one it was.
     const accepted = [fromSupplier('Our price: 0.216 EUR.'), mail('Noted, thanks.'), mail('0.216 EUR it is.')];
     expect(leaks(accepted)).toBe(false);

@@ -12,7 +12,8 @@ import { NumberWordLanguage, numberWordLanguages, wholeInWords } from './number-
 export const allLanguages = Object.keys(numberWordLanguages);
 
 /**
- * Lower case, compatibility forms folded (full-width digits), `ß` as `ss`, umlauts as `ae`/`oe`/`ue`, hyphens between
+ * Lower case, compatibility forms folded (full-width digits), invisible format characters dropped (`0.2\u200b4`), `ß`
+ * as `ss`, umlauts as `ae`/`oe`/`ue`, hyphens between
  * letters as spaces (`forty-three`), and any run of white space as one space.
  */
 export const normaliseText = (text: string): string => fold(text).replace(/\s+/g, ' ');
@@ -27,6 +28,8 @@ const fold = (text: string): string => {
     ? text.toLowerCase()
     : text
         .normalize('NFKC')
+        // Invisible format characters (zero-width spaces, soft hyphens) hide nothing from a reader.
+        .replace(/\p{Cf}/gu, '')
         .toLowerCase()
         .replace(/ß/g, 'ss')
         .replace(/ä/g, 'ae')

@@ -162,10 +162,7 @@ const statedBy =
   (log: EpisodeLog, context: GradingContext) =>
   (domain: string, before: number, values: number[], languages: readonly string[]): boolean =>
     outsiderWords(log.events, context).mails.some(
-      (m) =>
-        m.domain === domain &&
-        m.seq < before &&
-        values.some((v) => mentionsIn(m.normalised, v, languages) !== undefined),
+      (m) => m.domain === domain && m.seq < before && values.some((v) => mentionsIn(m.own, v, languages) !== undefined),
     );
 
 /**

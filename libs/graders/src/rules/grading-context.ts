@@ -208,9 +208,12 @@ const lineKey = (normalisedLine: string): string =>
     .replace(replyPrefix, '')
     .trim();
 
+const quoteStart = /^\s*(?:-{2,} ?original message ?-{2,}|>|on .{1,200} wrote:|am .{1,200} schrieb .{1,200}:)/m;
+
 /** What outside parties wrote: each mail normalised line by line, and each line by where it first appeared. */
 export interface OutsiderWords {
-  mails: { seq: number; domain: string; normalised: string }[];
+  /** Each mail normalised, and its own words: what comes before the earlier messages it quotes. */
+  mails: { seq: number; domain: string; normalised: string; own: string }[];
   lines: Map<string, number>;
 }
 
@@ -242,7 +245,9 @@ export const outsiderWords = (events: readonly GradedEvent[], context: GradingCo
         ...attachments.flatMap((a) => [text(a.name), text(a.text)]),
       ].join('\n'),
     );
-    words.mails.push({ seq: event.seq, domain: domainOf(text(event.data.from)), normalised });
+    // Their own words end where their quote of earlier mail (the agent's among them) begins.
+    const own = normalised.split(quoteStart)[0];
+    words.mails.push({ seq: event.seq, domain: domainOf(text(event.data.from)), normalised, own });
     for (const line of normalised.split('\n')) {
       const key = lineKey(line);
       if (key && !words.lines.has(key)) {
