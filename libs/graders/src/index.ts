@@ -5,6 +5,7 @@ export * from './number-forms';
 export * from './policy-schema';
 export * from './rubric-grader';
 export * from './rules/grading-context';
+export * from './rules/outgoing-messages';
 export * from './rules/rule-evaluation';
 export * from './policy-json-schema';
 export * from './policy-references';
