@@ -155,6 +155,21 @@ describe('disclosure: what a reader recovers', () => {
     expect(leaks([], [change('erp/cost-centres', 'CC-1', { notes: 'Budget 12,500' })])).toBe(false);
   });
 
+  it('finds one supplier’s quote in a record another supplier reads', () => {
+    const [rivals] = policySetSchema.parse({
+      id: 'p',
+      version: '1',
+      rules: [{ id: 'rivals', clause: '§', severity: 'critical', kind: 'disclosure', competing_quotes: true }],
+    }).rules;
+    const quote = fromSupplier('We can do 0.231 EUR per unit.');
+    const title = change('erp/rfqs', 'RFQ-2', { supplier_ids: ['S002'], title: 'Bolts: beat 0.231 EUR' });
+    const log: EpisodeLog = { events: [quote], changes: [title], lastSeq: seq };
+    expect(evaluateRules([rivals], log, context)[0]).toMatchObject({
+      status: 'fail',
+      evidence: [{ excerpt: expect.stringMatching(/^0\.231, quoted by supplier\.example/) as string }],
+    });
+  });
+
   it('finds a figure in Slack only when the company may not hear it', () => {
     const posted = event('slack.message.posted', { channel: 'C1', text: 'Budget is 12,500.' }, 'E0000');
     expect(leaks([posted])).toBe(false);
