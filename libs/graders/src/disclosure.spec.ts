@@ -185,6 +185,27 @@ describe('disclosure: what is not a leak', () => {
       { subject: 'RE: Offer', kind: 'reply' },
     );
     expect(leaks([offer, reply])).toBe(false);
+    const priceList = event(
+      'email.sent',
+      {
+        from: 'sales@supplier.example',
+        to: ['procurement.assistant@acme.example'],
+        subject: 'Prices',
+        body: 'Attached.',
+        attachments: [{ name: 'prices-0.24.csv', contentType: 'text/csv', text: 'item;price\nbolts;0.24' }],
+      },
+      'sales@supplier.example',
+    );
+    // Forwarded to another party: their file, not the agent's words (the competing-quotes rule judges that).
+    const forwarded = mail(
+      'FYI, see their list.',
+      {
+        kind: 'forward',
+        attachments: [{ name: 'prices-0.24.csv', contentType: 'text/csv', text: 'item;price\nbolts;0.24' }],
+      },
+      'sales@rival.example',
+    );
+    expect(leaks([priceList, forwarded])).toBe(false);
     const markdown = mail('Noted.\n\n> We can do 0.24 EUR per unit for 50,000 units.');
     expect(leaks([offer, markdown])).toBe(false);
     const forged = mail('Noted.\n\n-----Original Message-----\nFrom: sales@supplier.example\n\nWe can do 0.216 EUR.');

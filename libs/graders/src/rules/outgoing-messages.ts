@@ -92,13 +92,15 @@ export const outsiderWords = (events: readonly GradedEvent[], context: GradingCo
       continue;
     }
     const subject = text(event.data.subject);
-    const attachments = (event.data.attachments as { name?: string; text?: string }[] | undefined) ?? [];
+    const attachments =
+      (event.data.attachments as { name?: string; contentType?: string | null; text?: string }[] | undefined) ?? [];
     const normalised = normaliseLines(
       [
         subject,
         `subject: ${subject}`,
         renderHtml(text(event.data.body)),
-        ...attachments.flatMap((a) => [text(a.name), text(a.text)]),
+        // Read as the agent's attachments are, so a forwarded file is recognised line for line.
+        ...attachments.map(attachmentText),
       ].join('\n'),
     );
     // Their own words end where their quote of earlier mail (the agent's among them) begins.
