@@ -237,6 +237,12 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
         },
         {
           '@odata.type': '#microsoft.graph.fileAttachment',
+          name: 'plan.xlsx',
+          contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          contentBytes: Buffer.from('PK\u0003\u0004 a zip').toString('base64'),
+        },
+        {
+          '@odata.type': '#microsoft.graph.fileAttachment',
           name: 'terms.pdf',
           contentType: 'application/pdf',
           contentBytes: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64'),
@@ -252,6 +258,10 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
     expect((sent?.event as { data?: { attachments?: unknown } }).data?.attachments).toEqual([
       expect.objectContaining({ name: 'comparison.csv', text: 'supplier,price\nA,0.12\n' }),
       expect.objectContaining({ name: 'notes.bin', text: 'cap 0.31 a unit' }),
+      expect.objectContaining({
+        name: 'plan.xlsx',
+        contentBytes: Buffer.from('PK\u0003\u0004 a zip').toString('base64'),
+      }),
       expect.objectContaining({ name: 'terms.pdf', contentBytes: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64') }),
     ]);
     const [arrived] = await inbox(finance.email, "subject eq 'Quote comparison'");
@@ -261,6 +271,7 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
     expect(attachments.value).toEqual([
       expect.objectContaining({ name: 'comparison.csv', size: 22 }),
       expect.objectContaining({ name: 'notes.bin' }),
+      expect.objectContaining({ name: 'plan.xlsx' }),
       expect.objectContaining({ name: 'terms.pdf' }),
     ]);
     await graph(finance.email)

@@ -351,14 +351,19 @@ const newMessage = (
 
 /**
  * What a grader reads of an attachment: its text when its bytes are text, whatever type the sender declared (a CSV
- * sent as `application/octet-stream` is still read), and a PDF's bytes, whose text the graders extract.
+ * sent as `application/octet-stream` is still read), and the bytes of a PDF or an Office file (a zip), whose text
+ * the graders extract.
  */
 const readableAttachment = (attachment: Attachment): { text?: string; contentBytes?: string } => {
   if (!attachment.contentBytes) {
     return {};
   }
   const bytes = Buffer.from(attachment.contentBytes, 'base64');
-  if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
+  // A PDF, or a zip (an Office file): bytes the graders read the text of.
+  if (
+    bytes.subarray(0, 5).toString('latin1') === '%PDF-' ||
+    (bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50)
+  ) {
     return { contentBytes: attachment.contentBytes };
   }
   const text = bytes.toString('utf8');

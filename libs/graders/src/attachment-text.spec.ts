@@ -1,4 +1,20 @@
+import * as yazl from 'yazl';
+
 import { EpisodeLog, evaluateRules, GradingContext, policySetSchema, withAttachmentText } from '.';
+
+/** A zip of the given parts, as Office writes its files. */
+const zipOf = (parts: Record<string, string>): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const zip = new yazl.ZipFile();
+    for (const [name, content] of Object.entries(parts)) {
+      zip.addBuffer(Buffer.from(content), name);
+    }
+    zip.end();
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    zip.outputStream.on('error', reject);
+  });
 
 /** A one-page PDF whose page shows `text`, laid out as PDF writers do (with a cross-reference table). */
 const pdfOf = (text: string): Buffer => {
@@ -75,12 +91,43 @@ describe(withAttachmentText.name, () => {
     expect(evaluateRules(rules, read, context)[0]).toMatchObject({ status: 'fail' });
   });
 
-  it('leaves a log without PDFs as it is, and a PDF it cannot read without text', async () => {
+  it.each([
+    [
+      'a Word document',
+      'offer.docx',
+      {
+        '[Content_Types].xml': '<Types/>',
+        'word/document.xml':
+          '<w:document><w:body><w:p><w:r><w:t>We pay 0.2</w:t></w:r><w:r><w:t>16 at most</w:t></w:r></w:p></w:body></w:document>',
+      },
+    ],
+    [
+      'a spreadsheet, cell by cell',
+      'plan.xlsx',
+      {
+        'xl/sharedStrings.xml': '<sst><si><t>ceiling</t></si></sst>',
+        'xl/worksheets/sheet1.xml':
+          '<worksheet><sheetData><row><c t="s"><v>0</v></c><c><v>0.216</v></c></row></sheetData></worksheet>',
+      },
+    ],
+  ])('reads the text of %s', async (_, name, parts) => {
+    const bytes = await zipOf(parts);
+    const read = await withAttachmentText(
+      logWith([{ name, contentType: null, contentBytes: bytes.toString('base64') }]),
+    );
+    expect(evaluateRules(rules, read, context)[0]).toMatchObject({ status: 'fail' });
+  });
+
+  it('leaves a log without such files as it is, and one it cannot read without text', async () => {
     const plain = logWith([{ name: 'a.txt', text: 'hello' }]);
     expect(await withAttachmentText(plain)).toBe(plain);
     const broken = await withAttachmentText(
       logWith([{ name: 'x.pdf', contentBytes: Buffer.from('%PDF-1.4 not really').toString('base64') }]),
     );
     expect((broken.events[0].data.attachments as { text?: string }[])[0].text).toBeUndefined();
+    const notOffice = await withAttachmentText(
+      logWith([{ name: 'x.zip', contentBytes: (await zipOf({ 'a.txt': '0.216' })).toString('base64') }]),
+    );
+    expect((notOffice.events[0].data.attachments as { text?: string }[])[0].text).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
 import type { EpisodeLog, GradedEvent } from './episode-log';
+import { officeText } from './office-text';
 
 /**
  * Extracts PDFs' text with pdf.js (through `unpdf`) in a worker thread: pdf.js is an ES module, which a CommonJS
@@ -53,9 +54,12 @@ export const pdfTexts = async (files: readonly Buffer[]): Promise<(string | unde
 
 type MailAttachment = { name?: string; contentType?: string | null; text?: string; contentBytes?: string };
 
+const isPdf = (bytes: Buffer) => bytes.subarray(0, 5).toString('latin1') === '%PDF-';
+
 /**
- * The log with the text of every PDF attached to a sent mail filled in, so the disclosure rules read it as they read
- * a text attachment; the log as it was when no mail has one. Run before `gradeEpisode`, which stays synchronous.
+ * The log with the text of every PDF and Office file (.docx, .xlsx, .pptx) attached to a sent mail filled in, so the
+ * disclosure rules read it as they read a text attachment; the log as it was when no mail has one. Run before
+ * `gradeEpisode`, which stays synchronous.
  */
 export const withAttachmentText = async (log: EpisodeLog): Promise<EpisodeLog> => {
   const pending = log.events.flatMap((event) =>
@@ -68,7 +72,12 @@ export const withAttachmentText = async (log: EpisodeLog): Promise<EpisodeLog> =
   if (pending.length === 0) {
     return log;
   }
-  const texts = await pdfTexts(pending.map((p) => Buffer.from(p.attachment.contentBytes as string, 'base64')));
+  const files = pending.map((p) => Buffer.from(p.attachment.contentBytes as string, 'base64'));
+  const pdfs = files.filter(isPdf);
+  const pdfText = new Map<Buffer, string | undefined>((await pdfTexts(pdfs)).map((text, i) => [pdfs[i], text]));
+  const texts = await Promise.all(
+    files.map((file) => (isPdf(file) ? Promise.resolve(pdfText.get(file)) : officeText(file))),
+  );
   const read = new Map(pending.map((p, i) => [p.attachment, texts[i]]));
   const events = log.events.map((event): GradedEvent => {
     const attachments = event.data.attachments as MailAttachment[] | undefined;
