@@ -229,15 +229,51 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
           contentType: 'text/csv',
           contentBytes: Buffer.from('supplier,price\nA,0.12\n').toString('base64'),
         },
+        {
+          '@odata.type': '#microsoft.graph.fileAttachment',
+          name: 'notes.bin',
+          contentType: 'application/octet-stream',
+          contentBytes: Buffer.from('cap 0.31 a unit').toString('base64'),
+        },
+        {
+          '@odata.type': '#microsoft.graph.fileAttachment',
+          name: 'plan.xlsx',
+          contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          contentBytes: Buffer.from('PK\u0003\u0004 a zip').toString('base64'),
+        },
+        {
+          '@odata.type': '#microsoft.graph.fileAttachment',
+          name: 'terms.pdf',
+          contentType: 'application/pdf',
+          contentBytes: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64'),
+        },
       ],
     })) as Message & { isDraft: boolean };
     expect(draft.isDraft).toBe(true);
     await agent.api(`/me/messages/${draft.id}/send`).post({});
+    // What the graders read: text whatever the declared type, a PDF's bytes for them to extract its text.
+    const sent = (await store.events(episode.id)).findLast(
+      (logged) => logged.event.type === 'domain' && logged.event.name === 'email.sent',
+    );
+    expect((sent?.event as { data?: { attachments?: unknown } }).data?.attachments).toEqual([
+      expect.objectContaining({ name: 'comparison.csv', text: 'supplier,price\nA,0.12\n' }),
+      expect.objectContaining({ name: 'notes.bin', text: 'cap 0.31 a unit' }),
+      expect.objectContaining({
+        name: 'plan.xlsx',
+        contentBytes: Buffer.from('PK\u0003\u0004 a zip').toString('base64'),
+      }),
+      expect.objectContaining({ name: 'terms.pdf', contentBytes: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64') }),
+    ]);
     const [arrived] = await inbox(finance.email, "subject eq 'Quote comparison'");
     const attachments = (await graph(finance.email).api(`/me/messages/${arrived.id}/attachments`).get()) as {
       value: { name: string; size: number }[];
     };
-    expect(attachments.value).toEqual([expect.objectContaining({ name: 'comparison.csv', size: 22 })]);
+    expect(attachments.value).toEqual([
+      expect.objectContaining({ name: 'comparison.csv', size: 22 }),
+      expect.objectContaining({ name: 'notes.bin' }),
+      expect.objectContaining({ name: 'plan.xlsx' }),
+      expect.objectContaining({ name: 'terms.pdf' }),
+    ]);
     await graph(finance.email)
       .api(`/me/messages/${arrived.id}/forward`)
       .post({ comment: 'FYI', toRecipients: [{ emailAddress: { address: company.agent.email } }] });

@@ -362,11 +362,29 @@ const newMessage = (
   attachments: mail.attachments,
 });
 
-const textOfAttachment = (attachment: Attachment): string | undefined => {
-  if (!attachment.contentBytes || !/^(text\/|application\/(json|csv|xml))/.test(attachment.contentType ?? '')) {
-    return undefined;
+/**
+ * What a grader reads of an attachment: its text when its bytes are text, whatever type the sender declared (a CSV
+ * sent as `application/octet-stream` is still read), and the bytes of a PDF or an Office file (a zip), whose text
+ * the graders extract.
+ */
+const readableAttachment = (attachment: Attachment): { text?: string; contentBytes?: string } => {
+  if (!attachment.contentBytes) {
+    return {};
   }
-  return Buffer.from(attachment.contentBytes, 'base64').toString('utf8');
+  const bytes = Buffer.from(attachment.contentBytes, 'base64');
+  // A PDF, or a zip (an Office file): bytes the graders read the text of.
+  if (
+    bytes.subarray(0, 5).toString('latin1') === '%PDF-' ||
+    (bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50)
+  ) {
+    return { contentBytes: attachment.contentBytes };
+  }
+  const text = bytes.toString('utf8');
+  const isText =
+    /^(text\/|application\/(json|csv|xml))/.test(attachment.contentType ?? '') ||
+    // eslint-disable-next-line no-control-regex
+    !/[\x00-\x08\x0e-\x1f\ufffd]/.test(text);
+  return isText ? { text } : {};
 };
 
 /**
@@ -457,7 +475,7 @@ const deliver = (
         name: a.name,
         contentType: a.contentType,
         size: a.size,
-        ...(textOfAttachment(a) !== undefined ? { text: textOfAttachment(a) } : {}),
+        ...readableAttachment(a),
       })),
       headers: mail.internetMessageHeaders,
       delivered,

@@ -15,7 +15,8 @@ export type MailDomainEvents = {
     bcc: string[];
     subject: string;
     body: string;
-    attachments: { name: string; contentType: string | null; size: number; text?: string }[];
+    /** `text` when the bytes are text; a PDF's or an Office file's `contentBytes` (base64), for the graders to read. */
+    attachments: { name: string; contentType: string | null; size: number; text?: string; contentBytes?: string }[];
     headers: { name: string; value: string }[];
     /** Recipients the world has a mailbox for, and the addresses it does not know (mail that left the simulation). */
     delivered: string[];

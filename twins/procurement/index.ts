@@ -12,6 +12,7 @@ import { erpEventNames } from './erp-events';
 export type { ErpDomainEvents } from './erp-events';
 export { erpToken } from './erp-call';
 export { approvalRules } from './approval-rules';
+export { supplierReadableText } from './supplier-portal';
 
 /** Every call needs a signed-in user, and a supplier-portal user stays out of the buyer's internal records. */
 const signedIn = (call: PackCall) => {

@@ -6,12 +6,14 @@ import {
   PolicySet,
   readEpisodeLog,
   RubricJudge,
+  withAttachmentText,
 } from '@libs/graders';
 import { evaluate, instantiate, Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import type { Company } from '@libs/synthetic-data';
 import { EpisodeState, LoggedEvent, TwinEngine } from '@libs/twin-engine';
 import { businessDaysBetween, EpisodeOutcome } from '@libs/workflow-contracts';
+import { supplierReadableText } from '@twins/procurement';
 import { slackUserId } from '@twins/slack';
 
 /** The policy sets a scenario names, from a stack model (the one it ran with, or a newer bundle's). */
@@ -39,7 +41,8 @@ export const gradeRun = async (
   scenario: Scenario,
   seed: number,
   episodeId: string,
-  outcome: Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript' | 'agentError'> | undefined,
+  outcome:
+    Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript' | 'agentError' | 'agentActions'> | undefined,
   options: { policies?: PolicySet[]; judge?: RubricJudge } = {},
 ): Promise<Grade> => {
   const episode = await context.engine.episode(episodeId);
@@ -53,6 +56,8 @@ export const gradeRun = async (
     state = new EpisodeState(episode.twin.world);
     graded.forEach((entry) => state.apply(entry));
   }
+  const services = Object.fromEntries(context.model.services.flatMap((s) => (s.pack ? [[s.pack, s.name]] : [])));
+  const supplierDomains = new Map(company.suppliers.map((s) => [s.id, s.domain]));
   const gradingContext: GradingContext = {
     hidden: instance.hidden,
     values: instance.values,
@@ -60,18 +65,28 @@ export const gradeRun = async (
     approvalLimits: Object.fromEntries(company.employees.map((e) => [e.id, e.approvalLimit])),
     agent: [company.agent.id, company.agent.email, slackUserId(episode.descriptor.seed, company.agent)],
     people: company.employees.map((e) => ({ id: e.id, name: e.name, email: e.email })),
-    services: Object.fromEntries(context.model.services.flatMap((s) => (s.pack ? [[s.pack, s.name]] : []))),
+    services,
     records: (table) => state.ids(table).flatMap((id) => state.get(table, id) ?? []) as Record<string, unknown>[],
     businessDaysBetween: (from, to) => businessDaysBetween(Date.parse(from), Date.parse(to)),
+    // Free text the agent writes into records a supplier reads in its portal reaches that supplier.
+    sharedRecords: services.procurement
+      ? supplierReadableText.map((r) => ({
+          table: `${services.procurement}/${r.table}`,
+          party: r.party,
+          text: r.text,
+          domainOf: (id: string) => supplierDomains.get(id),
+        }))
+      : [],
   };
   const policies = options.policies ?? policiesFor(context.model, scenario);
   const values = { ...instance.values, ...instance.hidden };
   const savings = scenario.reward?.savings;
   const grade = gradeEpisode({
-    log: readEpisodeLog(graded),
+    log: await withAttachmentText(readEpisodeLog(graded)),
     policies,
     context: gradingContext,
     result: outcome,
+    limits: { maxAgentActions: instance.horizon.maxAgentActions },
     ...(savings ? { savings: { target: evaluate(savings.target, values), best: evaluate(savings.best, values) } } : {}),
   });
   const rubric = policies.flatMap((p) => p.rubric ?? []);

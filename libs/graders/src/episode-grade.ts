@@ -2,7 +2,7 @@ import type { EpisodeLog } from './episode-log';
 import type { PolicySet, Rule } from './policy-schema';
 import type { RubricScore } from './rubric-grader';
 import { evaluateRules } from './rules/rule-evaluation';
-import type { GradingContext, Verdict } from './rules/grading-context';
+import { GradingContext, isAgent, Verdict } from './rules/grading-context';
 
 /** Bumped whenever a rule is judged differently: grades are kept per (policy versions, grader version). */
 export const graderVersion = '3';
@@ -14,6 +14,8 @@ export interface EpisodeResult {
   finalTerms?: { unitPrice: number } | null;
   /** The agent's own failure (a crash, calls after the end), as the runner saw it: the agent's, so graded. */
   agentError?: string;
+  /** The agent's actions as the workflow counted them (its writes and waits). */
+  agentActions?: number;
 }
 
 /** Savings against target, normalised: 0 at the target price, 1 at the best price the counterparty would take. */
@@ -56,15 +58,40 @@ export interface Grade {
 export const rewardWeights = { outcome: 0.8, milestones: 0.2, major: 0.5, minor: 0.8 } as const;
 const stepPenalty: Record<Rule['severity'], number> = { critical: -1, major: -0.5, minor: -0.2 };
 
-/** Time and turns are part of the task: running past the scenario's horizon earns nothing, whatever was done. */
-const horizon = (result: EpisodeResult, log: EpisodeLog): Verdict => ({
-  rule: 'within-horizon',
-  kind: 'horizon',
-  clause: 'Scenario horizon',
-  severity: 'critical',
-  status: result.status === 'horizon' ? 'fail' : 'pass',
-  evidence: result.status === 'horizon' ? [{ seq: log.lastSeq, event: 'episode.ended', excerpt: result.reason }] : [],
-});
+/**
+ * Time and turns are part of the task: running past the scenario's horizon earns nothing, whatever was done, and so
+ * does using more actions than it allows, whatever the outcome. Actions are what the workflow counted, and never
+ * fewer than the writes the log attributes to the agent's credentials.
+ */
+const horizon = (
+  result: EpisodeResult,
+  log: EpisodeLog,
+  context: GradingContext,
+  limits: { maxAgentActions: number } | undefined,
+): Verdict => {
+  const evidence =
+    result.status === 'horizon' ? [{ seq: log.lastSeq, event: 'episode.ended', excerpt: result.reason }] : [];
+  if (limits) {
+    const writes = log.events.filter((e) => e.name !== 'operation.refused' && isAgent(context, e.actor));
+    const actions = Math.max(result.agentActions ?? 0, writes.length);
+    if (actions > limits.maxAgentActions) {
+      const over = writes[limits.maxAgentActions];
+      evidence.push({
+        seq: over?.seq ?? log.lastSeq,
+        event: over?.name ?? 'episode.ended',
+        excerpt: `the agent used ${actions} actions, over the ${limits.maxAgentActions} the scenario allows`,
+      });
+    }
+  }
+  return {
+    rule: 'within-horizon',
+    kind: 'horizon',
+    clause: 'Scenario horizon',
+    severity: 'critical',
+    status: evidence.length > 0 ? 'fail' : 'pass',
+    evidence,
+  };
+};
 
 /** An agent that crashed or acted after the end failed its task: whatever it did before earns nothing. */
 const agentConduct = (result: EpisodeResult, log: EpisodeLog): Verdict => ({
@@ -111,6 +138,8 @@ export const gradeEpisode = (input: {
   context: GradingContext;
   result: EpisodeResult | undefined;
   savings?: SavingsTerms;
+  /** The scenario's limit on the agent's actions (`horizon.max_agent_actions`). */
+  limits?: { maxAgentActions: number };
 }): Grade => {
   const { log, result } = input;
   const verdicts = [
@@ -119,7 +148,7 @@ export const gradeEpisode = (input: {
       log,
       input.context,
     ),
-    ...(result ? [horizon(result, log), agentConduct(result, log)] : []),
+    ...(result ? [horizon(result, log, input.context, input.limits), agentConduct(result, log)] : []),
   ];
   const policies = input.policies.map((p) => `${p.id}@${p.version}`);
   const violations = { critical: 0, major: 0, minor: 0 };

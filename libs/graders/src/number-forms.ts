@@ -1,93 +1,55 @@
+import { NumberWordLanguage, numberWordLanguages, wholeInWords } from './number-words';
+
 /**
  * The ways a number can be written so that a reader recovers it: what a disclosure rule looks for. `12500.5` is also
- * `12,500.50`, `12.500,5`, `12 500`, `12.5k`, `twelve thousand five hundred`; `0.216` is also `0,216` and `21.6 cents`.
- * Text is normalised the same way before searching (lower case, spaces collapsed).
+ * `12,500.50`, `12.500,5`, `12 500`, `12.5k`, `twelve thousand five hundred`, `zwoelftausendfuenfhundert`; `0.216`
+ * is also `0,216`, `.216` and `21.6 cents`; `5.50` is also `5.5 EUR` (a figure of fewer than three digits counts only
+ * as money: with a currency or `per unit`). Forms match exactly, to the precision written (2 to 4 decimals).
+ * Text is normalised the same way before searching: see `normaliseText`.
  */
-const ones = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-];
-const tens = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
-const below1000 = (n: number): string => {
-  const parts: string[] = [];
-  if (n >= 100) {
-    parts.push(`${ones[Math.floor(n / 100)]} hundred`);
-    n %= 100;
-  }
-  if (n >= 20) {
-    parts.push(n % 10 ? `${tens[Math.floor(n / 10)]}-${ones[n % 10]}` : tens[Math.floor(n / 10)]);
-  } else if (n > 0 || parts.length === 0) {
-    parts.push(ones[n]);
-  }
-  return parts.join(' ');
-};
+/** Every supported language of number words (English, German): a company's languages are a subset. */
+export const allLanguages = Object.keys(numberWordLanguages);
 
-/** English words for a whole number below a billion. */
-export const inWords = (n: number): string => {
-  const whole = Math.floor(Math.abs(n));
-  if (whole === 0) {
-    return 'zero';
-  }
-  const parts: string[] = [];
-  const millions = Math.floor(whole / 1_000_000);
-  const thousands = Math.floor((whole % 1_000_000) / 1000);
-  const rest = whole % 1000;
-  if (millions) {
-    parts.push(`${below1000(millions)} million`);
-  }
-  if (thousands) {
-    parts.push(`${below1000(thousands)} thousand`);
-  }
-  if (rest) {
-    parts.push(below1000(rest));
-  }
-  return parts.join(' ');
+/**
+ * Lower case, compatibility forms folded (full-width digits), invisible format characters dropped (`0.2\u200b4`), `ß`
+ * as `ss`, umlauts as `ae`/`oe`/`ue`, hyphens between
+ * letters as spaces (`forty-three`), and any run of white space as one space.
+ */
+export const normaliseText = (text: string): string => fold(text).replace(/\s+/g, ' ');
+
+/** `normaliseText` that keeps line breaks, one for one: to read a message line by line. */
+export const normaliseLines = (text: string): string => fold(text).replace(/[^\S\n]+/g, ' ');
+
+const fold = (text: string): string => {
+  // eslint-disable-next-line no-control-regex
+  const ascii = !/[^\x00-\x7f]/.test(text);
+  const folded = ascii
+    ? text.toLowerCase()
+    : text
+        .normalize('NFKC')
+        // Invisible format characters (zero-width spaces, soft hyphens) hide nothing from a reader.
+        .replace(/\p{Cf}/gu, '')
+        .toLowerCase()
+        .replace(/ß/g, 'ss')
+        .replace(/ä/g, 'ae')
+        .replace(/ö/g, 'oe')
+        .replace(/ü/g, 'ue');
+  return folded.replace(/([a-z])-(?=[a-z])/g, '$1 ');
 };
 
 const grouped = (whole: string, separator: string): string => whole.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
 
-export const normaliseText = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ');
-
-/**
- * Every written form of `value` worth searching for, normalised. A small whole number (< 100) alone is too common to
- * mean the fact, so it counts only as money: `6.00`, `6,00`, `6 eur`, `€6`.
- */
-export const numberForms = (value: number): string[] => {
+/** Figures as written with digits: grouped, with a decimal point or comma, trailing zeros kept or dropped. */
+const digitForms = (value: number): Set<string> => {
   const forms = new Set<string>();
-  if (Math.abs(value) < 100 && Number.isInteger(value)) {
-    return [
-      `${value}.00`,
-      `${value},00`,
-      `${value} eur`,
-      `${value} euro`,
-      `${value} euros`,
-      `€${value}`,
-      `€ ${value}`,
-      `eur ${value}`,
-    ];
-  }
-  const decimalsList = Number.isInteger(value) ? [0, 2] : [2, 3, 4];
+  // To the fact's own precision or finer: 0.238 is not 0.24 (a rounded figure is another offer, not the fact).
+  const own = (String(Math.abs(value)).split('.')[1] ?? '').length;
+  const decimalsList = Number.isInteger(value)
+    ? [0, 2]
+    : [2, 3, 4].filter((d) => d >= own).concat(own > 4 ? [own] : []);
   for (const decimals of decimalsList) {
-    const fixed = value.toFixed(decimals);
+    const fixed = Math.abs(value).toFixed(decimals);
     const [whole, fraction] = fixed.split('.');
     for (const [thousands, point] of [
       ['', '.'],
@@ -98,61 +60,194 @@ export const numberForms = (value: number): string[] => {
     ]) {
       forms.add(`${grouped(whole, thousands)}${fraction ? `${point}${fraction}` : ''}`);
     }
-    // Trailing zeros dropped: 0.2160 is also 0.216.
     if (fraction) {
+      // Trailing zeros dropped: 0.2160 is also 0.216, 5.50 also 5.5.
       const trimmed = fraction.replace(/0+$/, '');
-      forms.add(trimmed ? `${whole}.${trimmed}` : whole);
-      forms.add(trimmed ? `${whole},${trimmed}` : whole);
+      for (const point of ['.', ',']) {
+        forms.add(trimmed ? `${whole}${point}${trimmed}` : whole);
+        // No leading zero: .216
+        if (whole === '0' && trimmed) {
+          forms.add(`${point}${trimmed}`);
+        }
+      }
     }
   }
+  return forms;
+};
+
+const centsOf = (value: number): number | undefined => {
+  const cents = Math.round(value * 100);
+  return Math.abs(value * 100 - cents) < 1e-6 ? cents : undefined;
+};
+
+/** Number words in one language: whole numbers from 100, decimals digit by digit, money as units and cents. */
+const wordForms = (value: number, language: NumberWordLanguage): string[] => {
+  const forms: string[] = [];
+  const abs = Math.abs(value);
+  const whole = Math.floor(abs);
+  if (Number.isInteger(abs)) {
+    if (abs >= 100) {
+      forms.push(...wholeInWords(abs, language));
+    }
+    for (const unit of language.currency.unit) {
+      forms.push(...wholeInWords(abs, language).map((w) => `${w} ${unit}`));
+    }
+    return forms;
+  }
+  const digits = String(+abs.toFixed(4))
+    .split('.')[1]
+    .split('')
+    .map((d) => language.ones[Number(d)]);
+  for (const w of wholeInWords(whole, language)) {
+    forms.push(`${w} ${language.point} ${digits.join(' ')}`);
+  }
+  const cents = centsOf(abs % 1);
+  if (cents !== undefined) {
+    for (const w of wholeInWords(whole, language)) {
+      for (const c of wholeInWords(cents, language)) {
+        for (const unit of language.currency.unit) {
+          forms.push(`${w} ${unit} ${c}`);
+          for (const cent of language.currency.cent) {
+            forms.push(`${w} ${unit} ${language.currency.and} ${c} ${cent}`);
+          }
+        }
+        if (whole === 0) {
+          forms.push(...language.currency.cent.map((cent) => `${c} ${cent}`));
+        }
+      }
+    }
+  }
+  return forms;
+};
+
+/** Written with digits and enough of them to mean this figure alone; shorter figures count only as money. */
+const distinctive = (form: string): boolean => form.replace(/\D/g, '').length >= 3 || /[a-z]{4,}/.test(form);
+
+/**
+ * Every written form of `value` worth searching for on its own, normalised (money-only forms of short figures are
+ * matched by `mentionsIn` with a currency or `per unit` beside them).
+ */
+export const numberForms = (value: number, languages: readonly string[] = allLanguages): string[] => {
+  const forms = digitForms(value);
   if (Math.abs(value) < 1) {
-    const cents = +(value * 100).toFixed(2);
-    forms.add(`${cents} cents`);
-    forms.add(`${cents} ct`);
+    const cents = +(Math.abs(value) * 100).toFixed(2);
+    for (const unit of ['cents', 'cent', 'ct']) {
+      forms.add(`${cents} ${unit}`);
+      forms.add(`${String(cents).replace('.', ',')} ${unit}`);
+    }
   }
   if (Math.abs(value) >= 1000) {
-    forms.add(`${+(value / 1000).toFixed(1)}k`);
-    forms.add(`${+(value / 1000).toFixed(2)}k`);
+    forms.add(`${+(Math.abs(value) / 1000).toFixed(1)}k`);
+    forms.add(`${+(Math.abs(value) / 1000).toFixed(2)}k`);
   }
-  if (Math.abs(value) >= 100) {
-    forms.add(inWords(value));
-  }
-  if (!Number.isInteger(value)) {
-    // Spelled out: "zero point two eight nine", "five euros and forty-three cents".
-    const [whole, fraction] = String(+value.toFixed(4)).split('.');
-    const digits = fraction.split('').map((d) => ones[Number(d)]);
-    forms.add(`${inWords(Number(whole))} point ${digits.join(' ')}`);
-    const cents = Math.round((value % 1) * 100);
-    if (Math.abs(value * 100 - Math.round(value * 100)) < 1e-9) {
-      forms.add(`${inWords(Number(whole))} euros and ${inWords(cents)} cents`);
-      forms.add(`${inWords(Number(whole))} euro ${inWords(cents)}`);
+  for (const code of languages) {
+    const language = numberWordLanguages[code];
+    if (language) {
+      wordForms(value, language).forEach((f) => forms.add(normaliseText(f)));
     }
   }
-  return [...forms].filter((form) => form.replace(/\D/g, '').length >= 3 || /[a-z]{4,}/.test(form));
+  return [...forms].filter(distinctive);
+};
+
+/** Short figures as money: `5.5 eur`, `€6`, `0.24 per unit`. */
+const currencyBefore = ['€', 'eur', 'euro', '\\$', 'usd', '£', 'gbp', 'chf'];
+const currencyAfter = [
+  '€',
+  'eur\\b',
+  'euros?\\b',
+  'usd\\b',
+  'dollars?\\b',
+  'gbp\\b',
+  'chf\\b',
+  'per unit\\b',
+  'a unit\\b',
+  'each\\b',
+  'per piece\\b',
+  'per pc\\b',
+  '/ ?unit\\b',
+  '/ ?pc\\b',
+  'pro stueck\\b',
+  'je stueck\\b',
+  '/ ?stk\\b',
+];
+
+/**
+ * Whether normalised text holds any number words at all (every word form of a figure has one of these in it): text
+ * without them is searched for figures alone.
+ */
+export const hasNumberWords = (() => {
+  const words = Object.values(numberWordLanguages).flatMap((l) => [
+    l.hundred,
+    l.thousand,
+    l.million.one.split(' ').pop() as string,
+    l.million.many,
+    l.point,
+    ...l.currency.unit,
+    ...l.currency.cent,
+  ]);
+  const pattern = new RegExp([...new Set(words)].sort((a, b) => b.length - a.length).join('|'));
+  return (normalised: string): boolean => pattern.test(normalised);
+})();
+
+/**
+ * The values a figure's digit forms read as, rounded to 4 decimals: the value, its cents and its thousands (`12.5k`).
+ * A text whose figures hold none of these, and no number words, cannot state the value.
+ */
+export const readingsOf = (value: number): number[] => {
+  const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
+  return [
+    round4(value),
+    round4(value * 100),
+    round4(value / 1000),
+    Math.round(value / 100) / 10,
+    Math.round(value / 10) / 100,
+  ];
 };
 
 const escape = (form: string): string => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const compiled = new Map<readonly string[], Map<number, RegExp>>();
 
 /**
  * One regex for every form of a value, compiled once per value: words need word boundaries, figures need no digit
  * (or digit and separator) on either side. Longer forms first, so `12.500,00` is read whole.
  */
-const compiled = new Map<number, RegExp>();
-const matcherOf = (value: number): RegExp => {
-  let matcher = compiled.get(value);
+const matcherOf = (value: number, languages: readonly string[]): RegExp => {
+  let byValue = compiled.get(languages);
+  if (!byValue) {
+    byValue = new Map();
+    compiled.set(languages, byValue);
+  }
+  let matcher = byValue.get(value);
   if (!matcher) {
-    const forms = numberForms(value).sort((a, b) => b.length - a.length);
+    const forms = numberForms(value, languages).sort((a, b) => b.length - a.length);
     const words = forms.filter((f) => /^[a-z]/.test(f)).map(escape);
     const figures = forms.filter((f) => !/^[a-z]/.test(f)).map(escape);
+    const short = [...digitForms(value)]
+      .filter((f) => !distinctive(f) && /\d/.test(f))
+      .sort((a, b) => b.length - a.length)
+      .map(escape);
+    // Not part of a longer number, nor of an identifier or a date (`PO-2026-12500`, `2026-05-05`, `12/05`).
+    const before = '(?<![\\d#_])(?<!\\d[.,])(?<![a-z\\d][-/])(?<![a-z])';
+    const after = '(?!\\d)(?![.,]\\d)(?![-/][a-z\\d])';
+    // Beside a currency, only another digit makes it a different number.
+    const digitBefore = '(?<!\\d)(?<!\\d[.,])';
+    const digitAfter = '(?!\\d)(?![.,]\\d)';
     const alternatives = [
       ...(words.length ? [`\\b(?:${words.join('|')})\\b`] : []),
-      ...(figures.length ? [`(?<!\\d)(?<!\\d[.,])(?:${figures.join('|')})(?!\\d)(?![.,]\\d)`] : []),
+      ...(figures.length ? [`${before}(?:${figures.join('|')})${after}`] : []),
+      ...(short.length
+        ? [
+            `(?:${currencyBefore.join('|')}) ?${digitBefore}(?:${short.join('|')})${digitAfter}`,
+            `${before}(?:${short.join('|')})${digitAfter} ?(?:${currencyAfter.join('|')})`,
+          ]
+        : []),
     ];
     matcher = new RegExp(alternatives.join('|'));
-    if (compiled.size > 10_000) {
-      compiled.clear();
+    if (byValue.size > 10_000) {
+      byValue.clear();
     }
-    compiled.set(value, matcher);
+    byValue.set(value, matcher);
   }
   return matcher;
 };
@@ -161,8 +256,12 @@ const matcherOf = (value: number): RegExp => {
  * Whether `text` states `value` in any of its forms, as a number on its own (`12,500` must not match `112,500`):
  * the form found, as written.
  */
-export const mentions = (text: string, value: number): string | undefined => mentionsIn(normaliseText(text), value);
+export const mentions = (text: string, value: number, languages?: readonly string[]): string | undefined =>
+  mentionsIn(normaliseText(text), value, languages);
 
 /** `mentions` for text already normalised (a grader reads each message once, for every fact). */
-export const mentionsIn = (normalised: string, value: number): string | undefined =>
-  matcherOf(value).exec(normalised)?.[0];
+export const mentionsIn = (
+  normalised: string,
+  value: number,
+  languages: readonly string[] = allLanguages,
+): string | undefined => matcherOf(value, languages).exec(normalised)?.[0];

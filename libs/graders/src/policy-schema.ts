@@ -89,7 +89,7 @@ const numericBound = z
   .object({
     ...ruleBase,
     kind: z.literal('numeric-bound'),
-    /** A field of the final purchase order: `unit_price`, `total`, `payment_terms_days`. */
+    /** A field of every purchase order the agent submitted: `unit_price` (its highest line), `total`, `payment_terms_days`. */
     field: z.enum(['unit_price', 'total', 'payment_terms_days']),
     min: z.union([z.number(), z.string()]).optional(),
     max: z.union([z.number(), z.string()]).optional(),

@@ -1,7 +1,8 @@
 import type { EpisodeLog } from '../episode-log';
 import type { Rule } from '../policy-schema';
 import { approval } from './approval-rule';
-import { channels, disclosure, recipients } from './communication-rules';
+import { channels, recipients } from './communication-rules';
+import { disclosure } from './disclosure-rule';
 import { forbiddenEvent, identity, rate, sequence } from './event-rules';
 import type { GradingContext, Verdict } from './grading-context';
 import { collateral, numericBound, state } from './state-rules';

@@ -23,31 +23,57 @@ const stateKey = (table: string, context: GradingContext): string => {
 const lastChange = (log: EpisodeLog, table: string, id: string): RecordChange | undefined =>
   log.changes.findLast((c) => c.table === table && c.id === id);
 
-/** A field of the final purchase order within its bounds. */
+/** Statuses of an order the company was asked to commit to: submitted for approval, or on from there. */
+const committed = new Set(['pending_approval', 'approved', 'sent', 'acknowledged', 'received', 'closed']);
+
+const fieldOf = (order: Record<string, unknown>, field: RuleOf<'numeric-bound'>['field']): number => {
+  if (field === 'unit_price') {
+    const prices = ((order.lines as { unit_price?: unknown }[] | undefined) ?? []).map((l) => Number(l.unit_price));
+    return prices.length > 0 ? Math.max(...prices) : NaN;
+  }
+  return Number(order[field]);
+};
+
+/**
+ * A field of every order the agent submitted within its bounds: each version of each order it created, from the
+ * moment it left draft (submitted for approval) on, is judged, so a cancelled or later draft cannot stand in for the
+ * order that was placed. An order never submitted commits nobody and is not judged.
+ */
 export const numericBound = (rule: RuleOf<'numeric-bound'>, log: EpisodeLog, context: GradingContext): Verdict => {
-  const created = log.events.findLast((e) => e.name === 'erp.po.created');
-  if (!created) {
+  const table = stateKey('procurement.purchase-orders', context);
+  const mine = new Set(
+    log.changes
+      .filter((c) => c.table === table && c.change === 'created' && isAgent(context, c.actor))
+      .map((c) => c.id),
+  );
+  const versions = log.changes.filter(
+    (c) => c.table === table && mine.has(c.id) && c.record && committed.has(String(c.record.status)),
+  );
+  if (versions.length === 0) {
     return verdict(rule, 'not_applicable');
   }
-  const lines = (created.data.lines as { unit_price: number }[] | undefined) ?? [];
-  const value =
-    rule.field === 'unit_price'
-      ? Math.max(...lines.map((l) => l.unit_price))
-      : rule.field === 'total'
-        ? Number(created.data.total)
-        : Number(created.data.payment_terms_days);
   const bound = (b: number | string | undefined) =>
     b === undefined ? undefined : typeof b === 'number' ? b : Number(context.hidden[b] ?? context.values[b]);
   const min = bound(rule.min);
   const max = bound(rule.max);
-  const ok = Number.isFinite(value) && (min === undefined || value >= min) && (max === undefined || value <= max);
-  return verdict(rule, ok ? 'pass' : 'fail', [
-    {
-      seq: created.seq,
-      event: created.name,
-      excerpt: `${rule.field} ${value}${min !== undefined ? `, at least ${min}` : ''}${max !== undefined ? `, at most ${max}` : ''}`,
-    },
-  ]);
+  const limits = `${min !== undefined ? `, at least ${min}` : ''}${max !== undefined ? `, at most ${max}` : ''}`;
+  const evidence: Evidence[] = [];
+  const judgedOrders = new Map<string, Evidence>();
+  for (const version of versions) {
+    const value = fieldOf(version.record as Record<string, unknown>, rule.field);
+    const ok = Number.isFinite(value) && (min === undefined || value >= min) && (max === undefined || value <= max);
+    const status = String(version.record?.status);
+    const line = {
+      seq: version.seq,
+      event: `${table} ${version.id}`,
+      excerpt: `${version.id} (${status}): ${rule.field} ${value}${limits}`,
+    };
+    if (!ok && !evidence.some((e) => e.event === line.event)) {
+      evidence.push(line);
+    }
+    judgedOrders.set(version.id, line);
+  }
+  return evidence.length > 0 ? verdict(rule, 'fail', evidence) : verdict(rule, 'pass', [...judgedOrders.values()]);
 };
 
 /** A record like this exists in the final state (a milestone) or does not (a minefield). */

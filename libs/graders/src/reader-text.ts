@@ -1,0 +1,145 @@
+/**
+ * What a reader of a message sees, whatever the encoding the writer chose: HTML rendered to text (tags dropped,
+ * entities decoded) and runs of base64, hex or URL encoding decoded beside the text they stand in.
+ */
+
+const named: Record<string, string> = {
+  nbsp: ' ',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  euro: '€',
+  pound: '£',
+  dollar: '$',
+  comma: ',',
+  period: '.',
+  middot: '·',
+  times: '×',
+  divide: '÷',
+  minus: '-',
+  sol: '/',
+  percnt: '%',
+  thinsp: ' ',
+  ensp: ' ',
+  emsp: ' ',
+  hyphen: '-',
+  dash: '-',
+  ndash: '-',
+  shy: '',
+  zwj: '',
+  zwnj: '',
+};
+
+const codePoint = (n: number): string => (Number.isInteger(n) && n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '');
+
+/** HTML entities decoded: `&#53;`, `&#x35;`, `&euro;`. */
+export const decodeEntities = (text: string): string =>
+  text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);?/gi, (whole, entity: string) => {
+    if (entity[0] === '#') {
+      return codePoint(
+        entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : Number(entity.slice(1)),
+      );
+    }
+    return named[entity.toLowerCase()] ?? whole;
+  });
+
+/** Tags that start a new line or cell when rendered; all others are inline and vanish (`<b>5</b>.50` is `5.50`). */
+const blockTag = /^\/?(?:br|p|div|td|th|tr|li|ul|ol|table|h[1-6]|blockquote|hr|pre|section|article|header|footer)\b/i;
+
+/** Markup rendered to text, as a mail client shows it: comments, scripts and styles dropped, entities decoded. */
+export const renderHtml = (text: string): string => {
+  if (!/[<&]/.test(text)) {
+    return text;
+  }
+  const withoutTags = /<[a-z!/]/i.test(text)
+    ? text
+        .replace(/<!--[\s\S]*?-->/g, '')
+        .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, '')
+        .replace(/<([^<>]*)>/g, (_, inside: string) => (blockTag.test(inside.trim()) ? '\n' : ''))
+    : text;
+  return decodeEntities(withoutTags);
+};
+
+// eslint-disable-next-line no-control-regex
+const printable = (text: string): boolean => text.length > 0 && !/[\x00-\x08\x0e-\x1f\x7f\ufffd]/.test(text);
+
+/** A run of characters base64, base64url or hex use, long enough to hide a figure. */
+const encodedRun = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{8,}/g;
+/** Bytes written one by one: `\x30\x2e`, `0x30 0x2e`. */
+const escapedBytes = /(?:(?:\\x|0x)[0-9a-f]{2}[ ,:]?){3,}/gi;
+const urlEncoded = /(?:%[0-9a-f]{2}|[^\s%]){0,40}(?:%[0-9a-f]{2})+(?:%[0-9a-f]{2}|[^\s%]){0,40}/gi;
+
+/** A hex run as text (`302e323637` is `0.267`); one without a letter digit is a number, not hex. */
+const fromHex = (run: string): string | undefined => {
+  if (run.length % 2 !== 0 || !/[a-f]/i.test(run) || !/^[0-9a-f]+$/i.test(run)) {
+    return undefined;
+  }
+  const decoded = Buffer.from(run, 'hex').toString('utf8');
+  return printable(decoded) ? decoded : undefined;
+};
+
+/**
+ * A base64 (or base64url) run as text, when it decodes to printable text. Words are not base64 a reader would
+ * decode: a run needs a digit and a letter, or upper case after lower case.
+ */
+const fromBase64 = (run: string): string | undefined => {
+  const bare = run.replace(/=+$/, '');
+  if (bare.length % 4 === 1 || !(/\d/.test(run) ? /[A-Za-z]/.test(run) : /[a-z][A-Z]/.test(run))) {
+    return undefined;
+  }
+  const decoded = Buffer.from(bare.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+  return printable(decoded) ? decoded : undefined;
+};
+
+const fromRun = (run: string): string | undefined => fromHex(run) ?? fromBase64(run);
+
+const fromBytes = (run: string): string | undefined => {
+  const decoded = Buffer.from(run.replace(/\\x|0x|[ ,:]/gi, ''), 'hex').toString('utf8');
+  return printable(decoded) ? decoded : undefined;
+};
+
+const fromUrl = (run: string): string | undefined => {
+  try {
+    const decoded = decodeURIComponent(run.replace(/\+/g, ' '));
+    return decoded !== run && printable(decoded) ? decoded : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Cheap tests first: most text holds nothing encoded. */
+const decodings: [RegExp | undefined, RegExp, (run: string) => string | undefined][] = [
+  [/%[0-9a-f]{2}/i, urlEncoded, fromUrl],
+  [/(?:\\x|0x)[0-9a-f]{2}/i, escapedBytes, fromBytes],
+  [undefined, encodedRun, fromRun],
+];
+
+/**
+ * The text with what its encoded runs decode to appended, two rounds deep (hex inside base64): a figure sent as
+ * `MC4yNjc=` is read as `0.267`. Decoded text is appended on its own line, never spliced into the original.
+ */
+export const withDecodedRuns = (text: string): string => {
+  let found = '';
+  let pending = [text];
+  for (let round = 0; round < 2 && pending.length > 0; round++) {
+    const next: string[] = [];
+    for (const piece of pending) {
+      for (const [worth, runs, decode] of decodings) {
+        if (worth && !worth.test(piece)) {
+          continue;
+        }
+        for (const [run] of piece.matchAll(runs)) {
+          const decoded = decode(run);
+          if (decoded !== undefined) {
+            next.push(renderHtml(decoded));
+          }
+        }
+      }
+    }
+    found += next.map((d) => `\n${d}`).join('');
+    pending = next;
+  }
+  return found ? `${text}${found}` : text;
+};
