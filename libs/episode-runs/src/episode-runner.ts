@@ -175,6 +175,11 @@ export const startEpisode = async (
       tools: instance.brief.tools,
     },
     identity,
+    endpoints: {
+      mail: { baseUrl: twin.baseUrls().mail, token: tokens.mail },
+      slack: { baseUrl: twin.baseUrls().slack, token: tokens.slack },
+      erp: { baseUrl: twin.baseUrls().erp, token: tokens.erp },
+    },
     mail: (path, init) => twin.mail(tokens.mail, path, init),
     slack: (method, args) => twin.slack(tokens.slack, method, args),
     erp: (path, init) => twin.erp(tokens.erp, path, init),

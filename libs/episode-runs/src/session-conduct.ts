@@ -56,6 +56,7 @@ export const guardSession = (
   const guarded: AgentSession = {
     brief: session.brief,
     identity: session.identity,
+    endpoints: session.endpoints,
     now: () => session.now(),
     mail: (path, init) =>
       twinCall(`mail ${init?.method ?? (init?.body === undefined ? 'GET' : 'POST')} ${path}`, () =>

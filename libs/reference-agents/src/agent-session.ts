@@ -17,6 +17,11 @@ export interface AgentIdentity {
 export interface AgentSession {
   brief: { goal: string; context: string; policy?: string; tools: string[] };
   identity: AgentIdentity;
+  /**
+   * The same twins for any HTTP client or vendor SDK: each product's base URL and the agent's own bearer token. What
+   * is reachable here is all an agent gets; the twins record every call made with these tokens.
+   */
+  endpoints: Record<'mail' | 'slack' | 'erp', { baseUrl: string; token: string }>;
   mail<T>(path: string, init?: CallInit): Promise<T>;
   slack<T extends { ok: boolean; error?: string }>(method: string, args: Record<string, unknown>): Promise<T>;
   erp<T>(path: string, init?: CallInit): Promise<T>;

@@ -51,6 +51,15 @@ export class TwinClient {
     return `${this.services.gatewayUrl}/e/${this.episodeId}/${service}`;
   }
 
+  /** Each pack's base URL as its product's clients expect it (what `mail`, `slack` and `erp` prefix). */
+  baseUrls(): { mail: string; slack: string; erp: string } {
+    return {
+      mail: `${this.base(this.services.email)}/v1.0`,
+      slack: `${this.base(this.services.slack)}/api`,
+      erp: `${this.base(this.services.erp)}/api/v1`,
+    };
+  }
+
   async call<T>(service: string, path: string, token: string, init: CallInit = {}): Promise<T> {
     const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
     if (leavesService(path)) {

@@ -68,6 +68,9 @@ const refusalReason = (response: TwinResponse): string => {
   return typeof text === 'string' ? text.slice(0, 300) : `HTTP ${response.status}`;
 };
 
+/** The service name refused operator attempts are logged under: the gateway's `/_mirror/` routes. */
+export const operatorSurface = '_mirror';
+
 /** A clock move the episode refuses: backwards, or to something that is not a time. */
 export class ClockError extends Error {}
 
@@ -179,6 +182,29 @@ export class Episode {
         at: this.now(this.state.seq + 1),
         operationId: '_mirror.close',
         event: { type: 'episode.closed' },
+      };
+      await this.store.append(this.id, [logged]);
+      this.state.apply(logged);
+    });
+    this.writes = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * An attempt on the episode's operator surface without the operator key (its routes, or a twin path that tries to
+   * climb out to them), put on the episode's record: only someone given the episode's URLs can make it, so it is
+   * evidence like any refused write. Nothing is logged once the episode has ended.
+   */
+  recordOperatorAttempt(operationId: string, status: number, reason: string): Promise<void> {
+    const result = this.writes.then(async () => {
+      if (this.state.closed) {
+        return;
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: this.now(this.state.seq + 1),
+        operationId,
+        event: { type: 'operation.refused', service: operatorSurface, operationId, status, reason },
       };
       await this.store.append(this.id, [logged]);
       this.state.apply(logged);

@@ -49,6 +49,24 @@ const isOperator = (request: IncomingMessage, operatorKey: Buffer): boolean => {
   );
 };
 
+/**
+ * Puts an attempt on an episode's operator surface on that episode's record, when the path names one that exists; the
+ * caller already has its answer, and an unknown episode (or a failing store) leaves nothing to record.
+ */
+const onRecord = async (
+  engine: TwinEngine,
+  episodeId: string | undefined,
+  operationId: string,
+  status: number,
+  reason: string,
+): Promise<void> => {
+  if (!episodeId) {
+    return;
+  }
+  const episode = await engine.episode(episodeId).catch(() => undefined);
+  await episode?.recordOperatorAttempt(operationId, status, reason.slice(0, 300)).catch(() => undefined);
+};
+
 /** A service's spec paths may be prefixed by its base path (`/api/v1`); both forms reach the same operation. */
 const stripBase = (path: string, basePath: string): string =>
   basePath && (path === basePath || path.startsWith(`${basePath}/`)) ? path.slice(basePath.length) || '/' : path || '/';
@@ -101,6 +119,13 @@ const serveGateway = async (
   if (isTraversal(path)) {
     request.resume();
     refuseTraversal(response);
+    await onRecord(
+      engine,
+      /^\/e\/([^/]+)\//.exec(path)?.[1],
+      'twin.traversal',
+      400,
+      `a twin path that leaves its twin: ${path}`,
+    );
     return;
   }
   if (path === '/_mirror/health') {
@@ -112,6 +137,14 @@ const serveGateway = async (
     if (!isOperator(request, operatorKey)) {
       request.resume();
       writeJson(response, 401, { error: 'unauthorized', message: 'operator routes need the operator key' });
+      const [, episodeId, action = 'episode'] = /^\/_mirror\/episodes\/([^/]+)(?:\/([^/]+))?/.exec(path) ?? [];
+      await onRecord(
+        engine,
+        episodeId,
+        `operator.${action}`,
+        401,
+        `${request.method ?? 'GET'} ${path} without the operator key`,
+      );
       return;
     }
     const body = await readBody(request);
