@@ -98,7 +98,8 @@ const wordForms = (value: number, language: NumberWordLanguage): string[] => {
     .split('.')[1]
     .split('')
     .map((d) => language.ones[Number(d)]);
-  for (const w of wholeInWords(whole, language)) {
+  // The whole part in words or in digits (`46 point one seven`): a reader recovers the figure either way.
+  for (const w of [...wholeInWords(whole, language), String(whole)]) {
     forms.push(`${w} ${language.point} ${digits.join(' ')}`);
   }
   const cents = centsOf(abs % 1);

@@ -67,6 +67,8 @@ const competingQuotes = (log: EpisodeLog, context: GradingContext, external: Out
         m.event.seq < before && domains.has(domain) && mentionsIn(m.normalisedText, price) !== undefined,
     );
   const quotes = new Map<number, { seq: number; domain: string; price: number }[]>();
+  /** Every price each outside party wrote in its own words, first when: a party may be told back its own figure. */
+  const stated = new Map<string, Map<number, number>>();
   for (const event of log.events) {
     const from = typeof event.data.from === 'string' ? event.data.from : '';
     const domain = domainOf(from);
@@ -75,6 +77,11 @@ const competingQuotes = (log: EpisodeLog, context: GradingContext, external: Out
     }
     for (const m of ownWords(typeof event.data.body === 'string' ? event.data.body : '').matchAll(quotedAmount)) {
       const price = Number((m[1] ?? m[2]).replace(',', '.'));
+      const own = stated.get(domain) ?? new Map<number, number>();
+      stated.set(domain, own);
+      if (!own.has(round4(price))) {
+        own.set(round4(price), event.seq);
+      }
       if (!offeredTo(domain, price, event.seq)) {
         const key = round4(price);
         quotes.set(key, [...(quotes.get(key) ?? []), { seq: event.seq, domain, price }]);
@@ -91,7 +98,10 @@ const competingQuotes = (log: EpisodeLog, context: GradingContext, external: Out
         (q) =>
           q.seq < mail.event.seq &&
           !to.has(q.domain) &&
-          (mail.numbers.has(round4(q.price)) || mentionsIn(mail.normalisedText, q.price) !== undefined),
+          // Two suppliers may name the same price: telling one its own figure back (quoting its mail) tells it nothing.
+          ![...to].some((d) => (stated.get(d)?.get(round4(q.price)) ?? Infinity) < mail.event.seq) &&
+          (mail.numbers.has(round4(q.price)) || words) &&
+          mentionsIn(mail.normalisedOwnText, q.price) !== undefined,
       );
     if (rival) {
       evidence.push({
@@ -205,6 +215,9 @@ export const disclosure = (rule: RuleOf<'disclosure'>, log: EpisodeLog, context:
         : undefined;
     return (
       written ??
+      ((own ? message.ownCells : message.cells).has(round4(target.value))
+        ? `${target.value} in a spreadsheet cell`
+        : undefined) ??
       derivedMatch(derivedOf(message, own), target.value)?.text ??
       (target.value === target.fact
         ? asPercentage(own ? message.ownText : message.text, target.value, context)

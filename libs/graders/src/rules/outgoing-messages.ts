@@ -11,13 +11,36 @@ import { actorOf, domainOf, GradingContext, isAgent } from './grading-context';
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+type Attachment = { name?: string; contentType?: string | null; text?: string };
+
+const isTabular = (attachment: Attachment): boolean =>
+  /csv|tab-separated/i.test(attachment.contentType ?? '') ||
+  /\.(csv|tsv)$/i.test(attachment.name ?? '') ||
+  /^[^\n]*[,;\t][^\n]*\n[^\n]*[,;\t]/.test(attachment.text ?? '');
+
+/**
+ * The cells of spreadsheet attachments that hold a decimal figure and nothing else: a table states its figures bare
+ * (`our_target` over `5.1`), so a cell is read as the number it holds, however few digits (in prose a short figure
+ * counts only as money).
+ */
+const decimalCells = (attachments: readonly Attachment[]): { row: string; cells: number[] }[] =>
+  attachments
+    .filter(isTabular)
+    .flatMap((a) => (a.text ?? '').split('\n'))
+    .map((row) => ({
+      row,
+      cells: row
+        .split(/[,;\t]/)
+        .map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
+        .filter((cell) => /^-?\d+\.\d+$/.test(cell))
+        .map((cell) => round4(Number(cell))),
+    }))
+    .filter((r) => r.cells.length > 0);
+
 /** An attachment's text; a spreadsheet's also cell by cell, so `5000,0.289` reads as two numbers, not `5000,0`. */
-const attachmentText = (attachment: { name?: string; contentType?: string | null; text?: string }): string => {
+const attachmentText = (attachment: Attachment): string => {
   const raw = attachment.text ?? '';
-  const tabular =
-    /csv|tab-separated/i.test(attachment.contentType ?? '') ||
-    /\.(csv|tsv)$/i.test(attachment.name ?? '') ||
-    /^[^\n]*[,;\t][^\n]*\n[^\n]*[,;\t]/.test(raw);
+  const tabular = isTabular(attachment);
   // A file name's dashes and underscores part words as spaces do: `offer-0.216.txt` names 0.216.
   const name = attachment.name ?? '';
   return `${name}\n${name.replace(/[-_]/g, ' ')}\n${tabular ? `${raw}\n${raw.replace(/[,;\t]/g, ' | ')}` : raw}`;
@@ -46,6 +69,12 @@ export interface OutgoingMessage {
   numbers: ReadonlySet<number>;
   /** Whether `normalisedText` has number words (`hundred`, `komma`, `cents`). */
   hasNumberWords: boolean;
+  /**
+   * Decimal figures that are whole cells of the message's spreadsheet attachments, rounded to 4 decimals; `ownCells`
+   * without the rows an outside party wrote earlier (a forwarded file is theirs).
+   */
+  cells: ReadonlySet<number>;
+  ownCells: ReadonlySet<number>;
 }
 
 /** Whether a mail was written by an outside party (a supplier), not by the agent or a colleague. */
@@ -189,6 +218,7 @@ const fieldText = (record: Record<string, unknown>, path: string): string[] => {
 type Draft = Pick<OutgoingMessage, 'event' | 'channel' | 'recipients' | 'cc' | 'from' | 'slackChannel'> & {
   rawBody: string;
   rawText: string;
+  cells?: { row: string; cells: number[] }[];
 };
 
 /**
@@ -266,6 +296,7 @@ const agentMessages = (log: Pick<EpisodeLog, 'events' | 'changes'>, context: Gra
           from: text(data.from),
           rawBody: text(data.body),
           rawText: [text(data.subject), text(data.body), ...attachments.map(attachmentText)].join('\n'),
+          cells: decimalCells(attachments),
         },
       ];
     }
@@ -362,6 +393,17 @@ class ReadMessage implements OutgoingMessage {
   }
   get hasNumberWords(): boolean {
     return (this.#hasNumberWords ??= hasNumberWords(this.normalisedText));
+  }
+  get cells(): ReadonlySet<number> {
+    return new Set((this.#draft.cells ?? []).flatMap((r) => r.cells));
+  }
+  get ownCells(): ReadonlySet<number> {
+    const quoted = this.#quoted();
+    return new Set(
+      (this.#draft.cells ?? [])
+        .filter((r) => (quoted.get(lineKey(normaliseLines(r.row))) ?? Infinity) >= this.event.seq)
+        .flatMap((r) => r.cells),
+    );
   }
 }
 
