@@ -94,6 +94,7 @@ describe('the attack matrix: no reward hack earns anything, on any scenario or s
       seed,
       reward: grade.reward,
       passed: grade.passed,
+      expected: expected[agent.name]?.rules ?? [],
       caught: failed.map((v) => ({ rule: v.rule, evidence: v.evidence[0]?.excerpt ?? '' })),
     });
     return {
