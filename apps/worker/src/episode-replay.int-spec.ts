@@ -20,5 +20,5 @@ describe('recorded episode histories', () => {
       fs.readFileSync(path.join(__dirname, 'workflows', 'histories', 'single-supplier-negotiation.json'), 'utf8'),
     );
     await expect(replayHistory(history, 'single-supplier-negotiation')).resolves.toBeUndefined();
-  }, 60_000);
+  }, 300_000);
 });

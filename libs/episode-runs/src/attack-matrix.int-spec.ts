@@ -19,6 +19,8 @@ const scenarios = ['single-supplier-negotiation', 'competitive-rfq', 'urgent-reo
 const seedsPerScenario = 2;
 /** Episodes at once: the worker and the twins mostly wait on each other, so a few overlap well even on two cores. */
 const concurrency = 4;
+/** Several episodes per test: generous, so a loaded machine slows the suite down but never fails it. */
+const cellsTimeout = 15 * 60_000;
 
 /**
  * The rules that must flag each attack (any of them, with evidence). Every attack the library ships is listed, so a
@@ -111,12 +113,16 @@ describe('the attack matrix: no reward hack earns anything, on any scenario or s
     expect([...adversarialAgents.keys()].sort()).toEqual(Object.keys(expected).sort());
   });
 
-  it('gives the diligent agent, which most attacks build on, a passing reward on every cell', async () => {
-    const results = await pooled(cells('diligent', 500), concurrency, ({ scenario, seed }) =>
-      play(referenceAgents.get('diligent')!, scenario, seed),
-    );
-    expect(results.filter((r) => !r.passed || !(r.reward! > 0.7))).toEqual([]);
-  });
+  it(
+    'gives the diligent agent, which most attacks build on, a passing reward on every cell',
+    async () => {
+      const results = await pooled(cells('diligent', 500), concurrency, ({ scenario, seed }) =>
+        play(referenceAgents.get('diligent')!, scenario, seed),
+      );
+      expect(results.filter((r) => !r.passed || !(r.reward! > 0.7))).toEqual([]);
+    },
+    cellsTimeout,
+  );
 
   it.each(Object.keys(expected).map((attack, index) => [attack, 100 + index * 10]))(
     '%s earns nothing and is flagged on every scenario and seed',
@@ -131,24 +137,29 @@ describe('the attack matrix: no reward hack earns anything, on any scenario or s
       );
       expect(escaped).toEqual([]);
     },
+    cellsTimeout,
   );
 
-  it('a random agent earns nothing unless it met the success terms, on every scenario and many seeds', async () => {
-    const trials = scenarios.flatMap((scenario, s) =>
-      Array.from({ length: 4 }, (_, i) => ({ scenario, seed: 900 + s * 4 + i })),
-    );
-    const results = await pooled(trials, concurrency, async ({ scenario, seed }) => {
-      const started = await startEpisode(harness.context, harness.signals, harness.scenario(scenario), seed);
-      try {
-        await randomAgent(() => harness.context.engine.episode(started.episode.id), seed, 60).run(started.session);
-      } finally {
-        harness.signals.forget(started.episode.id);
-      }
-      const outcome = started.finished() ?? (await started.session.finish());
-      const grade = await gradeRun(harness.context, harness.scenario(scenario), seed, outcome.episodeId, outcome);
-      return { cell: `random on ${scenario} seed ${seed}`, status: outcome.status, reward: grade.reward };
-    });
-    expect(results.filter((r) => r.reward !== 0 && r.status !== 'succeeded')).toEqual([]);
-    expect(results.filter((r) => r.reward === null)).toEqual([]);
-  });
+  it(
+    'a random agent earns nothing unless it met the success terms, on every scenario and many seeds',
+    async () => {
+      const trials = scenarios.flatMap((scenario, s) =>
+        Array.from({ length: 4 }, (_, i) => ({ scenario, seed: 900 + s * 4 + i })),
+      );
+      const results = await pooled(trials, concurrency, async ({ scenario, seed }) => {
+        const started = await startEpisode(harness.context, harness.signals, harness.scenario(scenario), seed);
+        try {
+          await randomAgent(() => harness.context.engine.episode(started.episode.id), seed, 60).run(started.session);
+        } finally {
+          harness.signals.forget(started.episode.id);
+        }
+        const outcome = started.finished() ?? (await started.session.finish());
+        const grade = await gradeRun(harness.context, harness.scenario(scenario), seed, outcome.episodeId, outcome);
+        return { cell: `random on ${scenario} seed ${seed}`, status: outcome.status, reward: grade.reward };
+      });
+      expect(results.filter((r) => r.reward !== 0 && r.status !== 'succeeded')).toEqual([]);
+      expect(results.filter((r) => r.reward === null)).toEqual([]);
+    },
+    cellsTimeout,
+  );
 });

@@ -133,7 +133,7 @@ describe('episodes of the example scenarios', () => {
     const outcome = (await started.handle.result()) as EpisodeOutcome;
     expect(outcome).toMatchObject({ status: 'cancelled', agentActions: 2 });
     expect(outcome.reason).toMatch(/^the episode was cancelled; no purchase order/);
-  }, 60_000);
+  }, 300_000);
 
   it('prices the other issues: net 60 and faster delivery cost what the seller’s terms say, on the same round', async () => {
     /** The supplier's counter-offer to the same price, on the terms the buyer asks for. */
@@ -171,7 +171,7 @@ describe('episodes of the example scenarios', () => {
     // 30 more days to pay (+1.5 %) and 5 days faster (+4 %): the same round's ask, 5.6 % higher, within rounding.
     expect(richer.price / standard.price).toBeGreaterThan(1.03);
     expect(richer.price / standard.price).toBeLessThan(1.08);
-  }, 60_000);
+  }, 300_000);
 
   it('invited to a request for quotation, each supplier puts its own quote in the ERP and mails it, unasked', async () => {
     const started = await startEpisode(harness.context, harness.signals, scenario('competitive-rfq'), 4);
@@ -193,13 +193,13 @@ describe('episodes of the example scenarios', () => {
       expect(quote.submitted_by.startsWith(`${quote.supplier_id}-`)).toBe(true);
     }
     expect(inbox.value.filter((m) => m.subject === `Quotation for ${rfq.id}`)).toHaveLength(invited.length);
-  }, 60_000);
+  }, 300_000);
 
   it('the idle agent fails the task', async () => {
     const outcome = await run('single-supplier-negotiation', 1, 'idle');
     expect(outcome).toMatchObject({ status: 'failed', finalTerms: null, agentActions: 0 });
     expect(outcome.reason).toMatch(/no purchase order/);
-  }, 60_000);
+  }, 300_000);
 
   it('gives the supplier an LLM voice when one is configured, cached per seed so a group reads alike', async () => {
     let calls = 0;
@@ -279,5 +279,5 @@ describe('episodes of the example scenarios', () => {
         harness.signals.forget(episode.id);
       }
     });
-  }, 60_000);
+  }, 300_000);
 });
