@@ -140,9 +140,23 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
       },
     });
   }
+  /** Prices each supplier named: an offer to another must not repeat one, even by chance (§1: no rival's quote). */
+  const named = new Map<string, Set<string>>();
+  const namedByOthers = (email: string): Set<string> =>
+    new Set([...named].filter(([by]) => by !== email).flatMap(([, prices]) => [...prices]));
   for (let round = 0; round < 9 && counterparts.some((c) => !c.closed); round++) {
     const result = await session.wait();
     const inbox = await session.mail<{ value: Mail[] }>('/me/mailFolders/inbox/messages?$top=40');
+    // Everything every supplier has said so far, before answering any of them.
+    for (const mail of inbox.value) {
+      const from = mail.from.emailAddress.address.toLowerCase();
+      const price = counterparts.some((c) => c.email === from)
+        ? extractOffer(quoted(mail.body.content), brief.targetPrice).unitPrice
+        : undefined;
+      if (price !== undefined) {
+        named.set(from, (named.get(from) ?? new Set()).add(money(price)));
+      }
+    }
     for (const counterpart of counterparts.filter((c) => !c.closed)) {
       const reply = inbox.value.find((m) => m.from.emailAddress.address.toLowerCase() === counterpart.email);
       if (!reply || reply.id === counterpart.lastSeen) {
@@ -176,6 +190,10 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
         brief.targetPrice * 0.99,
         (counterpart.offer ?? brief.targetPrice * 0.78) + brief.targetPrice * 0.04,
       );
+      const step = counterpart.offer < 1 ? 0.001 : 0.01;
+      while (namedByOthers(counterpart.email).has(money(counterpart.offer))) {
+        counterpart.offer -= step;
+      }
       await session.mail(`/me/messages/${encodeURIComponent(reply.id)}/reply`, {
         body: {
           comment: `Thank you. We can offer ${money(counterpart.offer)} EUR per unit for ${brief.quantity.toLocaleString('en-US')} units, net 30 days${deliveryAsk()}.`,
