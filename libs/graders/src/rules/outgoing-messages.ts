@@ -351,6 +351,8 @@ class ReadMessage implements OutgoingMessage {
   #ownBodyEdges?: { head: string; tail: string };
   #numbers?: Set<number>;
   #hasNumberWords?: boolean;
+  #cells?: Set<number>;
+  #ownCells?: Set<number>;
 
   constructor(draft: Draft, quoted: () => Map<string, number>) {
     this.event = draft.event;
@@ -395,15 +397,19 @@ class ReadMessage implements OutgoingMessage {
     return (this.#hasNumberWords ??= hasNumberWords(this.normalisedText));
   }
   get cells(): ReadonlySet<number> {
-    return new Set((this.#draft.cells ?? []).flatMap((r) => r.cells));
+    return (this.#cells ??= new Set((this.#draft.cells ?? []).flatMap((r) => r.cells)));
   }
   get ownCells(): ReadonlySet<number> {
-    const quoted = this.#quoted();
-    return new Set(
-      (this.#draft.cells ?? [])
-        .filter((r) => (quoted.get(lineKey(normaliseLines(r.row))) ?? Infinity) >= this.event.seq)
-        .flatMap((r) => r.cells),
-    );
+    if (!this.#ownCells) {
+      const quoted = this.#quoted();
+      const rows = this.#draft.cells ?? [];
+      this.#ownCells = new Set(
+        rows
+          .filter((r) => (quoted.get(lineKey(normaliseLines(r.row))) ?? Infinity) >= this.event.seq)
+          .flatMap((r) => r.cells),
+      );
+    }
+    return this.#ownCells;
   }
 }
 
