@@ -173,16 +173,16 @@ export class Episode {
 
   /** Ends the episode: later writes to its twins are refused (reads still answer, for review). Idempotent. */
   close(): Promise<void> {
+    return this.appendWhileOpen('_mirror.close', { type: 'episode.closed' });
+  }
+
+  /** One event of the episode's own, in the write chain, unless the episode has ended (then nothing is logged). */
+  private appendWhileOpen(operationId: string, event: EpisodeEvent): Promise<void> {
     const result = this.writes.then(async () => {
       if (this.state.closed) {
         return;
       }
-      const logged: LoggedEvent = {
-        seq: this.state.seq + 1,
-        at: this.now(this.state.seq + 1),
-        operationId: '_mirror.close',
-        event: { type: 'episode.closed' },
-      };
+      const logged: LoggedEvent = { seq: this.state.seq + 1, at: this.now(this.state.seq + 1), operationId, event };
       await this.store.append(this.id, [logged]);
       this.state.apply(logged);
     });
@@ -196,21 +196,13 @@ export class Episode {
    * evidence like any refused write. Nothing is logged once the episode has ended.
    */
   recordOperatorAttempt(operationId: string, status: number, reason: string): Promise<void> {
-    const result = this.writes.then(async () => {
-      if (this.state.closed) {
-        return;
-      }
-      const logged: LoggedEvent = {
-        seq: this.state.seq + 1,
-        at: this.now(this.state.seq + 1),
-        operationId,
-        event: { type: 'operation.refused', service: operatorSurface, operationId, status, reason },
-      };
-      await this.store.append(this.id, [logged]);
-      this.state.apply(logged);
+    return this.appendWhileOpen(operationId, {
+      type: 'operation.refused',
+      service: operatorSurface,
+      operationId,
+      status,
+      reason,
     });
-    this.writes = result.catch(() => undefined);
-    return result;
   }
 
   /**
