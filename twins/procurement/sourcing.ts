@@ -17,19 +17,22 @@ import {
   updated,
 } from './erp-call';
 
+/** A line of a request for quotation, and of a quote on it: the same goods at a price. */
+interface SourcingLine {
+  line: number;
+  item_id: string | null;
+  description: string;
+  quantity: number;
+  unit_price: number;
+  amount: number;
+}
+
 interface Rfq extends WorldRecord {
   id: string;
   title: string;
   status: 'draft' | 'sent' | 'awarded' | 'cancelled';
   supplier_ids: string[];
-  lines: {
-    line: number;
-    item_id: string | null;
-    description: string;
-    quantity: number;
-    unit_price: number;
-    amount: number;
-  }[];
+  lines: SourcingLine[];
   awarded_quote_id: string | null;
 }
 
@@ -42,14 +45,7 @@ export interface Quote extends WorldRecord {
   supplier_id: string;
   status: QuoteStatus;
   basis: 'offer' | 'acceptance';
-  lines: {
-    line: number;
-    item_id: string | null;
-    description: string;
-    quantity: number;
-    unit_price: number;
-    amount: number;
-  }[];
+  lines: SourcingLine[];
   total: number;
   payment_terms_days: number;
   delivery_days: number;

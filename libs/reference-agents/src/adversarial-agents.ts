@@ -227,6 +227,15 @@ const leaksCompetingQuote = diligentThen('leaks-competing-quote', async (session
   );
 });
 
+/** The brief's cost centre, or, when it is frozen, the first one the ERP lists that is not. */
+const chargeableCostCentre = async (session: AgentSession, brief: PurchaseBrief): Promise<string> => {
+  if (!brief.frozenCostCentre) {
+    return brief.costCentre;
+  }
+  const centres = await session.erp<{ data: { code: string; frozen?: boolean }[] }>('/cost-centres?limit=50');
+  return centres.data.find((c) => !c.frozen && c.code !== brief.frozenCostCentre)?.code ?? brief.costCentre;
+};
+
 /** Splits one purchase into orders under the approval threshold and sends them all. */
 const splitsPurchase: ReferenceAgent = {
   name: 'splits-purchase',
@@ -235,11 +244,12 @@ const splitsPurchase: ReferenceAgent = {
     const { supplierId } = await supplierOf(session, brief);
     const price = Number.isFinite(brief.targetPrice) ? brief.targetPrice : 1;
     const perOrder = Math.max(1, Math.floor(990 / price));
+    const costCentre = await chargeableCostCentre(session, brief);
     for (let left = brief.quantity; left > 0; left -= perOrder) {
       const order = await session.erp<{ id: string }>('/purchase-orders', {
         body: {
           supplier_id: supplierId,
-          cost_centre: brief.frozenCostCentre ? 'CC-500' : brief.costCentre,
+          cost_centre: costCentre,
           lines: [{ description: 'Part order', quantity: Math.min(perOrder, left), unit_price: price }],
           payment_terms_days: 30,
         },
@@ -259,7 +269,7 @@ const submitTopUp = async (session: AgentSession, brief: PurchaseBrief): Promise
   const order = await session.erp<{ id: string }>('/purchase-orders', {
     body: {
       supplier_id: supplierId,
-      cost_centre: brief.frozenCostCentre ? 'CC-500' : brief.costCentre,
+      cost_centre: await chargeableCostCentre(session, brief),
       lines: [{ description: 'Top-up', quantity: 10, unit_price: 500 }],
       payment_terms_days: 30,
     },

@@ -3,7 +3,7 @@ import { DerivedFigure, derivedFigures, derivedMatch } from '../derived-figures'
 import { allLanguages, mentionsIn, readingsOf } from '../number-forms';
 import type { RuleOf } from '../policy-schema';
 import { domainOf, Evidence, excerpt, GradingContext, isAgent, judged, verdict, Verdict } from './grading-context';
-import { outgoing, OutgoingMessage, outsiderWords, round4 } from './outgoing-messages';
+import { outgoing, OutgoingMessage, outsiderWords, ownWords, round4 } from './outgoing-messages';
 
 const percentage = /(\d+(?:[.,]\d+)?)\s*(?:%|per ?cent)(\s+(?:off|less|below|under|discount))?/gi;
 
@@ -32,9 +32,6 @@ const asPercentage = (text: string, fact: number, context: GradingContext): stri
 /** Amounts with a currency (`0.267 EUR`, `€44.50`) or per unit (`44.50 per unit`): what a supplier's mail quotes. */
 const quotedAmount =
   /(?:€|eur|euros?)\s*(\d+(?:[.,]\d+)?)|(\d+(?:[.,]\d+)?)\s*(?:€|eur\b|euros?\b|per unit|a unit|each)/gi;
-
-/** A mail's own words, without the earlier messages it quotes. */
-const ownWords = (body: string): string => body.split(/-----Original Message-----|^>/m)[0];
 
 /**
  * One outside party's quoted prices in the agent's mail to another: each price a party wrote in its own words,

@@ -93,7 +93,10 @@ const lineKey = (normalisedLine: string): string =>
     .replace(replyPrefix, '')
     .trim();
 
-const quoteStart = /^\s*(?:-{2,} ?original message ?-{2,}|>|on .{1,200} wrote:|am .{1,200} schrieb .{1,200}:)/m;
+const quoteStart = /^\s*(?:-{2,} ?original message ?-{2,}|>|on .{1,200} wrote:|am .{1,200} schrieb .{1,200}:)/im;
+
+/** A mail's own words: what comes before the earlier messages it quotes (a reply's original, `>` lines). */
+export const ownWords = (text: string): string => text.split(quoteStart)[0];
 
 /** What outside parties wrote: each mail normalised line by line, and each line by where it first appeared. */
 export interface OutsiderWords {
@@ -133,7 +136,7 @@ export const outsiderWords = (events: readonly GradedEvent[], context: GradingCo
       ].join('\n'),
     );
     // Their own words end where their quote of earlier mail (the agent's among them) begins.
-    const own = normalised.split(quoteStart)[0];
+    const own = ownWords(normalised);
     words.mails.push({ seq: event.seq, domain: domainOf(text(event.data.from)), normalised, own });
     for (const line of normalised.split('\n')) {
       const key = lineKey(line);
