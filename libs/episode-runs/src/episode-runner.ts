@@ -148,6 +148,7 @@ export const startEpisode = async (
     }
     return token;
   };
+  const baseUrls = twin.baseUrls();
   const tokens = {
     mail: tokenOf(services.email, identity.email),
     slack: tokenOf(services.slack, identity.employeeId),
@@ -176,9 +177,9 @@ export const startEpisode = async (
     },
     identity,
     endpoints: {
-      mail: { baseUrl: twin.baseUrls().mail, token: tokens.mail },
-      slack: { baseUrl: twin.baseUrls().slack, token: tokens.slack },
-      erp: { baseUrl: twin.baseUrls().erp, token: tokens.erp },
+      mail: { baseUrl: baseUrls.mail, token: tokens.mail },
+      slack: { baseUrl: baseUrls.slack, token: tokens.slack },
+      erp: { baseUrl: baseUrls.erp, token: tokens.erp },
     },
     mail: (path, init) => twin.mail(tokens.mail, path, init),
     slack: (method, args) => twin.slack(tokens.slack, method, args),
