@@ -10,6 +10,7 @@ import { taskQueues } from '@libs/workflow-contracts';
 
 import { createHealthActivities } from './activities/health.activities';
 import { createPersonaActivities } from './activities/persona.activities';
+import { createReactionActivities } from './activities/reaction.activities';
 
 /** The repository root, found from wherever this file runs (sources under jest, dist/ in production). */
 const repositoryRoot = (): string => {
@@ -102,6 +103,10 @@ export const createWorker = (options: WorkerOptions): Promise<Worker> =>
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.episodes,
-    activities: { ...createHealthActivities(), ...createPersonaActivities(options.operatorKey, options.voice) },
+    activities: {
+      ...createHealthActivities(),
+      ...createPersonaActivities(options.operatorKey, options.voice),
+      ...createReactionActivities(options.operatorKey, options.voice),
+    },
     ...workflowBundling(),
   });

@@ -24,6 +24,7 @@ export class SignallingEpisodeStore extends EpisodeStore {
             {
               seq: entry.seq,
               at: entry.at,
+              ...(entry.actor !== undefined ? { actor: entry.actor } : {}),
               name: entry.event.name,
               service: entry.event.service,
               data: entry.event.data,

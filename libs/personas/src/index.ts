@@ -5,3 +5,4 @@ export * from './offer-extraction';
 export * from './supplier-replies';
 export * from './persona-voice';
 export * from './terms';
+export * from './reactions/perform-reaction';

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+import { employeeSelector } from './employee-selector-schema';
+import { declaredPartySchema } from './party-declaration-schema';
+
 /**
  * A scenario: data in a stack bundle (`scenarios/*.yaml`) that an episode runs. One scenario is many task instances:
  * its variables have ranges, and a seed picks one value of each. Text fields are templates (`{{quantity}}`), numeric
@@ -25,23 +28,6 @@ export const variableSchema = z.union([
     .strict(),
   z.object({ choice: z.array(scalar).min(1) }).strict(),
   scalar,
-]);
-
-/**
- * Picks people of the company: an employee id, `agent`, or a role (and department) to choose among; with
- * `min_approval_limit` (a number or an expression over the task's values) only those whose limit covers it, so an
- * instance never names an approver who could not approve the task's order.
- */
-const employeeSelector = z.union([
-  z.string().regex(/^(agent|E\d{4})$/, 'must be "agent" or an employee id such as E0004'),
-  z
-    .object({
-      role: z.enum(['requester', 'buyer', 'approver', 'finance', 'executive']),
-      department: z.string().optional(),
-      title: z.string().optional(),
-      min_approval_limit: z.union([z.number(), z.string()]).optional(),
-    })
-    .strict(),
 ]);
 
 export const personaKinds = ['supplier-negotiator', 'approver', 'finance-colleague', 'background-traffic'] as const;
@@ -90,12 +76,15 @@ const backgroundTraffic = z
   })
   .strict();
 
-export const partySchema = z.discriminatedUnion('persona', [
+export const builtInPartySchema = z.discriminatedUnion('persona', [
   supplierNegotiator,
   approver,
   financeColleague,
   backgroundTraffic,
 ]);
+
+/** A built-in persona (`persona:`), or a party declared as data (`who:`, `behaviour:`, `reactions:`). */
+export const partySchema = z.union([builtInPartySchema, declaredPartySchema]);
 
 /** What counts as done: a purchase order of the supplier's, far enough along, within the terms. */
 export const successSchema = z

@@ -1,6 +1,9 @@
+import { ZodIssue } from 'zod';
+
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
 
-import { Scenario, scenarioSchema } from './scenario-schema';
+import { checkDeclaredParty } from './party-declaration-validation';
+import { Scenario, ScenarioParty, scenarioSchema } from './scenario-schema';
 import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
 import { InstanceError, instantiate, partyValueNames, TaskInstance } from './task-instance';
 
@@ -19,10 +22,33 @@ export interface ScenarioContext {
 const pointerOf = (path: readonly PropertyKey[]): string =>
   path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
+/**
+ * A schema issue as located problems. A value that fits none of a union's shapes (a party: built-in persona or
+ * declared) is reported by the shape it comes closest to, the one with the fewest issues, not as "Invalid input".
+ */
+const problemsOf = (issue: ZodIssue): ScenarioProblem[] => {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), message: `unknown field "${key}"` }));
+  }
+  if (issue.code === 'invalid_union' && issue.unionErrors.length > 0) {
+    // A shape that refuses the very key the author wrote (`persona` on a declared party) is furthest off; one whose
+    // discriminator does not match next; among the rest, the one with fewer issues.
+    const off = (error: (typeof issue.unionErrors)[number]) =>
+      error.issues.some((i) => i.code === 'unrecognized_keys' && i.keys.includes('persona'))
+        ? 2
+        : error.issues.some((i) => i.code === 'invalid_union_discriminator')
+          ? 1
+          : 0;
+    const closest = [...issue.unionErrors].sort((a, b) => off(a) - off(b) || a.issues.length - b.issues.length)[0];
+    return closest.issues.flatMap(problemsOf);
+  }
+  return [{ pointer: pointerOf(issue.path), message: issue.message }];
+};
+
 /** How many task instances a check tries: enough to cross every choice of a small scenario, few enough to be quick. */
 const sampledSeeds = 100;
 
-const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
+const checkNames = (scenario: Scenario, services: string[], problems: ScenarioProblem[]): void => {
   const known = new Set<string>();
   const declare = (name: string, pointer: string) => {
     if (known.has(name)) {
@@ -74,6 +100,9 @@ const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
     declare(name, `/hidden/${name}`);
   }
   for (const [name, party] of Object.entries(scenario.parties)) {
+    if (!('persona' in party)) {
+      continue;
+    }
     for (const [field, value] of Object.entries(party)) {
       if (['opening_price', 'reservation_price', 'patience', 'messages', 'questions'].includes(field)) {
         uses(value as number | string, `/parties/${name}/${field}`);
@@ -89,6 +118,11 @@ const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
     }
   }
   partyValueNames(scenario).forEach((name) => known.add(name));
+  for (const [name, party] of Object.entries(scenario.parties)) {
+    if (!('persona' in party)) {
+      checkDeclaredParty(name, party, { services, uses, valueNames: [...known] }, problems);
+    }
+  }
   if (scenario.reward) {
     uses(scenario.reward.savings.target, '/reward/savings/target');
     uses(scenario.reward.savings.best, '/reward/savings/best');
@@ -106,12 +140,10 @@ const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
         uses(criterion[field], `/success/${index}/${field}`);
       }
     }
-    const suppliers = Object.values(scenario.parties).filter((p) => p.persona === 'supplier-negotiator');
-    if (
-      criterion.supplier === 'any'
-        ? suppliers.length === 0
-        : scenario.parties[criterion.supplier]?.persona !== 'supplier-negotiator'
-    ) {
+    const supplier = (p: ScenarioParty | undefined) =>
+      p !== undefined && 'persona' in p && p.persona === 'supplier-negotiator';
+    const suppliers = Object.values(scenario.parties).filter(supplier);
+    if (criterion.supplier === 'any' ? suppliers.length === 0 : !supplier(scenario.parties[criterion.supplier])) {
       problems.push({
         pointer: `/success/${index}/supplier`,
         message: `"${criterion.supplier}" is not a supplier-negotiator party of this scenario`,
@@ -223,17 +255,11 @@ export const validateScenario = (
 ): { scenario?: Scenario; problems: ScenarioProblem[] } => {
   const parsed = scenarioSchema.safeParse(raw);
   if (!parsed.success) {
-    return {
-      problems: parsed.error.issues.flatMap((issue) =>
-        issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), message: `unknown field "${key}"` }))
-          : [{ pointer: pointerOf(issue.path), message: issue.message }],
-      ),
-    };
+    return { problems: parsed.error.issues.flatMap(problemsOf) };
   }
   const scenario = parsed.data;
   const problems: ScenarioProblem[] = [];
-  checkNames(scenario, problems);
+  checkNames(scenario, context.services, problems);
   checkReferences(scenario, context, problems);
   if (problems.length === 0) {
     checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);

@@ -1,5 +1,7 @@
 import { Company, Employee, hashSeed } from '@libs/synthetic-data';
+import type { DeclaredParty } from '@libs/party-reactions';
 
+import { resolveDeclaredParty } from './party-declaration';
 import { EmployeeSelector, Scenario, ScenarioParty } from './scenario-schema';
 import { keyedSeed, worldSeedOf } from './instance-key';
 import { evaluate, fill, sample, Values } from './scenario-values';
@@ -51,7 +53,8 @@ export type ResolvedParty =
       questions: number;
       alternativeCostCentre?: string;
     }
-  | { persona: 'background-traffic'; channels: string[]; messages: number };
+  | { persona: 'background-traffic'; channels: string[]; messages: number }
+  | DeclaredParty;
 
 export interface ResolvedSuccess {
   /** The supplier parties an order may go to: one, or all of them for `any`. */
@@ -146,8 +149,24 @@ const resolveParty = (
   party: ScenarioParty,
   values: Values,
   seed: number,
+  horizonBusinessDays: number,
 ): ResolvedParty => {
   const at = (field: string) => `/parties/${name}/${field}`;
+  if (!('persona' in party)) {
+    return resolveDeclaredParty(name, party, {
+      seed,
+      horizonBusinessDays,
+      employee: (selector, pointer) => employeeFor(company, selector, seed, name, pointer, values),
+      number: (expression, pointer) => number(expression, values, pointer),
+      fill: (text, pointer) => {
+        try {
+          return fill(text, values);
+        } catch (error) {
+          throw new InstanceError(pointer, (error as Error).message);
+        }
+      },
+    });
+  }
   switch (party.persona) {
     case 'supplier-negotiator': {
       const supplier =
@@ -231,6 +250,7 @@ const partyValues = (name: string, party: ResolvedParty): Values => {
       };
     case 'approver':
     case 'finance-colleague':
+    case 'declared':
       return { [`${name}_name`]: party.name, [`${name}_email`]: party.email };
     default:
       return {};
@@ -240,11 +260,13 @@ const partyValues = (name: string, party: ResolvedParty): Values => {
 /** The names a scenario's templates and expressions may use, beyond its variables, derived and hidden values. */
 export const partyValueNames = (scenario: Scenario): string[] =>
   Object.entries(scenario.parties).flatMap(([name, party]) =>
-    party.persona === 'supplier-negotiator'
-      ? [`${name}_name`, `${name}_contact`, `${name}_email`, `${name}_id`]
-      : party.persona === 'background-traffic'
-        ? []
-        : [`${name}_name`, `${name}_email`],
+    !('persona' in party)
+      ? [`${name}_name`, `${name}_email`]
+      : party.persona === 'supplier-negotiator'
+        ? [`${name}_name`, `${name}_contact`, `${name}_email`, `${name}_id`]
+        : party.persona === 'background-traffic'
+          ? []
+          : [`${name}_name`, `${name}_email`],
   );
 
 /**
@@ -272,7 +294,7 @@ export const instantiate = (
   }
   const parties: Record<string, ResolvedParty> = {};
   for (const [name, party] of Object.entries(scenario.parties)) {
-    parties[name] = resolveParty(company, name, party, values, seed);
+    parties[name] = resolveParty(company, name, party, values, seed, scenario.horizon.business_days);
     Object.assign(values, partyValues(name, parties[name]));
   }
   const success = scenario.success.map((criterion, index): ResolvedSuccess => {

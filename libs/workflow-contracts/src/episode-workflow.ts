@@ -73,6 +73,8 @@ export interface EpisodeOutcome {
 export interface SignalledEvent {
   seq: number;
   at: string;
+  /** Who caused it, by the twin's credentials (an employee id, or an outside party's address), when known. */
+  actor?: string;
   name: string;
   service: string;
   data: Record<string, unknown>;
@@ -94,9 +96,19 @@ export interface NegotiationMemory {
 
 export interface ScheduledAction {
   at: number;
-  kind: 'supplier-reply' | 'approver-review' | 'finance-question' | 'finance-answer' | 'noise' | 'supplier-acknowledge';
+  kind:
+    | 'supplier-reply'
+    | 'approver-review'
+    | 'finance-question'
+    | 'finance-answer'
+    | 'noise'
+    | 'supplier-acknowledge'
+    | 'reaction';
   party: string;
   ref?: string;
+  /** A declared party's reaction: its id, and the event that triggered it (absent for what it does at the start). */
+  reaction?: string;
+  event?: SignalledEvent & { actor: string };
 }
 
 /** What a workflow hands to the run after it when its history grows long. */

@@ -13,6 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 
+import { Delay, matchReactions, openingReactions, PlannedReaction } from '@libs/party-reactions';
 import type { ResolvedParty } from '@libs/scenarios';
 import {
   addBusinessDays,
@@ -29,6 +30,7 @@ import {
   WaitResult,
 } from '@libs/workflow-contracts';
 import type { PersonaActivities } from '@worker/activities/persona.activities';
+import type { ReactionActivities } from '@worker/activities/reaction.activities';
 
 export const domainEventsSignal = defineSignal<[SignalledEvent[]]>(episodeWorkflowNames.domainEvents);
 export const readyUpdate = defineUpdate<string, []>(episodeWorkflowNames.ready);
@@ -42,6 +44,19 @@ const acts = proxyActivities<PersonaActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { maximumAttempts: 5, initialInterval: '200 ms' },
 });
+
+const reactions = proxyActivities<ReactionActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '200 ms' },
+});
+
+/** When a delay from `from` ends, in business time. */
+const after = (from: number, delay: Delay): number =>
+  delay.businessDays !== undefined
+    ? addBusinessDays(from, delay.businessDays)
+    : delay.businessHours !== undefined
+      ? addBusinessHours(from, delay.businessHours)
+      : from;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -160,6 +175,32 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     }
   };
 
+  // Parties declared as data react through the library's matcher; only scenarios that declare one take this path,
+  // so histories of the built-in personas (recorded before it) replay as they were.
+  const declaresParties = parties.some(([, p]) => p.persona === 'declared');
+  const scheduleReaction = (planned: PlannedReaction, from: number, event?: SignalledEvent & { actor: string }): void =>
+    schedule({
+      at: after(from, planned.delay),
+      kind: 'reaction',
+      party: planned.party,
+      ref: planned.ref,
+      reaction: planned.reaction,
+      ...(event ? { event } : {}),
+    });
+  const reactDeclared = (event: SignalledEvent, actor: string): void => {
+    if (!declaresParties || !patched('declarative-parties')) {
+      return;
+    }
+    const observed = {
+      ...event,
+      actor:
+        actor === 'agent' || (event.actor !== undefined && agents.has(event.actor)) ? 'agent' : (event.actor ?? actor),
+    };
+    for (const planned of matchReactions(observed, instance.parties, instance.values, input.agent)) {
+      scheduleReaction(planned, Math.max(now, Date.parse(event.at)), observed);
+    }
+  };
+
   let handledThisRun = 0;
   let questionsAsked = carried?.questionsAsked ?? 0;
   const handle = (events: SignalledEvent[]): void => {
@@ -175,6 +216,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       }
       transcript.push({ at: event.at, actor, kind: event.name, summary: summarize(event), seq: event.seq });
       react(event, actor);
+      reactDeclared(event, actor);
     }
   };
 
@@ -225,6 +267,14 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
           break;
         case 'noise':
           await acts.backgroundMessage({ ...context, party: action.party, index: Number(action.ref) });
+          break;
+        case 'reaction':
+          await reactions.performReaction({
+            ...context,
+            party: action.party,
+            reaction: action.reaction as string,
+            ...(action.event ? { event: action.event } : {}),
+          });
           break;
       }
       await catchUp();
@@ -290,6 +340,13 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
           });
         }
       }
+    }
+    if (declaresParties && patched('declarative-parties')) {
+      for (const planned of openingReactions(instance.parties)) {
+        scheduleReaction(planned, start);
+      }
+      // What a requester does at the very start (the case it opens) is there before the agent's first look.
+      await runUntil(start, (a) => a.kind === 'reaction');
     }
   }
   setUp = true;

@@ -1,0 +1,49 @@
+import { performReaction, voiced, VoiceSettings } from '@libs/personas';
+import type { TaskInstance } from '@libs/scenarios';
+import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
+import type { AgentIdentity, EpisodeServices, ScheduledAction } from '@libs/workflow-contracts';
+
+export interface ReactionInput {
+  services: EpisodeServices;
+  episodeId: string;
+  instance: TaskInstance;
+  agent: AgentIdentity;
+  party: string;
+  reaction: string;
+  event?: ScheduledAction['event'];
+  /** The scheduled action this call performs: the prefix of its writes' idempotency keys. */
+  actionKey: string;
+}
+
+/** Declared parties' hands: thin, the reaction itself is libs/personas' performReaction with this worker's clients. */
+export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSettings) => ({
+  async performReaction(input: ReactionInput): Promise<void> {
+    const party = input.instance.parties[input.party];
+    if (party?.persona !== 'declared') {
+      throw new TwinCallError(`${input.party} is not a declared party`);
+    }
+    const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+    await performReaction(
+      {
+        twin: new TwinClient(input.services, input.episodeId, input.actionKey),
+        // A service that issues no tokens (a spec twin that does not authenticate) is called without one.
+        tokenFor: (service, principal) =>
+          service === input.services.email || service === input.services.slack || service === input.services.erp
+            ? operator.token(service, principal)
+            : operator.token(service, principal).catch(() => undefined),
+        services: { email: input.services.email, slack: input.services.slack },
+        ...(llmVoice ? { rephrase: (text: string) => voiced(llmVoice, input.instance.seed, party.name, text) } : {}),
+      },
+      {
+        partyName: input.party,
+        party,
+        reaction: input.reaction,
+        values: input.instance.values,
+        agent: input.agent,
+        ...(input.event ? { event: input.event } : {}),
+      },
+    );
+  },
+});
+
+export type ReactionActivities = ReturnType<typeof createReactionActivities>;

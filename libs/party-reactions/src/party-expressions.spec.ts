@@ -1,0 +1,51 @@
+import { expressionProblem, fillBody, fillTemplate } from './party-expressions';
+import { answerFrom } from './responder-answer';
+
+describe(fillTemplate.name, () => {
+  const context = { refund_limit: 200, event: { data: { subject: 'Invoice 42', amount: 250.5, to: ['a@x.example'] } } };
+
+  it('fills each {{ }} with its CEL value as text', () => {
+    expect(fillTemplate('Re: {{event.data.subject}} over {{refund_limit}}', context)).toBe('Re: Invoice 42 over 200');
+  });
+
+  it('keeps a whole-expression string’s type in a body, and fills nested strings', () => {
+    expect(fillBody({ amount: '{{event.data.amount}}', note: ['to {{event.data.to}}'], n: 3 }, context)).toEqual({
+      amount: 250.5,
+      note: ['to a@x.example'],
+      n: 3,
+    });
+  });
+
+  it('refuses a name the context does not have instead of writing it empty', () => {
+    expect(() => fillTemplate('{{nothing_here}}', context)).toThrow(/nothing_here/);
+  });
+});
+
+describe(expressionProblem.name, () => {
+  it('accepts a condition over the event and known values', () => {
+    expect(expressionProblem('event.data.amount > refund_limit', ['refund_limit'])).toBeUndefined();
+  });
+
+  it('names what does not parse and what is unknown', () => {
+    expect(expressionProblem('event.data.amount >', [])).toMatch(/cannot read/);
+    expect(expressionProblem('event.data.amount > refund_limt', ['refund_limit'])).toMatch(/refund_limt/);
+  });
+});
+
+describe(answerFrom.name, () => {
+  const knows = { invoice_number: 'INV-2041', amount_paid: '412.50 EUR' };
+
+  it('answers each fact the question names, and only those', () => {
+    expect(answerFrom(knows, 'Could you send me the invoice number?')).toEqual({
+      text: 'The invoice number is INV-2041.',
+      facts: ['invoice_number'],
+    });
+  });
+
+  it('says what it can answer when the question names nothing it knows, giving away no value', () => {
+    const { text, facts } = answerFrom(knows, 'How are you?');
+    expect(facts).toEqual([]);
+    expect(text).toContain('invoice number');
+    expect(text).not.toContain('INV-2041');
+  });
+});

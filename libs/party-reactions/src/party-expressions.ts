@@ -1,0 +1,124 @@
+import { Environment } from '@marcbachmann/cel-js';
+
+/**
+ * The one place parties' conditions and templates meet their expression language: CEL (cel-js), over the triggering
+ * `event` (name, service, data, actor), the instance's values by name, the acting `party` and the `agent`. Kept
+ * small and alone so it can be unified with the success predicates' CEL context later.
+ */
+export type ExpressionContext = Record<string, unknown>;
+
+export class PartyExpressionError extends Error {}
+
+/** Names every expression may read besides the instance's values. */
+export const contextNames = ['event', 'party', 'agent', 'review'] as const;
+
+const environments = new Map<string, Environment>();
+
+/** An environment declaring `names` (all dynamic): an expression naming anything else fails its check. */
+const environmentFor = (names: readonly string[]): Environment => {
+  const key = [...names].sort().join(',');
+  let environment = environments.get(key);
+  if (!environment) {
+    environment = new Environment({ homogeneousAggregateLiterals: false });
+    for (const name of new Set([...contextNames, ...names])) {
+      environment.registerVariable(name, 'dyn');
+    }
+    environments.set(key, environment);
+  }
+  return environment;
+};
+
+const firstLine = (error: unknown): string => String((error as Error).message ?? error).split('\n')[0];
+
+/** Why a CEL expression is not usable over `names` (does not parse, or names something unknown); undefined if fine. */
+export const expressionProblem = (source: string, names: readonly string[]): string | undefined => {
+  const environment = environmentFor(names);
+  try {
+    const checked = environment.check(source) as { valid: boolean; error?: Error };
+    if (checked.valid) {
+      return undefined;
+    }
+    const verb = checked.error?.name === 'ParseError' ? 'cannot read' : 'cannot use';
+    return `${verb} "${source}": ${firstLine(checked.error)}`;
+  } catch (error) {
+    return `cannot read "${source}": ${firstLine(error)}`;
+  }
+};
+
+/** CEL's integers are BigInt and its doubles JS numbers: values go in as numbers, and come out as JS values. */
+const plain = (value: unknown): unknown => (typeof value === 'bigint' ? Number(value) : value);
+
+/** Evaluates an expression over the context; an unknown field or a type mismatch is an error, never a guess. */
+export const evaluateExpression = (source: string, context: ExpressionContext): unknown => {
+  const environment = environmentFor(Object.keys(context));
+  try {
+    return plain(environment.evaluate(source, context));
+  } catch (error) {
+    throw new PartyExpressionError(`"${source}": ${firstLine(error)}`);
+  }
+};
+
+/** A condition holds only when it evaluates to `true`; one that fails on this event (a field absent) does not hold. */
+export const conditionHolds = (source: string | undefined, context: ExpressionContext): boolean => {
+  if (source === undefined) {
+    return true;
+  }
+  try {
+    return evaluateExpression(source, context) === true;
+  } catch (error) {
+    if (error instanceof PartyExpressionError) {
+      return false;
+    }
+    throw error;
+  }
+};
+
+const template = /\{\{\s*([^}]+?)\s*\}\}/g;
+
+/** The expressions a text template holds (`Re: {{event.data.subject}}` → `event.data.subject`). */
+export const templateExpressions = (text: string): string[] => [...text.matchAll(template)].map((match) => match[1]);
+
+const shown = (value: unknown): string =>
+  typeof value === 'number' && !Number.isInteger(value)
+    ? String(Math.round(value * 10_000) / 10_000)
+    : Array.isArray(value)
+      ? value.map(shown).join(', ')
+      : value !== null && typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
+
+/** Fills a text template: each `{{ expression }}` becomes its value as text. */
+export const fillTemplate = (text: string, context: ExpressionContext): string =>
+  text.replace(template, (_, source: string) => shown(evaluateExpression(source, context)));
+
+/**
+ * Fills every string of a JSON body; a string that is one whole `{{ expression }}` keeps its value's type, so a
+ * body can carry a number or a list from the event as it was.
+ */
+export const fillBody = (body: unknown, context: ExpressionContext): unknown => {
+  if (typeof body === 'string') {
+    const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(body);
+    return whole ? evaluateExpression(whole[1], context) : fillTemplate(body, context);
+  }
+  if (Array.isArray(body)) {
+    return body.map((item) => fillBody(item, context));
+  }
+  if (body !== null && typeof body === 'object') {
+    return Object.fromEntries(Object.entries(body).map(([key, value]) => [key, fillBody(value, context)]));
+  }
+  return body;
+};
+
+/** Every template expression inside a JSON body, with the JSON pointer (relative to the body) of its string. */
+export const bodyExpressions = (body: unknown, at = ''): { pointer: string; source: string }[] => {
+  if (typeof body === 'string') {
+    return templateExpressions(body).map((source) => ({ pointer: at, source }));
+  }
+  if (Array.isArray(body)) {
+    return body.flatMap((item, index) => bodyExpressions(item, `${at}/${index}`));
+  }
+  if (body !== null && typeof body === 'object') {
+    return Object.entries(body).flatMap(([key, value]) => bodyExpressions(value, `${at}/${key}`));
+  }
+  return [];
+};

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+
+import { employeeSelector } from './employee-selector-schema';
+
+/**
+ * A party declared as data: who it is (an employee, or someone outside the company), its goals and private facts,
+ * the services it uses, and what it does: behaviour kinds with parameters, and plain reactions. Conditions and the
+ * `{{ }}` of acts are CEL over `event`, the instance's values, `party` and `agent` (see party-expressions.ts in
+ * libs/party-reactions); the values in `who` and `knows` are filled once per instance, as the task's text is.
+ */
+const numeric = z.union([z.number(), z.string().min(1)]);
+
+const delay = z
+  .object({ business_hours: numeric.optional(), business_days: numeric.optional() })
+  .strict()
+  .refine((d) => !(d.business_hours !== undefined && d.business_days !== undefined), {
+    message: 'give business_hours or business_days, not both',
+  });
+
+export const twinOperationSchema = z
+  .object({
+    /** A service of the stack, by its name in the bundle. */
+    service: z.string().min(1),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+    path: z.string().startsWith('/', 'must start with /'),
+    body: z.unknown().optional(),
+  })
+  .strict();
+
+const sayingSchema = z.union([
+  z
+    .object({
+      mail: z
+        .object({
+          to: z.string().min(1).default('{{agent.email}}'),
+          subject: z.string().min(1),
+          body: z.string().min(1),
+        })
+        .strict(),
+    })
+    .strict(),
+  z
+    .object({
+      slack: z
+        .object({ channel: z.string().min(1), text: z.string().min(1), thread: z.boolean().default(false) })
+        .strict(),
+    })
+    .strict(),
+]);
+
+/** A twin operation, or something said: what a reaction or a requester does. */
+const actSchema = z.union([twinOperationSchema, z.object({ say: sayingSchema }).strict()]);
+
+const whenSchema = z
+  .object({
+    /** A domain event's name (`email.sent`, `slack.message.posted`, a pack's or twin's own). */
+    event: z.string().min(1),
+    /** A CEL condition over `event` (name, service, data, actor) and the instance's values. */
+    where: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const reactionSchema = z.object({ when: whenSchema, after: delay.default({}), do: actSchema }).strict();
+
+const requester = z
+  .object({
+    /** Business time after the start when it opens the case. */
+    after: delay.default({}),
+    do: actSchema,
+  })
+  .strict();
+
+const responder = z
+  .object({
+    /** The service it is asked on and answers on: the stack's mail or Slack service. */
+    channel: z.string().min(1),
+    after: delay.default({ business_hours: 1 }),
+  })
+  .strict();
+
+const approver = z
+  .object({
+    watch: z
+      .object({
+        event: z.string().min(1),
+        where: z.string().min(1).optional(),
+        /** A CEL expression giving the amount under review (`double(event.data.amount)`). */
+        amount: z.string().min(1),
+      })
+      .strict(),
+    /** Above this amount (an expression over the instance's values) it must approve; below it, it stays out. */
+    over: numeric,
+    /** What it may approve up to; an employee's own approval limit when not given. */
+    limit: numeric.optional(),
+    after: delay.default({ business_hours: 2 }),
+    /** What it says, with `review.decision` (`approved`/`rejected`) and `review.amount` in its templates. */
+    say: sayingSchema.optional(),
+    /** Where it records its decision, as a twin operation with the same names. */
+    record: twinOperationSchema.optional(),
+  })
+  .strict()
+  .refine((a) => a.say !== undefined || a.record !== undefined, { message: 'an approver must say or record' });
+
+const background = z
+  .object({
+    channels: z.array(z.string().min(1)).min(1),
+    messages: numeric,
+    lines: z.array(z.string().min(1)).min(1),
+  })
+  .strict();
+
+export const behaviourSchema = z.union([
+  z.object({ requester }).strict(),
+  z.object({ responder }).strict(),
+  z.object({ approver }).strict(),
+  z.object({ background }).strict(),
+]);
+
+/** Who: a person of the company, picked as the built-in personas pick them, or someone outside it. */
+const whoSchema = z.union([
+  z.object({ employee: employeeSelector }).strict(),
+  z
+    .object({
+      /** Templates over the instance's values; drawn (Faker, from the seed) when absent. */
+      outside: z
+        .object({
+          name: z.string().min(1).optional(),
+          email: z.string().min(1).optional(),
+          /** The mail domain of a drawn address. */
+          domain: z.string().min(1).optional(),
+        })
+        .strict(),
+    })
+    .strict(),
+]);
+
+export const declaredPartySchema = z
+  .object({
+    who: whoSchema,
+    goals: z.array(z.string().min(1)).default([]),
+    knows: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lower_snake_case'), z.string()).default({}),
+    channels: z.array(z.string().min(1)).default([]),
+    behaviour: z.array(behaviourSchema).default([]),
+    reactions: z.array(reactionSchema).default([]),
+  })
+  .strict();
+
+export type DeclaredPartySpec = z.infer<typeof declaredPartySchema>;
+export type TwinOperationSpec = z.infer<typeof twinOperationSchema>;
+export type DelaySpec = z.infer<typeof delay>;

@@ -1,0 +1,123 @@
+import { bodyExpressions, expressionProblem, templateExpressions } from '@libs/party-reactions';
+
+import { DeclaredPartySpec, TwinOperationSpec } from './party-declaration-schema';
+
+export interface PartyProblem {
+  pointer: string;
+  message: string;
+}
+
+/** What a declared party may refer to: the stack's services, and the value names its templates may use. */
+export interface PartyReferences {
+  services: string[];
+  /** Checks an instance-time template or expression (mathjs, as the rest of the scenario's values). */
+  uses: (expression: number | string, pointer: string, template?: boolean) => void;
+  /** Every value name of the instance: what a reaction's CEL may read besides event, party, agent and review. */
+  valueNames: string[];
+}
+
+/**
+ * Refuses, with its pointer, what would make a declared party act on nothing: a service the stack does not have, a
+ * CEL condition that does not parse or names an unknown value, a template naming one.
+ */
+export const checkDeclaredParty = (
+  name: string,
+  spec: DeclaredPartySpec,
+  references: PartyReferences,
+  problems: PartyProblem[],
+): void => {
+  const at = (field: string) => `/parties/${name}/${field}`;
+  const service = (value: string, pointer: string) => {
+    if (!references.services.includes(value)) {
+      problems.push({
+        pointer,
+        message: `the stack has no service "${value}"; it has ${references.services.join(', ')}`,
+      });
+    }
+  };
+  const cel = (source: string, pointer: string) => {
+    const problem = expressionProblem(source, references.valueNames);
+    if (problem) {
+      problems.push({ pointer, message: problem });
+    }
+  };
+  const celTemplate = (text: string, pointer: string) =>
+    templateExpressions(text).forEach((source) => cel(source, pointer));
+  const operation = (op: TwinOperationSpec, pointer: string) => {
+    service(op.service, `${pointer}/service`);
+    celTemplate(op.path, `${pointer}/path`);
+    bodyExpressions(op.body).forEach((found) => cel(found.source, `${pointer}/body${found.pointer}`));
+  };
+  const saying = (say: object, pointer: string) => {
+    for (const [kind, fields] of Object.entries(say)) {
+      for (const [field, text] of Object.entries(fields as Record<string, unknown>)) {
+        if (typeof text === 'string') {
+          celTemplate(text, `${pointer}/${kind}/${field}`);
+        }
+      }
+    }
+  };
+  const act = (value: TwinOperationSpec | { say: object }, pointer: string) =>
+    'say' in value ? saying(value.say, `${pointer}/say`) : operation(value, pointer);
+  const delay = (value: { business_hours?: number | string; business_days?: number | string }, pointer: string) => {
+    for (const [field, expression] of Object.entries(value)) {
+      references.uses(expression, `${pointer}/${field}`);
+    }
+  };
+
+  if ('outside' in spec.who) {
+    for (const field of ['name', 'email'] as const) {
+      const text = spec.who.outside[field];
+      if (text !== undefined) {
+        references.uses(text, at(`who/outside/${field}`), true);
+      }
+    }
+  } else if (typeof spec.who.employee === 'object' && spec.who.employee.min_approval_limit !== undefined) {
+    references.uses(spec.who.employee.min_approval_limit, at('who/employee/min_approval_limit'));
+  }
+  spec.goals.forEach((goal, index) => references.uses(goal, at(`goals/${index}`), true));
+  Object.entries(spec.knows).forEach(([fact, text]) => references.uses(text, at(`knows/${fact}`), true));
+  spec.channels.forEach((channel, index) => service(channel, at(`channels/${index}`)));
+  spec.behaviour.forEach((behaviour, index) => {
+    const pointer = at(`behaviour/${index}`);
+    if ('requester' in behaviour) {
+      delay(behaviour.requester.after, `${pointer}/requester/after`);
+      act(behaviour.requester.do, `${pointer}/requester/do`);
+    } else if ('responder' in behaviour) {
+      service(behaviour.responder.channel, `${pointer}/responder/channel`);
+      delay(behaviour.responder.after, `${pointer}/responder/after`);
+    } else if ('approver' in behaviour) {
+      const approver = behaviour.approver;
+      if (approver.watch.where) {
+        cel(approver.watch.where, `${pointer}/approver/watch/where`);
+      }
+      cel(approver.watch.amount, `${pointer}/approver/watch/amount`);
+      references.uses(approver.over, `${pointer}/approver/over`);
+      if (approver.limit !== undefined) {
+        references.uses(approver.limit, `${pointer}/approver/limit`);
+      } else if (!('employee' in spec.who)) {
+        problems.push({
+          pointer: `${pointer}/approver/limit`,
+          message: 'someone outside the company has no approval limit of its own: give one',
+        });
+      }
+      delay(approver.after, `${pointer}/approver/after`);
+      if (approver.say) {
+        saying(approver.say, `${pointer}/approver/say`);
+      }
+      if (approver.record) {
+        operation(approver.record, `${pointer}/approver/record`);
+      }
+    } else {
+      references.uses(behaviour.background.messages, `${pointer}/background/messages`);
+    }
+  });
+  spec.reactions.forEach((reaction, index) => {
+    const pointer = at(`reactions/${index}`);
+    if (reaction.when.where) {
+      cel(reaction.when.where, `${pointer}/when/where`);
+    }
+    delay(reaction.after, `${pointer}/after`);
+    act(reaction.do, `${pointer}/do`);
+  });
+};

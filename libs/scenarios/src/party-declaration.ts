@@ -1,0 +1,156 @@
+import { base, en, Faker } from '@faker-js/faker';
+
+import type { DeclaredParty, Delay, PartyReaction, ReactionAct, Saying, TwinOperation } from '@libs/party-reactions';
+import { Employee, hashSeed } from '@libs/synthetic-data';
+
+import { DeclaredPartySpec, DelaySpec, TwinOperationSpec } from './party-declaration-schema';
+import { EmployeeSelector } from './scenario-schema';
+
+/** What resolving a party needs from the instance being made, each reporting problems at the pointer it is given. */
+export interface PartyResolution {
+  seed: number;
+  horizonBusinessDays: number;
+  employee: (selector: EmployeeSelector, pointer: string) => Employee;
+  number: (expression: number | string, pointer: string) => number;
+  fill: (text: string, pointer: string) => string;
+}
+
+const delayOf = (spec: DelaySpec, at: string, resolve: PartyResolution): Delay => ({
+  ...(spec.business_hours !== undefined
+    ? { businessHours: resolve.number(spec.business_hours, `${at}/business_hours`) }
+    : {}),
+  ...(spec.business_days !== undefined
+    ? { businessDays: resolve.number(spec.business_days, `${at}/business_days`) }
+    : {}),
+});
+
+const operationOf = (spec: TwinOperationSpec): TwinOperation => ({
+  service: spec.service,
+  method: spec.method,
+  path: spec.path,
+  ...(spec.body !== undefined ? { body: spec.body } : {}),
+});
+
+type ActSpec = DeclaredPartySpec['reactions'][number]['do'];
+
+const actOf = (spec: ActSpec): ReactionAct => ('say' in spec ? { say: spec.say as Saying } : { do: operationOf(spec) });
+
+/** Someone outside the company: named by the scenario, or drawn for the seed (the same person for the same seed). */
+const outsider = (
+  spec: { name?: string; email?: string; domain?: string },
+  party: string,
+  at: string,
+  resolve: PartyResolution,
+): { name: string; email: string } => {
+  const faker = new Faker({ locale: [en, base] });
+  faker.seed(hashSeed(resolve.seed, 'outside-party', party));
+  const first = faker.person.firstName();
+  const last = faker.person.lastName();
+  const name = spec.name !== undefined ? resolve.fill(spec.name, `${at}/name`) : `${first} ${last}`;
+  const domain = spec.domain ?? faker.internet.domainName();
+  const email =
+    spec.email !== undefined
+      ? resolve.fill(spec.email, `${at}/email`)
+      : `${name
+          .toLowerCase()
+          .replace(/[^a-z]+/g, '.')
+          .replace(/^\.|\.$/g, '')}@${domain}`;
+  return { name, email: email.toLowerCase() };
+};
+
+/**
+ * A declared party for one instance: its identity and facts filled from the instance's values, its behaviour kinds
+ * turned into reactions (a requester acts at the start, a responder answers what it is asked, an approver reviews
+ * amounts over its threshold, background traffic posts over the horizon), its own reactions kept as written.
+ */
+export const resolveDeclaredParty = (
+  name: string,
+  spec: DeclaredPartySpec,
+  resolve: PartyResolution,
+): DeclaredParty => {
+  const at = (field: string) => `/parties/${name}/${field}`;
+  const employee = 'employee' in spec.who ? resolve.employee(spec.who.employee, at('who/employee')) : undefined;
+  const identity = employee
+    ? { name: employee.name, email: employee.email, employeeId: employee.id }
+    : outsider('outside' in spec.who ? spec.who.outside : {}, name, at('who/outside'), resolve);
+  const reactions: PartyReaction[] = [];
+  spec.behaviour.forEach((behaviour, index) => {
+    const id = `behaviour/${index}`;
+    const pointer = at(id);
+    if ('requester' in behaviour) {
+      reactions.push({
+        id,
+        when: { start: true },
+        after: delayOf(behaviour.requester.after, `${pointer}/requester/after`, resolve),
+        act: actOf(behaviour.requester.do),
+      });
+    } else if ('responder' in behaviour) {
+      reactions.push({
+        id,
+        when: { question: behaviour.responder.channel },
+        after: delayOf(behaviour.responder.after, `${pointer}/responder/after`, resolve),
+        act: { answer: true },
+      });
+    } else if ('approver' in behaviour) {
+      const spec = behaviour.approver;
+      const limit =
+        spec.limit !== undefined
+          ? resolve.number(spec.limit, `${pointer}/approver/limit`)
+          : (employee?.approvalLimit ?? 0);
+      reactions.push({
+        id,
+        when: { event: spec.watch.event, ...(spec.watch.where ? { where: spec.watch.where } : {}) },
+        after: delayOf(spec.after, `${pointer}/approver/after`, resolve),
+        act: {
+          review: {
+            amount: spec.watch.amount,
+            over: resolve.number(spec.over, `${pointer}/approver/over`),
+            limit,
+            ...(spec.say ? { say: spec.say } : {}),
+            ...(spec.record ? { record: operationOf(spec.record) } : {}),
+          },
+        },
+      });
+    } else {
+      const { channels, lines } = behaviour.background;
+      const messages = Math.max(
+        0,
+        Math.round(resolve.number(behaviour.background.messages, `${pointer}/background/messages`)),
+      );
+      for (let i = 0; i < messages; i++) {
+        reactions.push({
+          id: `${id}/${i}`,
+          when: { start: true },
+          after: { businessDays: (resolve.horizonBusinessDays * (i + 1)) / (messages + 1) },
+          act: {
+            say: {
+              slack: {
+                channel: channels[i % channels.length],
+                text: lines[hashSeed(resolve.seed, name, i) % lines.length],
+                thread: false,
+              },
+            },
+          },
+        });
+      }
+    }
+  });
+  spec.reactions.forEach((reaction, index) => {
+    reactions.push({
+      id: `reactions/${index}`,
+      when: { event: reaction.when.event, ...(reaction.when.where ? { where: reaction.when.where } : {}) },
+      after: delayOf(reaction.after, at(`reactions/${index}/after`), resolve),
+      act: actOf(reaction.do),
+    });
+  });
+  return {
+    persona: 'declared',
+    ...identity,
+    goals: spec.goals.map((goal, index) => resolve.fill(goal, at(`goals/${index}`))),
+    knows: Object.fromEntries(
+      Object.entries(spec.knows).map(([fact, text]) => [fact, resolve.fill(text, at(`knows/${fact}`))]),
+    ),
+    channels: spec.channels,
+    reactions,
+  };
+};
