@@ -2,7 +2,7 @@ import { TwinPack } from '@libs/twin-engine';
 
 import { graphError, mailBehaviours, mailPrincipal, presentedToken } from './mail-behaviours';
 import { mailToken } from './mail-ids';
-import { seedMail } from './mail-seed';
+import { mailboxRows, seedMail } from './mail-seed';
 import { mailEventNames } from './mail-events';
 
 export type { MailDomainEvents } from './mail-events';
@@ -21,6 +21,20 @@ const graphCodes: Record<string, string> = {
 export const emailPack: TwinPack = {
   name: 'email',
   seed: seedMail,
+  // Someone outside the company writes from their own mailbox, at their own domain.
+  enrol: (person, seed) =>
+    mailboxRows(
+      {
+        address: person.address.toLowerCase(),
+        name: person.name,
+        givenName: person.name.split(' ')[0],
+        surname: person.name.split(' ').slice(1).join(' '),
+        jobTitle: '',
+        department: null,
+        companyName: person.address.split('@')[1] ?? '',
+      },
+      seed,
+    ),
   behaviours: mailBehaviours,
   validate: true,
   principal: mailPrincipal,

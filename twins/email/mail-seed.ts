@@ -95,6 +95,49 @@ export const seedMessage = (
   };
 };
 
+/** A person's mailbox: the mailbox, its address and its well-known folders, as seeded or enrolled later. */
+export const mailboxRows = (
+  owner: MailboxOwner,
+  seed: number,
+): Record<'mailboxes' | 'addresses' | 'folders', PackRow[]> => {
+  const mailboxes: PackRow[] = [];
+  const addresses: PackRow[] = [];
+  const folders: PackRow[] = [];
+  const id = mailboxId(seed, owner.address);
+  mailboxes.push({
+    id,
+    record: {
+      id,
+      displayName: owner.name,
+      givenName: owner.givenName,
+      surname: owner.surname,
+      mail: owner.address,
+      userPrincipalName: owner.address,
+      jobTitle: owner.jobTitle,
+      department: owner.department,
+      companyName: owner.companyName,
+      businessPhones: [],
+    },
+  });
+  addresses.push({ id: owner.address.toLowerCase(), record: { mailbox: id } });
+  for (const [wellKnown, displayName] of Object.entries(wellKnownFolders)) {
+    const fid = folderId(seed, id, wellKnown as WellKnownFolder);
+    folders.push({
+      id: fid,
+      parentId: id,
+      record: {
+        id: fid,
+        displayName,
+        parentFolderId: folderId(seed, id, 'root'),
+        childFolderCount: 0,
+        isHidden: false,
+        wellKnownName: wellKnown,
+      },
+    });
+  }
+  return { mailboxes, addresses, folders };
+};
+
 /**
  * A mailbox per employee and per supplier contact, each with the well-known folders, and some history: a
  * company-wide note from the CEO, and earlier correspondence between procurement and a few suppliers.
@@ -107,38 +150,10 @@ export const seedMail = (company: Company, seed: number): Record<string, PackRow
   const addresses: PackRow[] = [];
   const folders: PackRow[] = [];
   for (const owner of owners) {
-    const id = mailboxId(seed, owner.address);
-    mailboxes.push({
-      id,
-      record: {
-        id,
-        displayName: owner.name,
-        givenName: owner.givenName,
-        surname: owner.surname,
-        mail: owner.address,
-        userPrincipalName: owner.address,
-        jobTitle: owner.jobTitle,
-        department: owner.department,
-        companyName: owner.companyName,
-        businessPhones: [],
-      },
-    });
-    addresses.push({ id: owner.address.toLowerCase(), record: { mailbox: id } });
-    for (const [wellKnown, displayName] of Object.entries(wellKnownFolders)) {
-      const fid = folderId(seed, id, wellKnown as WellKnownFolder);
-      folders.push({
-        id: fid,
-        parentId: id,
-        record: {
-          id: fid,
-          displayName,
-          parentFolderId: folderId(seed, id, 'root'),
-          childFolderCount: 0,
-          isHidden: false,
-          wellKnownName: wellKnown,
-        },
-      });
-    }
+    const rows = mailboxRows(owner, seed);
+    mailboxes.push(...rows.mailboxes);
+    addresses.push(...rows.addresses);
+    folders.push(...rows.folders);
   }
 
   const mails: SeedMail[] = [];

@@ -133,6 +133,14 @@ export class OperatorClient {
     return { status: response.status, body: (await response.json()) as T };
   }
 
+  /** Gives someone outside the company an account on a service (a mailbox), so they can be written to and write. */
+  async enrol(service: string, person: { address: string; name: string }): Promise<void> {
+    const { status, body } = await this.admin<{ message?: string }>('/people', { body: { service, ...person } });
+    if (status !== 200) {
+      throw new TwinCallError(`could not enrol ${person.address} on ${service}: ${status} ${body.message ?? ''}`);
+    }
+  }
+
   /** The token of `principal` (employee id, supplier contact id or mail address) for a service of the episode. */
   async token(service: string, principal: string): Promise<string> {
     const key = JSON.stringify([this.gatewayUrl, this.episodeId, service, principal]);

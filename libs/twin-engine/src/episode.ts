@@ -206,6 +206,48 @@ export class Episode {
   }
 
   /**
+   * Gives someone outside the company an account on a service whose pack enrols people (a scenario's outside party's
+   * mailbox), logged as created records so the episode rebuilds the same; what is there already is left as it is.
+   */
+  enrol(
+    serviceName: string,
+    person: { address: string; name: string },
+  ): Promise<'enrolled' | 'not_supported' | 'closed'> {
+    const pack = this.twin.services.get(serviceName)?.pack;
+    if (!pack?.enrol) {
+      return Promise.resolve('not_supported');
+    }
+    const rows = Object.entries(pack.enrol(person, this.descriptor.seed)).flatMap(([name, tableRows]) =>
+      tableRows.map((row) => ({ table: `${serviceName}/${name}`, row })),
+    );
+    const result = this.writes.then(async () => {
+      if (this.state.closed) {
+        return 'closed' as const;
+      }
+      const missing = rows.filter(({ table, row }) => !this.state.get(table, row.id));
+      const logged: LoggedEvent[] = missing.map(({ table, row }, index) => ({
+        seq: this.state.seq + 1 + index,
+        at: this.now(this.state.seq + 1 + index),
+        operationId: '_mirror.setup',
+        event: {
+          type: 'record.created',
+          table,
+          id: row.id,
+          ...(row.parentId !== undefined ? { parentId: row.parentId } : {}),
+          record: row.record,
+        },
+      }));
+      if (logged.length > 0) {
+        await this.store.append(this.id, logged);
+        logged.forEach((entry) => this.state.apply(entry));
+      }
+      return 'enrolled' as const;
+    });
+    this.writes = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
    * The simulator changing the world around the agent (a scenario's setup: a budget frozen): fields set on an existing
    * record, logged like any change so the episode rebuilds the same.
    */

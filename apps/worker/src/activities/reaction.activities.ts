@@ -17,6 +17,16 @@ export interface ReactionInput {
 
 /** Declared parties' hands: thin, the reaction itself is libs/personas' performReaction with this worker's clients. */
 export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSettings) => ({
+  /** Declared parties from outside the company get their mailbox before the episode starts, as real people have. */
+  async enrolOutsiders(input: { services: EpisodeServices; episodeId: string; instance: TaskInstance }): Promise<void> {
+    const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+    for (const party of Object.values(input.instance.parties)) {
+      if (party.persona === 'declared' && party.employeeId === undefined) {
+        await operator.enrol(input.services.email, { address: party.email, name: party.name });
+      }
+    }
+  },
+
   async performReaction(input: ReactionInput): Promise<void> {
     const party = input.instance.parties[input.party];
     if (party?.persona !== 'declared') {

@@ -342,6 +342,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       }
     }
     if (declaresParties && patched('declarative-parties')) {
+      await reactions.enrolOutsiders({ services: input.services, episodeId: input.episodeId, instance });
       for (const planned of openingReactions(instance.parties)) {
         scheduleReaction(planned, start);
       }

@@ -59,6 +59,14 @@ const credentialRequest = z
   .object({ service: z.string().min(1).max(200), principal: z.string().min(1).max(320) })
   .strict();
 
+const enrolment = z
+  .object({
+    service: z.string().min(1).max(200),
+    address: z.string().email().max(320),
+    name: z.string().min(1).max(200),
+  })
+  .strict();
+
 const recordPatch = z
   .object({ table: z.string().min(1), id: z.string().min(1), set: z.record(z.string(), z.unknown()) })
   .strict();
@@ -142,7 +150,9 @@ const route = async (
     }
     return;
   }
-  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|close|credentials))?$/.exec(path);
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|close|credentials|people))?$/.exec(
+    path,
+  );
   if (!match) {
     writeJson(response, 404, { error: 'not_found', message: `no admin route ${method} ${path}` });
     return;
@@ -182,6 +192,23 @@ const route = async (
         patched === 'patched'
           ? describe(episode)
           : { error: 'not_found', message: `no record ${request.id} in ${request.table}` },
+      );
+    }
+  } else if (method === 'POST' && action === 'people') {
+    // An outside party of a scenario gets its account (a mailbox) before anyone writes to it.
+    const request = parseJson(enrolment, body, response);
+    if (request) {
+      const episode = await engine.episode(episodeId);
+      const enrolled = await episode.enrol(request.service, { address: request.address, name: request.name });
+      if (enrolled === 'closed') {
+        throw new EpisodeClosedError(episodeId);
+      }
+      writeJson(
+        response,
+        enrolled === 'enrolled' ? 200 : 404,
+        enrolled === 'enrolled'
+          ? { service: request.service, address: request.address }
+          : { error: 'not_found', message: `the episode's service "${request.service}" enrols no one` },
       );
     }
   } else if (method === 'POST' && action === 'credentials') {

@@ -49,6 +49,11 @@ export interface TwinPack {
   /** The pack's tables, by name, built from the company; deterministic for (company, seed). */
   seed(company: Company, seed: number): Record<string, PackRow[]>;
   behaviours: Readonly<Record<string, PackBehaviour>>;
+  /**
+   * The rows that give someone outside the company an account on this service (a scenario's outside party: a
+   * customer who mails the company), by table name; deterministic for (person, seed). Absent: the pack enrols no one.
+   */
+  enrol?(person: { address: string; name: string }, seed: number): Record<string, PackRow[]>;
   /** Runs before every operation, with or without a behaviour (authentication); an outcome answers instead. */
   guard?: (call: PackCall) => Outcome | undefined;
   /**

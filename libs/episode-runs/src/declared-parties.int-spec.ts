@@ -1,0 +1,154 @@
+import * as path from 'node:path';
+
+import { startEpisodeHarness } from '@test/support/episode-harness';
+import { repositoryRoot } from '@test/support/cli-runner';
+import type { DeclaredParty } from '@libs/party-reactions';
+import type { AgentSession, ReferenceAgent } from '@libs/reference-agents';
+import { instantiate } from '@libs/scenarios';
+import type { Company } from '@libs/synthetic-data';
+import type { LoggedEvent } from '@libs/twin-engine';
+import { addBusinessHours } from '@libs/workflow-contracts';
+
+import { runEpisode } from './episode-runner';
+
+interface Message {
+  id: string;
+  subject: string;
+  body: { content: string };
+  from: { emailAddress: { address: string } };
+}
+
+const inbox = (session: AgentSession) =>
+  session.mail<{ value: Message[] }>('/me/mailFolders/inbox/messages?$top=20').then((box) => box.value);
+
+/**
+ * A scripted agent for the fixture's dispute: it reads the customer's mail, asks finance on chat about the refund,
+ * asks the customer by mail for the payment date, then waits for both answers.
+ */
+const scriptedAgent = (seen: { opening?: Message; answers: Message[] }): ReferenceAgent => ({
+  name: 'scripted',
+  async run(session) {
+    seen.opening = (await inbox(session)).find((m) => m.subject.startsWith('Charged twice'));
+    if (!seen.opening) {
+      await session.finish();
+      return;
+    }
+    const customer = seen.opening.from.emailAddress.address;
+    await session.slack('conversations.join', { channel: '#finance-questions' });
+    await session.slack('chat.postMessage', {
+      channel: '#finance-questions',
+      text: `May I refund the double charge on ${seen.opening.subject.split(' ').pop()}?`,
+    });
+    await session.mail('/me/sendMail', {
+      body: {
+        message: {
+          subject: 'Your invoice',
+          body: { contentType: 'text', content: 'Could you tell me the payment date, please?' },
+          toRecipients: [{ emailAddress: { address: customer } }],
+        },
+      },
+    });
+    await session.wait();
+    await session.wait();
+    seen.answers = (await inbox(session)).filter((m) => m.from.emailAddress.address === customer);
+    await session.finish();
+  },
+});
+
+/**
+ * Real: a bundle whose parties are all data (a requester, a responder, a reacting approver), on the twins behind the
+ * gateway, PostgreSQL, Temporal and the worker. The counterparties must act through the twins, as themselves, at the
+ * business time their declaration gives.
+ */
+describe('parties declared as data', () => {
+  let harness: Awaited<ReturnType<typeof startEpisodeHarness>>;
+
+  beforeAll(async () => {
+    harness = await startEpisodeHarness({
+      worker: true,
+      bundle: path.join(repositoryRoot, 'test', 'fixtures', 'invoice-desk'),
+    });
+  });
+
+  afterAll(() => harness.stop());
+
+  it('opens the case, answers on chat two business hours later, and answers a mailed question with its fact', async () => {
+    const seen: { opening?: Message; answers: Message[] } = { answers: [] };
+    const outcome = await runEpisode(
+      harness.context,
+      harness.signals,
+      harness.scenario('invoice-dispute'),
+      3,
+      scriptedAgent(seen),
+    );
+    const log = await harness.context.engine.events(outcome.episodeId);
+    const domain = (name: string) =>
+      log.filter(
+        (e): e is LoggedEvent & { event: { type: 'domain'; data: Record<string, unknown> } } =>
+          e.event.type === 'domain' && e.event.name === name,
+      );
+    const episode = await harness.context.engine.episode(outcome.episodeId);
+    const start = Date.parse(log[0].at);
+    const company = episode.twin.world.company as Company;
+    const instance = instantiate(harness.scenario('invoice-dispute'), 3, company, harness.context.instanceKey);
+    const customer = instance.parties.customer as DeclaredParty;
+    const finance = instance.parties.finance as DeclaredParty;
+    const agentEmail = company.agent.email;
+
+    // The requester opened the case at the start, by mail, as itself, through a twin operation of its declaration.
+    const mails = domain('email.sent');
+    const opening = mails.find((e) => e.event.data.subject === `Charged twice for INV-${instance.values.invoice_no}`);
+    expect(opening).toMatchObject({ actor: customer.email });
+    expect(opening?.event.data.to).toEqual([agentEmail]);
+    expect(Date.parse(opening!.at) - start).toBeLessThan(60_000);
+    expect(seen.opening?.body.content).toContain(`${customer.name}`);
+
+    // Finance answered the agent's post in its thread, as the finance employee, two business hours after it.
+    const posts = domain('slack.message.posted');
+    const asked = posts.find((e) => String(e.event.data.text).includes('May I refund'));
+    const approved = posts.find((e) => String(e.event.data.text).startsWith('Approved: refund'));
+    expect(approved).toMatchObject({ actor: finance.employeeId });
+    expect(approved?.event.data.thread_ts).toBe(asked?.event.data.ts);
+    expect(approved?.event.data.text).toBe(
+      `Approved: refund ${instance.values.charged} EUR on INV-${instance.values.invoice_no}.`,
+    );
+    const due = addBusinessHours(Date.parse(asked!.at), 2);
+    expect(Date.parse(approved!.at)).toBeGreaterThanOrEqual(due);
+    expect(Date.parse(approved!.at) - due).toBeLessThan(60_000);
+
+    // The customer answered the mailed question with the fact it knows, one business hour later.
+    const question = mails.find((e) => e.event.data.subject === 'Your invoice');
+    const answer = mails.find((e) => e.event.data.subject === 'Re: Your invoice');
+    expect(answer).toMatchObject({ actor: customer.email });
+    expect(answer?.event.data.body).toBe(`The payment date is ${customer.knows.payment_date}.`);
+    expect(seen.answers.map((m) => m.subject)).toContain('Re: Your invoice');
+    const answerDue = addBusinessHours(Date.parse(question!.at), 1);
+    expect(Date.parse(answer!.at)).toBeGreaterThanOrEqual(answerDue);
+    expect(Date.parse(answer!.at) - answerDue).toBeLessThan(60_000);
+
+    // It gave away only what it was asked: not its other private fact.
+    expect(String(answer?.event.data.body)).not.toContain(customer.knows.card_last_digits);
+    // Each counterparty acted once: a retried or replayed action is not repeated.
+    expect(mails.filter((e) => e.event.data.subject === 'Re: Your invoice')).toHaveLength(1);
+    expect(posts.filter((e) => String(e.event.data.text).startsWith('Approved'))).toHaveLength(1);
+  }, 300_000);
+
+  it('does not react to what the agent did not do: without a post asking for a refund, finance stays silent', async () => {
+    const quiet: ReferenceAgent = {
+      name: 'quiet',
+      async run(session) {
+        await session.slack('conversations.join', { channel: '#finance-questions' });
+        await session.slack('chat.postMessage', { channel: '#finance-questions', text: 'Good morning' });
+        await session.wait(1);
+        await session.finish();
+      },
+    };
+    const outcome = await runEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 4, quiet);
+    const log = await harness.context.engine.events(outcome.episodeId);
+    const texts = log.flatMap((e) =>
+      e.event.type === 'domain' && e.event.name === 'slack.message.posted' ? [String(e.event.data.text)] : [],
+    );
+    expect(texts).toContain('Good morning');
+    expect(texts.some((t) => t.startsWith('Approved'))).toBe(false);
+  }, 300_000);
+});
