@@ -304,6 +304,55 @@ describe('refusing malformed bundles', () => {
       ],
     ],
     [
+      'a declared party whose reaction names no service of the stack, a broken condition and an unknown value',
+      () =>
+        folder({
+          'api.yaml': minimalSpec(),
+          'mirror.yaml': 'name: x\nservices:\n  - { name: api, spec: api.yaml }\nscenarios: [scenarios/s.yaml]\n',
+          'scenarios/s.yaml': [
+            'id: s',
+            'title: S',
+            'task: { goal: Help, tools: [api] }',
+            'parties:',
+            '  customer:',
+            '    who: { outside: {} }',
+            '    reactions:',
+            '      - when:',
+            '          event: api.thing.created',
+            "          where: 'event.data.total >'",
+            '        do:',
+            '          service: billing',
+            '          path: /refunds',
+            "          body: { amount: '{{refund}}' }",
+            '  supplier: { persona: supplier-negotiator, supplier: 0, strategy: linear, opening_price: 10, reservation_price: 8 }',
+            'success: [{ kind: purchase-order, supplier: supplier, min_status: sent, quantity: 1, max_unit_price: 9 }]',
+            'horizon: { max_agent_actions: 5, business_days: 2 }',
+            '',
+          ].join('\n'),
+        }),
+      'SCENARIO_INVALID',
+      [
+        {
+          file: 'scenarios/s.yaml',
+          line: 10,
+          pointer: '/parties/customer/reactions/0/when/where',
+          message: expect.stringMatching(/^cannot read "event.data.total >"/) as string,
+        },
+        {
+          file: 'scenarios/s.yaml',
+          line: 12,
+          pointer: '/parties/customer/reactions/0/do/service',
+          message: 'the stack has no service "billing"; it has api',
+        },
+        {
+          file: 'scenarios/s.yaml',
+          line: 14,
+          pointer: '/parties/customer/reactions/0/do/body/amount',
+          message: expect.stringMatching(/refund/) as string,
+        },
+      ],
+    ],
+    [
       'a policy set with an unknown rule kind and a duplicate rule id',
       () =>
         folder({
