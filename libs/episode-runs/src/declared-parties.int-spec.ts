@@ -9,7 +9,7 @@ import type { Company } from '@libs/synthetic-data';
 import type { LoggedEvent } from '@libs/twin-engine';
 import { addBusinessHours } from '@libs/workflow-contracts';
 
-import { runEpisode } from './episode-runner';
+import { runEpisode, startEpisode } from './episode-runner';
 
 interface Message {
   id: string;
@@ -131,6 +131,55 @@ describe('parties declared as data', () => {
     // Each counterparty acted once: a retried or replayed action is not repeated.
     expect(mails.filter((e) => e.event.data.subject === 'Re: Your invoice')).toHaveLength(1);
     expect(posts.filter((e) => String(e.event.data.text).startsWith('Approved'))).toHaveLength(1);
+  }, 300_000);
+
+  it('reviews refunds over the threshold on the client’s own helpdesk: decides by its limit, says so, records it', async () => {
+    const started = await startEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 5);
+    const helpdesk = `${harness.context.gatewayUrl}/e/${started.episode.id}/helpdesk`;
+    const request = async (amount: number): Promise<{ id: string; at: string }> => {
+      const response = await fetch(`${helpdesk}/refunds`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ invoice: 'INV-1', amount, status: 'requested' }),
+      });
+      expect(response.status).toBe(201);
+      return { ...((await response.json()) as { id: string }), at: started.episode.now() };
+    };
+    // Under the threshold, between it and the limit, over the limit (derived: 200 and 400).
+    const small = await request(150);
+    const fair = await request(300);
+    const large = await request(450);
+    await started.session.wait();
+    await started.session.wait();
+    const refunds = await Promise.all(
+      [small, fair, large].map(async ({ id }) =>
+        (await fetch(`${helpdesk}/refunds/${id}`)).json().then((r) => r as { status: string; decided_by?: string }),
+      ),
+    );
+    await started.session.finish();
+    const controller = started.instance.parties.controller as DeclaredParty;
+    expect(refunds.map((r) => r.status)).toEqual(['requested', 'approved', 'rejected']);
+    expect(refunds[1].decided_by).toBe(controller.name);
+
+    const log = await harness.context.engine.events(started.episode.id);
+    const said = log.flatMap((e) =>
+      e.event.type === 'domain' &&
+      e.event.name === 'slack.message.posted' &&
+      String(e.event.data.text).startsWith('Refund ')
+        ? [{ at: e.at, actor: e.actor, text: String(e.event.data.text) }]
+        : [],
+    );
+    expect(said.map((e) => e.text)).toEqual([
+      `Refund ${fair.id} of 300 EUR: approved.`,
+      `Refund ${large.id} of 450 EUR: rejected.`,
+    ]);
+    expect(said.every((e) => e.actor === controller.employeeId)).toBe(true);
+    // Two business hours (the approver's default) after each request.
+    const due = addBusinessHours(Date.parse(fair.at), 2);
+    expect(Date.parse(said[0].at)).toBeGreaterThanOrEqual(due);
+    expect(Date.parse(said[0].at) - due).toBeLessThan(60_000);
+    const decided = log.filter((e) => e.event.type === 'record.updated' && e.event.table === 'helpdesk/refunds');
+    expect(decided).toHaveLength(2);
   }, 300_000);
 
   it('does not react to what the agent did not do: without a post asking for a refund, finance stays silent', async () => {

@@ -80,14 +80,25 @@ const responder = z
 
 const approver = z
   .object({
-    watch: z
-      .object({
-        event: z.string().min(1),
-        where: z.string().min(1).optional(),
-        /** A CEL expression giving the amount under review (`double(event.data.amount)`). */
-        amount: z.string().min(1),
-      })
-      .strict(),
+    watch: z.union([
+      z
+        .object({
+          /** Records of a service's table as they are created, and the field holding the amount. */
+          service: z.string().min(1),
+          table: z.string().min(1),
+          amount_field: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a field name'),
+          where: z.string().min(1).optional(),
+        })
+        .strict(),
+      z
+        .object({
+          event: z.string().min(1),
+          where: z.string().min(1).optional(),
+          /** A CEL expression giving the amount under review (`event.data.total`). */
+          amount: z.string().min(1),
+        })
+        .strict(),
+    ]),
     /** Above this amount (an expression over the instance's values) it must approve; below it, it stays out. */
     over: numeric,
     /** What it may approve up to; an employee's own approval limit when not given. */

@@ -91,7 +91,11 @@ export const checkDeclaredParty = (
       if (approver.watch.where) {
         cel(approver.watch.where, `${pointer}/approver/watch/where`);
       }
-      cel(approver.watch.amount, `${pointer}/approver/watch/amount`);
+      if ('event' in approver.watch) {
+        cel(approver.watch.amount, `${pointer}/approver/watch/amount`);
+      } else {
+        service(approver.watch.service, `${pointer}/approver/watch/service`);
+      }
       references.uses(approver.over, `${pointer}/approver/over`);
       if (approver.limit !== undefined) {
         references.uses(approver.limit, `${pointer}/approver/limit`);

@@ -97,13 +97,21 @@ export const resolveDeclaredParty = (
         spec.limit !== undefined
           ? resolve.number(spec.limit, `${pointer}/approver/limit`)
           : (employee?.approvalLimit ?? 0);
+      // A table's records are watched through the domain event its service tells for each one created.
+      const watched =
+        'event' in spec.watch
+          ? { event: spec.watch.event, amount: spec.watch.amount }
+          : {
+              event: `${spec.watch.service}.${spec.watch.table}.created`,
+              amount: `event.data.record.${spec.watch.amount_field}`,
+            };
       reactions.push({
         id,
-        when: { event: spec.watch.event, ...(spec.watch.where ? { where: spec.watch.where } : {}) },
+        when: { event: watched.event, ...(spec.watch.where ? { where: spec.watch.where } : {}) },
         after: delayOf(spec.after, `${pointer}/approver/after`, resolve),
         act: {
           review: {
-            amount: spec.watch.amount,
+            amount: watched.amount,
             over: resolve.number(spec.over, `${pointer}/approver/over`),
             limit,
             ...(spec.say ? { say: spec.say } : {}),

@@ -14,6 +14,7 @@ import {
   Outcome,
 } from './crud-behaviour';
 import { EpisodeCredentials } from './episode-credentials';
+import type { EpisodeEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
 import { ListEnvelope, planListEnvelope } from './list-envelope';
 import { OperationPlan, planOperations } from './operation-plan';
@@ -166,6 +167,41 @@ export class ServiceTwin {
     );
   }
 
+  /**
+   * A client's own service has no domain events of its product: each record it changes is told as one
+   * (`helpdesk.refunds.created`, with the table, id and record), so scenarios' parties and graders can react to the
+   * client's workflow as they do to a pack's. Packs tell their own.
+   */
+  private told(outcome: Outcome): Outcome {
+    if (this.pack) {
+      return outcome;
+    }
+    const verbs = {
+      'record.created': 'created',
+      'record.replaced': 'replaced',
+      'record.updated': 'updated',
+      'record.deleted': 'deleted',
+    } as const;
+    const told = outcome.events.flatMap((event): EpisodeEvent[] => {
+      if (!(event.type in verbs)) {
+        return [];
+      }
+      const change = event as Extract<EpisodeEvent, { table: string }>;
+      const table = change.table.startsWith(`${this.service.name}/`)
+        ? change.table.slice(this.service.name.length + 1)
+        : change.table;
+      return [
+        {
+          type: 'domain',
+          name: `${this.service.name}.${table}.${verbs[change.type]}`,
+          service: this.service.name,
+          data: { table, id: change.id, ...('record' in change ? { record: change.record } : {}) },
+        },
+      ];
+    });
+    return told.length === 0 ? outcome : { ...outcome, events: [...outcome.events, ...told] };
+  }
+
   /** Answers a routed request from the episode's state; mutations come back as events for the caller to persist. */
   execute(
     match: RouteMatch,
@@ -231,13 +267,13 @@ export class ServiceTwin {
         case 'get':
           return getRecord(context);
         case 'create':
-          return createRecord(context);
+          return this.told(createRecord(context));
         case 'replace':
-          return changeRecord(context, 'record.replaced');
+          return this.told(changeRecord(context, 'record.replaced'));
         case 'update':
-          return changeRecord(context, 'record.updated');
+          return this.told(changeRecord(context, 'record.updated'));
         case 'delete':
-          return deleteRecord(context);
+          return this.told(deleteRecord(context));
       }
     }
     const response = this.responses.success(plan, requestKey(request));
