@@ -16,6 +16,13 @@ describe(fillTemplate.name, () => {
     });
   });
 
+  it('encodes a path’s values when asked, so a value cannot add segments', () => {
+    const hostile = { event: { data: { id: '1/../../admin?x=1' } } };
+    expect(fillTemplate('/refunds/{{event.data.id}}', hostile, encodeURIComponent)).toBe(
+      '/refunds/1%2F..%2F..%2Fadmin%3Fx%3D1',
+    );
+  });
+
   it('refuses a name the context does not have instead of writing it empty', () => {
     expect(() => fillTemplate('{{nothing_here}}', context)).toThrow(/nothing_here/);
   });

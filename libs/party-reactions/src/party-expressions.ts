@@ -87,9 +87,15 @@ const shown = (value: unknown): string =>
         ? JSON.stringify(value)
         : String(value);
 
-/** Fills a text template: each `{{ expression }}` becomes its value as text. */
-export const fillTemplate = (text: string, context: ExpressionContext): string =>
-  text.replace(template, (_, source: string) => shown(evaluateExpression(source, context)));
+/**
+ * Fills a text template: each `{{ expression }}` becomes its value as text, passed through `encode` when given (a
+ * path's values are percent-encoded, so what an agent wrote into an event cannot steer a party's call elsewhere).
+ */
+export const fillTemplate = (
+  text: string,
+  context: ExpressionContext,
+  encode: (value: string) => string = (value) => value,
+): string => text.replace(template, (_, source: string) => encode(shown(evaluateExpression(source, context))));
 
 /**
  * Fills every string of a JSON body; a string that is one whole `{{ expression }}` keeps its value's type, so a

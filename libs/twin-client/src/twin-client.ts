@@ -8,7 +8,15 @@ export interface CallInit {
 }
 
 /** A failed call to a twin: personas act through the twins like anyone, and a refusal there is an activity failure. */
-export class TwinCallError extends Error {}
+export class TwinCallError extends Error {
+  /** The twin's HTTP status when it answered with one; absent when the call was refused before sending. */
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * A path that would leave the service once `fetch` normalises it (`..`, `.`, their percent-encodings, encoded
@@ -80,7 +88,10 @@ export class TwinClient {
     });
     const text = await response.text();
     if (!response.ok) {
-      throw new TwinCallError(`${init.method ?? 'GET'} ${service}${path}: ${response.status} ${text.slice(0, 300)}`);
+      throw new TwinCallError(
+        `${init.method ?? 'GET'} ${service}${path}: ${response.status} ${text.slice(0, 300)}`,
+        response.status,
+      );
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }

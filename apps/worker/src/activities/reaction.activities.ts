@@ -27,13 +27,13 @@ export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSe
     }
   },
 
-  async performReaction(input: ReactionInput): Promise<void> {
+  async performReaction(input: ReactionInput): Promise<{ performed: boolean; reason?: string }> {
     const party = input.instance.parties[input.party];
     if (party?.persona !== 'declared') {
       throw new TwinCallError(`${input.party} is not a declared party`);
     }
     const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
-    await performReaction(
+    return performReaction(
       {
         twin: new TwinClient(input.services, input.episodeId, input.actionKey),
         // A service that issues no tokens (a spec twin that does not authenticate) is called without one.

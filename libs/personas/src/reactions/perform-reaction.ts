@@ -7,6 +7,7 @@ import {
   fillBody,
   fillTemplate,
   ObservedEvent,
+  PartyExpressionError,
   reactionContext,
   Saying,
   TwinOperation,
@@ -122,7 +123,7 @@ const operate = async (
 ): Promise<void> => {
   await performer.twin.call(
     operation.service,
-    fillTemplate(operation.path, context),
+    fillTemplate(operation.path, context, encodeURIComponent),
     await tokenOf(performer, party, operation.service),
     {
       method: operation.method,
@@ -166,7 +167,27 @@ const answer = async (performer: ReactionPerformer, party: DeclaredParty, event:
  * a message, a responder's answer or an approver's decision. Every write carries the action's idempotency key (the
  * TwinClient's), so a retried activity acts once.
  */
-export const performReaction = async (performer: ReactionPerformer, request: ReactionRequest): Promise<void> => {
+export const performReaction = async (
+  performer: ReactionPerformer,
+  request: ReactionRequest,
+): Promise<{ performed: true } | { performed: false; reason: string }> => {
+  try {
+    await perform(performer, request);
+    return { performed: true };
+  } catch (error) {
+    // What the event made of the act does not work (a field it lacks, a path a twin refuses, a 4xx): the party
+    // tried and could not, as a person would; it must not end the episode. Anything else (a twin down) is retried.
+    const refused =
+      error instanceof PartyExpressionError ||
+      (error instanceof TwinCallError && (error.status === undefined || (error.status >= 400 && error.status < 500)));
+    if (!refused) {
+      throw error;
+    }
+    return { performed: false, reason: error.message };
+  }
+};
+
+const perform = async (performer: ReactionPerformer, request: ReactionRequest): Promise<void> => {
   const { party, event } = request;
   const reaction = party.reactions.find((r) => r.id === request.reaction);
   if (!reaction) {
