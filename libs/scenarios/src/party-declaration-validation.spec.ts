@@ -4,7 +4,11 @@ import type { DeclaredParty } from '@libs/party-reactions';
 import { validateScenario } from './scenario-validation';
 import { instantiate } from './task-instance';
 
-const context = { services: ['mail', 'chat', 'erp', 'helpdesk'], files: new Set<string>() };
+const context = {
+  services: ['mail', 'chat', 'erp', 'helpdesk'],
+  files: new Set<string>(),
+  tables: { helpdesk: ['refunds', 'tickets'] },
+};
 
 /** A scenario whose counterparties are declared as data; each case below breaks one thing of it. */
 const valid = () => ({
@@ -100,6 +104,30 @@ describe('declared parties in validateScenario', () => {
       },
       '/parties/finance/behaviour/0/approver/record/service',
       /the stack has no service "billing"/,
+    ],
+    [
+      'a watched table its service does not have',
+      (s: Scenario) => {
+        s.parties.finance.behaviour[0].approver.watch = {
+          service: 'helpdesk',
+          table: 'refund',
+          amount_field: 'amount',
+        } as never;
+      },
+      '/parties/finance/behaviour/0/approver/watch/table',
+      /"helpdesk" has no table "refund"; it has refunds, tickets/,
+    ],
+    [
+      'a watched table on a twin pack, which tells its own events instead',
+      (s: Scenario) => {
+        s.parties.finance.behaviour[0].approver.watch = {
+          service: 'mail',
+          table: 'messages',
+          amount_field: 'size',
+        } as never;
+      },
+      '/parties/finance/behaviour/0/approver/watch/table',
+      /tells no record changes/,
     ],
     [
       'a channel the stack does not have',

@@ -10,6 +10,8 @@ export interface PartyProblem {
 /** What a declared party may refer to: the stack's services, and the value names its templates may use. */
 export interface PartyReferences {
   services: string[];
+  /** Tables whose record changes a service tells, by service; when given, a watched table must be one of them. */
+  tables?: Record<string, string[]>;
   /** Checks an instance-time template or expression (mathjs, as the rest of the scenario's values). */
   uses: (expression: number | string, pointer: string, template?: boolean) => void;
   /** Every value name of the instance: what a reaction's CEL may read besides event, party, agent and review. */
@@ -94,7 +96,17 @@ export const checkDeclaredParty = (
       if ('event' in approver.watch) {
         cel(approver.watch.amount, `${pointer}/approver/watch/amount`);
       } else {
-        service(approver.watch.service, `${pointer}/approver/watch/service`);
+        const { service: watched, table } = approver.watch;
+        service(watched, `${pointer}/approver/watch/service`);
+        const tables = references.tables?.[watched];
+        if (references.tables && references.services.includes(watched) && !tables?.includes(table)) {
+          problems.push({
+            pointer: `${pointer}/approver/watch/table`,
+            message: tables?.length
+              ? `"${watched}" has no table "${table}"; it has ${tables.join(', ')}`
+              : `"${watched}" tells no record changes (a twin pack tells its own events: watch one of those)`,
+          });
+        }
       }
       references.uses(approver.over, `${pointer}/approver/over`);
       if (approver.limit !== undefined) {

@@ -17,6 +17,8 @@ export interface ScenarioProblem {
 export interface ScenarioContext {
   services: string[];
   files: ReadonlySet<string>;
+  /** The tables (resources) of each service whose record changes are told as events (the client's own services). */
+  tables?: Record<string, string[]>;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -48,7 +50,7 @@ const problemsOf = (issue: ZodIssue): ScenarioProblem[] => {
 /** How many task instances a check tries: enough to cross every choice of a small scenario, few enough to be quick. */
 const sampledSeeds = 100;
 
-const checkNames = (scenario: Scenario, services: string[], problems: ScenarioProblem[]): void => {
+const checkNames = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
   const known = new Set<string>();
   const declare = (name: string, pointer: string) => {
     if (known.has(name)) {
@@ -120,7 +122,12 @@ const checkNames = (scenario: Scenario, services: string[], problems: ScenarioPr
   partyValueNames(scenario).forEach((name) => known.add(name));
   for (const [name, party] of Object.entries(scenario.parties)) {
     if (!('persona' in party)) {
-      checkDeclaredParty(name, party, { services, uses, valueNames: [...known] }, problems);
+      checkDeclaredParty(
+        name,
+        party,
+        { services: context.services, tables: context.tables, uses, valueNames: [...known] },
+        problems,
+      );
     }
   }
   if (scenario.reward) {
@@ -259,7 +266,7 @@ export const validateScenario = (
   }
   const scenario = parsed.data;
   const problems: ScenarioProblem[] = [];
-  checkNames(scenario, context.services, problems);
+  checkNames(scenario, context, problems);
   checkReferences(scenario, context, problems);
   if (problems.length === 0) {
     checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);

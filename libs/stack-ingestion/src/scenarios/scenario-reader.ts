@@ -23,7 +23,12 @@ export const readScenarios = (
 ): ScenarioModel[] => {
   const problems: IngestionProblem[] = [];
   const scenarios: ScenarioModel[] = [];
-  const context = { services: services.map((s) => s.name), files: new Set(files.list()) };
+  const context = {
+    services: services.map((s) => s.name),
+    files: new Set(files.list()),
+    // The client's own services tell each record change as an event; packs tell their own.
+    tables: Object.fromEntries(services.filter((s) => !s.pack).map((s) => [s.name, s.resources.map((r) => r.name)])),
+  };
   const ids = new Map<string, string>();
   for (const file of paths) {
     if (!files.has(file)) {
