@@ -182,6 +182,34 @@ describe('parties declared as data', () => {
     expect(decided).toHaveLength(2);
   }, 300_000);
 
+  it('answers a question on chat in its thread, as the employee, from what it knows', async () => {
+    const started = await startEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 6);
+    const controller = started.instance.parties.controller as DeclaredParty;
+    await started.session.slack('conversations.join', { channel: '#finance-questions' });
+    const asked = await started.session.slack<{ ok: boolean; ts: string; channel: string }>('chat.postMessage', {
+      channel: '#finance-questions',
+      text: `${controller.name.split(' ')[0]}, which refund account should I book this on?`,
+    });
+    // A business day: finance's reaction to "refund" comes first, the answer an hour after it.
+    await started.session.wait(1);
+    await started.session.finish();
+    const log = await harness.context.engine.events(started.episode.id);
+    const answers = log.flatMap((e) =>
+      e.event.type === 'domain' && e.event.name === 'slack.message.posted' && e.actor === controller.employeeId
+        ? [{ at: e.at, data: e.event.data }]
+        : [],
+    );
+    expect(answers).toHaveLength(1);
+    expect(answers[0].data).toMatchObject({
+      thread_ts: asked.ts,
+      text: `The refund account is ${controller.knows.refund_account}.`,
+    });
+    const question = log.find((e) => e.event.type === 'domain' && e.event.data.ts === asked.ts);
+    const due = addBusinessHours(Date.parse(question!.at), 3);
+    expect(Date.parse(answers[0].at)).toBeGreaterThanOrEqual(due);
+    expect(Date.parse(answers[0].at) - due).toBeLessThan(60_000);
+  }, 300_000);
+
   it('does not react to what the agent did not do: without a post asking for a refund, finance stays silent', async () => {
     const quiet: ReferenceAgent = {
       name: 'quiet',

@@ -87,6 +87,18 @@ describe(matchReactions.name, () => {
     );
   });
 
+  it('hears its name on Slack only as a word', () => {
+    const ed = party({
+      name: 'Ed Miller',
+      reactions: [{ id: 'behaviour/0', when: { question: 'chat' }, after: {}, act: { answer: true } }],
+    });
+    const said = (text: string) =>
+      matchReactions(event({ data: { channel: 'C1', text, ts: '1.1' } }), { ed }, {}, agent);
+    expect(said('The invoice was refunded')).toEqual([]);
+    expect(said('Ed, which account?')).toHaveLength(1);
+    expect(said('a question for ed miller')).toHaveLength(1);
+  });
+
   it('reviews only amounts over the threshold', () => {
     const reviewer = party({
       employeeId: 'E0009',

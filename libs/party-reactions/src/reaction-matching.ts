@@ -55,8 +55,12 @@ const addressedTo = (party: DeclaredParty, event: ObservedEvent): boolean => {
     return recipients.some((address) => lower(address) === party.email.toLowerCase());
   }
   if (event.name === 'slack.message.posted') {
-    const text = lower(event.data.text);
-    return [party.name, party.name.split(' ')[0]].some((name) => name.length > 1 && text.includes(name.toLowerCase()));
+    // By name, as a word: "Ed" is not named in "refunded".
+    const text = typeof event.data.text === 'string' ? event.data.text : '';
+    return [party.name, party.name.split(' ')[0]].some(
+      (name) =>
+        name.length > 1 && new RegExp(`(^|\\W)${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\W|$)`, 'i').test(text),
+    );
   }
   return false;
 };
