@@ -1,5 +1,6 @@
+import type { PolicySet, Rule } from '@libs/stack-model';
+
 import type { EpisodeLog } from './episode-log';
-import type { PolicySet, Rule } from './policy-schema';
 import type { RubricScore } from './rubric-grader';
 import { evaluateRules } from './rules/rule-evaluation';
 import { GradingContext, isAgent, Verdict } from './rules/grading-context';

@@ -1,6 +1,5 @@
 import { namesInTemplate } from '@libs/scenarios';
-
-import type { EventPattern, PolicySet, Rule } from './policy-schema';
+import type { EventPattern, PolicySet, Rule } from '@libs/stack-model';
 
 /** What exists for a policy set's rules to name: the tasks' values, and (when known) the events and packs of the stack. */
 export interface PolicyNames {

@@ -1,6 +1,6 @@
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
+import { Scenario, scenarioSchema } from '@libs/stack-model';
 
-import { Scenario, scenarioSchema } from './scenario-schema';
 import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
 import { InstanceError, instantiate, partyValueNames, TaskInstance } from './task-instance';
 

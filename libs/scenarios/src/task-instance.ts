@@ -1,6 +1,6 @@
 import { Company, Employee, hashSeed } from '@libs/synthetic-data';
+import { EmployeeSelector, Scenario, ScenarioParty } from '@libs/stack-model';
 
-import { EmployeeSelector, Scenario, ScenarioParty } from './scenario-schema';
 import { keyedSeed, worldSeedOf } from './instance-key';
 import { evaluate, fill, sample, Values } from './scenario-values';
 

@@ -1,5 +1,6 @@
+import type { RuleOf } from '@libs/stack-model';
+
 import type { EpisodeLog } from '../episode-log';
-import type { RuleOf } from '../policy-schema';
 import {
   domainOf,
   Evidence,

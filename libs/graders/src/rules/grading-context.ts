@@ -1,7 +1,7 @@
 import { fill, namesInTemplate } from '@libs/scenarios';
+import type { EventPattern, Rule, Where } from '@libs/stack-model';
 
 import type { GradedEvent } from '../episode-log';
-import type { EventPattern, Rule, Where } from '../policy-schema';
 
 export interface Evidence {
   seq: number;

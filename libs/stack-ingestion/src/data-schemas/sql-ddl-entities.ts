@@ -1,8 +1,8 @@
 import { parse, Statement } from 'pgsql-ast-parser';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { EntityModel, FieldModel, RelationModel } from '../model/stack-model';
+import { BundleFiles, IngestionError, IngestionProblem } from '@libs/bundle-documents';
+import { EntityModel, FieldModel, RelationModel } from '@libs/stack-model';
+
 import { SchemaEntities } from './json-schema-entities';
 
 const lineAt = (text: string, offset: number | undefined): number | undefined =>

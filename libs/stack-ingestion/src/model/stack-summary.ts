@@ -1,5 +1,5 @@
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { StackModel } from './stack-model';
+import { IngestionError, IngestionProblem } from '@libs/bundle-documents';
+import { StackModel } from '@libs/stack-model';
 
 export interface StackIdentity {
   /** Stored stack id; null when the model was not stored. */

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { IngestionError } from '../ingestion.error';
+import { IngestionError } from '@libs/bundle-documents';
+
 import { ingestStack } from '../ingest-stack';
 
 const example = path.join(__dirname, '..', '..', '..', '..', 'examples', 'acme-manufacturing');

@@ -48,6 +48,19 @@ const newEpisode = z
       .strict()
       .optional(),
     faults: faultSettings.optional(),
+    // The task the episode plays, so that `mirror grade` can grade it later; the task's seed defaults to the world's.
+    scenario: z
+      .object({
+        id: z.string().min(1).max(200),
+        seed: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 32 - 1)
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -137,6 +150,9 @@ const route = async (
         seed: request.seed,
         ...(request.sizes ? { sizes: request.sizes } : {}),
         ...(request.faults ? { faults: request.faults } : {}),
+        ...(request.scenario
+          ? { scenario: { id: request.scenario.id, seed: request.scenario.seed ?? request.seed } }
+          : {}),
       });
       writeJson(response, 201, describe(episode));
     }
@@ -248,4 +264,5 @@ const describe = (episode: Awaited<ReturnType<TwinEngine['episode']>>) => ({
   faults: episode.descriptor.faults ?? null,
   closed: episode.state.closed,
   forkedFrom: episode.descriptor.forkedFrom ?? null,
+  scenario: episode.descriptor.scenario ?? null,
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { rubricItemSchema } from './rubric-grader';
+import { rubricItemSchema } from './rubric-item-schema';
 
 /**
  * A policy set (`policies/*.yaml` in a bundle): rules a compliance team can read, each tied to a clause of the

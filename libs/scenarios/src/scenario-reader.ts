@@ -1,10 +1,7 @@
-import { validateScenario } from '@libs/scenarios';
+import { BundleFiles, parseDocument, SourceLocator, IngestionError, IngestionProblem } from '@libs/bundle-documents';
+import { ScenarioModel, ServiceModel } from '@libs/stack-model';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { parseDocument } from '../documents/document-parser';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { ScenarioModel, ServiceModel } from '../model/stack-model';
+import { validateScenario } from './scenario-validation';
 
 /** The bundle's scenario files: those `mirror.yaml` lists, else every YAML or JSON file under `scenarios/`. */
 export const scenarioFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>

@@ -1,12 +1,15 @@
-import { policyReferenceProblems, policySetSchema } from '@libs/graders';
 import { partyValueNames } from '@libs/scenarios';
+import {
+  BundleFiles,
+  parseDocument,
+  schemaProblems,
+  SourceLocator,
+  IngestionError,
+  IngestionProblem,
+} from '@libs/bundle-documents';
+import { PolicyModel, policySetSchema, ScenarioModel, ServiceModel } from '@libs/stack-model';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { parseDocument } from '../documents/document-parser';
-import { schemaProblems } from '../documents/schema-problems';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { PolicyModel, ScenarioModel, ServiceModel } from '../model/stack-model';
+import { policyReferenceProblems } from './policy-references';
 
 /** The bundle's policy sets: those `mirror.yaml` lists, else every YAML or JSON file under `policies/`. */
 export const policyFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>

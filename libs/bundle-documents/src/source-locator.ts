@@ -1,9 +1,9 @@
 import * as jsonc from 'jsonc-parser';
 import { isMap, isScalar, isSeq, Node, parseDocument } from 'yaml';
 
-import { BundleFiles } from '../bundle/bundle-files';
+import { BundleFiles } from './bundle-files';
 import { documentFormatOf } from './document-parser';
-import { IngestionProblem, SourceLocation } from '../ingestion.error';
+import { IngestionProblem, SourceLocation } from './ingestion.error';
 import { parsePointer } from './json-pointer';
 
 /** Finds the offset of a pointer in one file; the deepest existing ancestor's when the pointer runs past the data. */

@@ -1,0 +1,6 @@
+export * from './stack-model';
+export * from './sample-profile';
+export * from './naming';
+export * from './scenario-schema';
+export * from './policy-schema';
+export * from './rubric-item-schema';
