@@ -178,6 +178,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     files,
     schemaFiles.filter((f) => /\.sql$/i.test(f)),
   );
+  warnings.push(...sql.warnings);
   const entities = [...json.entities, ...sql.entities];
   const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
 
