@@ -10,3 +10,4 @@ export { stackManifestSchema, type StackManifest } from './manifest/stack-manife
 export { bundleLimits } from './bundle/bundle-limits';
 export type { FieldProfile, SampleProfile } from './samples/sample-profile';
 export { canonicalName } from './data-schemas/naming';
+export { packVocabularyFile, type PackVocabulary } from './packs/pack-vocabulary';
