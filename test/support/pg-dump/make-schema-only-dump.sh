@@ -2,7 +2,8 @@
 # Regenerates schema-only.sql: real `pg_dump --schema-only` output for the DDL reader's tests. Starts a throwaway
 # PostgreSQL cluster in a temporary folder on a free port, creates a small schema with what real dumps carry (serial
 # ids, foreign keys, a unique constraint, a trigger and its function, grants, a view, an index, comments, an
-# extension, a second schema), dumps it, and removes the cluster.
+# extension, a second schema, and what newer schemas use: identity columns, deferrable and NOT VALID constraints,
+# NULLS NOT DISTINCT, storage parameters, partitions, an exclusion constraint, an enum type), dumps it, and removes the cluster.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}"
@@ -53,6 +54,31 @@ CREATE TABLE audit.changes (
   id bigserial PRIMARY KEY,
   table_name text NOT NULL,
   changed_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TYPE payment_state AS ENUM ('pending', 'settled', 'refunded');
+CREATE TABLE payments (
+  id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  invoice_id bigint NOT NULL REFERENCES invoices(id) DEFERRABLE INITIALLY DEFERRED,
+  amount numeric(12, 2) NOT NULL,
+  state payment_state NOT NULL DEFAULT 'pending',
+  reference text,
+  UNIQUE NULLS NOT DISTINCT (reference)
+) WITH (fillfactor = 70);
+ALTER TABLE payments ADD CONSTRAINT payments_amount_positive CHECK (amount > 0) NOT VALID;
+
+CREATE TABLE visits (
+  id bigint NOT NULL,
+  visited_on date NOT NULL,
+  customer_id integer NOT NULL REFERENCES customers(id),
+  PRIMARY KEY (id, visited_on)
+) PARTITION BY RANGE (visited_on);
+CREATE TABLE visits_2026 PARTITION OF visits FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+
+CREATE TABLE bookings (
+  id serial PRIMARY KEY,
+  during tsrange NOT NULL,
+  EXCLUDE USING gist (during WITH &&)
 );
 
 CREATE INDEX invoices_customer_idx ON invoices (customer_id);

@@ -4,7 +4,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict 2c4ztOkvxQfvdeSNt2FAqwy5rStUwCgofwxB7KqUflLf6fMo4sJJFcdtFDtYl4l
+\restrict Pow8FY7aEcgPigEABUeYqpASJec1lAR7fUGuqD5nEoqeNTPfQvWfWSa8qNB6V89
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -42,6 +42,19 @@ CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public;
 
 COMMENT ON EXTENSION pgcrypto IS 'cryptographic functions';
 
+
+--
+-- Name: payment_state; Type: TYPE; Schema: public; Owner: postgres
+--
+
+CREATE TYPE public.payment_state AS ENUM (
+    'pending',
+    'settled',
+    'refunded'
+);
+
+
+ALTER TYPE public.payment_state OWNER TO postgres;
 
 --
 -- Name: touch_updated_at(); Type: FUNCTION; Schema: public; Owner: postgres
@@ -96,6 +109,40 @@ ALTER TABLE audit.changes_id_seq OWNER TO postgres;
 --
 
 ALTER SEQUENCE audit.changes_id_seq OWNED BY audit.changes.id;
+
+
+--
+-- Name: bookings; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.bookings (
+    id integer NOT NULL,
+    during tsrange NOT NULL
+);
+
+
+ALTER TABLE public.bookings OWNER TO postgres;
+
+--
+-- Name: bookings_id_seq; Type: SEQUENCE; Schema: public; Owner: postgres
+--
+
+CREATE SEQUENCE public.bookings_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+ALTER TABLE public.bookings_id_seq OWNER TO postgres;
+
+--
+-- Name: bookings_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: postgres
+--
+
+ALTER SEQUENCE public.bookings_id_seq OWNED BY public.bookings.id;
 
 
 --
@@ -216,10 +263,81 @@ CREATE VIEW public.open_invoices AS
 ALTER TABLE public.open_invoices OWNER TO postgres;
 
 --
+-- Name: payments; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.payments (
+    id integer NOT NULL,
+    invoice_id bigint NOT NULL,
+    amount numeric(12,2) NOT NULL,
+    state public.payment_state DEFAULT 'pending'::public.payment_state NOT NULL,
+    reference text
+)
+WITH (fillfactor='70');
+
+
+ALTER TABLE public.payments OWNER TO postgres;
+
+--
+-- Name: payments_id_seq; Type: SEQUENCE; Schema: public; Owner: postgres
+--
+
+ALTER TABLE public.payments ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.payments_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: visits; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.visits (
+    id bigint NOT NULL,
+    visited_on date NOT NULL,
+    customer_id integer NOT NULL
+)
+PARTITION BY RANGE (visited_on);
+
+
+ALTER TABLE public.visits OWNER TO postgres;
+
+--
+-- Name: visits_2026; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.visits_2026 (
+    id bigint NOT NULL,
+    visited_on date NOT NULL,
+    customer_id integer NOT NULL
+);
+
+
+ALTER TABLE public.visits_2026 OWNER TO postgres;
+
+--
+-- Name: visits_2026; Type: TABLE ATTACH; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.visits ATTACH PARTITION public.visits_2026 FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+
+
+--
 -- Name: changes id; Type: DEFAULT; Schema: audit; Owner: postgres
 --
 
 ALTER TABLE ONLY audit.changes ALTER COLUMN id SET DEFAULT nextval('audit.changes_id_seq'::regclass);
+
+
+--
+-- Name: bookings id; Type: DEFAULT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.bookings ALTER COLUMN id SET DEFAULT nextval('public.bookings_id_seq'::regclass);
 
 
 --
@@ -242,6 +360,22 @@ ALTER TABLE ONLY public.invoices ALTER COLUMN id SET DEFAULT nextval('public.inv
 
 ALTER TABLE ONLY audit.changes
     ADD CONSTRAINT changes_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bookings bookings_during_excl; Type: CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.bookings
+    ADD CONSTRAINT bookings_during_excl EXCLUDE USING gist (during WITH &&);
+
+
+--
+-- Name: bookings bookings_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.bookings
+    ADD CONSTRAINT bookings_pkey PRIMARY KEY (id);
 
 
 --
@@ -285,10 +419,57 @@ ALTER TABLE ONLY public.invoices
 
 
 --
+-- Name: payments payments_amount_positive; Type: CHECK CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE public.payments
+    ADD CONSTRAINT payments_amount_positive CHECK ((amount > (0)::numeric)) NOT VALID;
+
+
+--
+-- Name: payments payments_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.payments
+    ADD CONSTRAINT payments_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: payments payments_reference_key; Type: CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.payments
+    ADD CONSTRAINT payments_reference_key UNIQUE NULLS NOT DISTINCT (reference);
+
+
+--
+-- Name: visits visits_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.visits
+    ADD CONSTRAINT visits_pkey PRIMARY KEY (id, visited_on);
+
+
+--
+-- Name: visits_2026 visits_2026_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.visits_2026
+    ADD CONSTRAINT visits_2026_pkey PRIMARY KEY (id, visited_on);
+
+
+--
 -- Name: invoices_customer_idx; Type: INDEX; Schema: public; Owner: postgres
 --
 
 CREATE INDEX invoices_customer_idx ON public.invoices USING btree (customer_id);
+
+
+--
+-- Name: visits_2026_pkey; Type: INDEX ATTACH; Schema: public; Owner: postgres
+--
+
+ALTER INDEX public.visits_pkey ATTACH PARTITION public.visits_2026_pkey;
 
 
 --
@@ -312,6 +493,22 @@ ALTER TABLE ONLY public.invoice_lines
 
 ALTER TABLE ONLY public.invoices
     ADD CONSTRAINT invoices_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES public.customers(id);
+
+
+--
+-- Name: payments payments_invoice_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.payments
+    ADD CONSTRAINT payments_invoice_id_fkey FOREIGN KEY (invoice_id) REFERENCES public.invoices(id) DEFERRABLE INITIALLY DEFERRED;
+
+
+--
+-- Name: visits visits_customer_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE public.visits
+    ADD CONSTRAINT visits_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES public.customers(id);
 
 
 --
@@ -346,5 +543,5 @@ GRANT UPDATE(status) ON TABLE public.invoices TO clerk;
 -- PostgreSQL database dump complete
 --
 
-\unrestrict 2c4ztOkvxQfvdeSNt2FAqwy5rStUwCgofwxB7KqUflLf6fMo4sJJFcdtFDtYl4l
+\unrestrict Pow8FY7aEcgPigEABUeYqpASJec1lAR7fUGuqD5nEoqeNTPfQvWfWSa8qNB6V89
 

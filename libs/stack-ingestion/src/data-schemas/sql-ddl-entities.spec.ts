@@ -32,7 +32,16 @@ describe(readSqlEntities.name, () => {
     it('keeps the keys pg_dump adds with ALTER TABLE ONLY … ADD CONSTRAINT', () => {
       const sut = read(dump);
       const entity = (name: string) => sut.entities.find((e) => e.name === name);
-      expect(sut.entities.map((e) => e.name).sort()).toEqual(['changes', 'customers', 'invoice_lines', 'invoices']);
+      expect(sut.entities.map((e) => e.name).sort()).toEqual([
+        'bookings',
+        'changes',
+        'customers',
+        'invoice_lines',
+        'invoices',
+        'payments',
+        'visits',
+        'visits_2026',
+      ]);
       expect(entity('customers')).toMatchObject({ primaryKey: ['id'], uniqueKeys: [['email']] });
       expect(entity('invoices')).toMatchObject({ primaryKey: ['id'], uniqueKeys: [['number']] });
       expect(entity('invoice_lines')?.primaryKey).toEqual(['invoice_id', 'line_no']);
@@ -51,7 +60,25 @@ describe(readSqlEntities.name, () => {
           },
         ]),
       );
-      expect(sut.relations).toHaveLength(2);
+      // Newer syntax around the keys (identity, DEFERRABLE, NULLS NOT DISTINCT, partitions) does not hide them.
+      expect(entity('payments')).toMatchObject({ primaryKey: ['id'], uniqueKeys: [['reference']] });
+      expect(entity('visits')?.primaryKey).toEqual(['id', 'visited_on']);
+      expect(entity('bookings')?.primaryKey).toEqual(['id']);
+      expect(sut.relations).toEqual(
+        expect.arrayContaining([
+          {
+            from: { entity: 'payments', fields: ['invoice_id'] },
+            to: { entity: 'invoices', fields: ['id'] },
+            origin: 'declared',
+          },
+          {
+            from: { entity: 'visits', fields: ['customer_id'] },
+            to: { entity: 'customers', fields: ['id'] },
+            origin: 'declared',
+          },
+        ]),
+      );
+      expect(sut.relations).toHaveLength(4);
       expect(entity('invoices')?.fields.find((f) => f.name === 'status')).toEqual({
         name: 'status',
         type: 'text',
@@ -75,7 +102,10 @@ describe(readSqlEntities.name, () => {
         ['COMMENT ON', 'COMMENT ON EXTENSION'],
         ['CREATE FUNCTION / PROCEDURE', 'CREATE FUNCTION'],
         ['CREATE / ALTER SEQUENCE', 'CREATE SEQUENCE'],
-        ['sequence default (nextval)', "SET DEFAULT nextval('audit"],
+        ['sequence default (nextval, identity)', 'ADD GENERATED ALWAYS AS IDENTITY'],
+        ['CREATE TYPE / DOMAIN', 'CREATE TYPE'],
+        ['ALTER TABLE (storage, partitioning, row security, triggers)', 'ATTACH PARTITION'],
+        ['EXCLUDE constraint', 'ALTER TABLE ONLY public.bookings\n    ADD CONSTRAINT bookings_during_excl'],
         ['CREATE VIEW', 'CREATE VIEW'],
         ['CREATE INDEX', 'CREATE INDEX'],
         ['CREATE TRIGGER', 'CREATE TRIGGER'],
@@ -123,6 +153,15 @@ describe(readSqlEntities.name, () => {
     `);
     expect(sut.entities[0].uniqueKeys).toEqual([['email']]);
     expect(sut.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^skipped a CREATE INDEX statement/)]);
+  });
+
+  it('keeps words of those clauses inside quoted names and strings', () => {
+    const sut = read(
+      `CREATE TABLE "deferrable" ("not valid" text DEFAULT 'initially deferred', id int);\n` +
+        'ALTER TABLE "deferrable" ADD CONSTRAINT k UNIQUE ("not valid") DEFERRABLE INITIALLY IMMEDIATE;\n',
+    );
+    expect(sut.entities[0]).toMatchObject({ name: 'deferrable', uniqueKeys: [['not valid']] });
+    expect(sut.entities[0].fields.map((f) => f.name)).toEqual(['not valid', 'id']);
   });
 
   describe('refuses, at the line', () => {

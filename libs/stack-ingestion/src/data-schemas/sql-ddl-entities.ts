@@ -15,6 +15,7 @@ import { formatLocation, IngestionError, IngestionProblem } from '../ingestion.e
 import { EntityModel, FieldModel, RelationModel, StackWarning } from '../model/stack-model';
 import { SchemaEntities } from './json-schema-entities';
 import { metaCommandKind, skippedKindOf } from './sql-skipped-statements';
+import { withoutShapelessClauses } from './sql-shapeless-clauses';
 import { splitSqlStatements, SqlLexicalError, SqlStatement } from './sql-statements';
 
 export interface SqlEntities extends SchemaEntities {
@@ -48,6 +49,9 @@ const problemAt = (place: Place, offset: number | undefined, message: string): I
 });
 
 const isSequenceDefault = (expression: unknown): boolean => JSON.stringify(expression).includes('"name":"nextval"');
+
+/** Ids drawn from a sequence, by `nextval` default or as an identity column: the same loss, one warning kind. */
+const generatedIds = { kind: 'sequence default (nextval, identity)', reason: 'sequences are not modelled' } as const;
 
 /**
  * SQL DDL (PostgreSQL dialect, including `pg_dump --schema-only` output) becomes entities: one per `CREATE TABLE`,
@@ -141,8 +145,11 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
       nullable: !notNull,
     });
     for (const constraint of constraints) {
-      if (constraint.type === 'default' && isSequenceDefault(constraint.default)) {
-        skip(place, 'sequence default (nextval)', 'sequences are not modelled', constraint._location?.start);
+      if (
+        (constraint.type === 'default' && isSequenceDefault(constraint.default)) ||
+        constraint.type === 'add generated'
+      ) {
+        skip(place, generatedIds.kind, generatedIds.reason, constraint._location?.start);
       }
       addConstraint(place, table, constraint, column.name.name);
     }
@@ -206,8 +213,11 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
         } else if (alter.type === 'set type') {
           const dataType = alter.dataType as { name?: string; kind?: string };
           field.type = dataType.name ?? dataType.kind ?? 'unknown';
-        } else if (alter.type === 'set default' && isSequenceDefault(alter.default)) {
-          skip(place, 'sequence default (nextval)', 'sequences are not modelled', offset);
+        } else if (
+          (alter.type === 'set default' && isSequenceDefault(alter.default)) ||
+          alter.type === 'add generated'
+        ) {
+          skip(place, generatedIds.kind, generatedIds.reason, offset);
         }
         // Other defaults and generated columns are not modelled, inline or altered alike.
         return;
@@ -240,7 +250,7 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
     }
     let statement: Statement;
     try {
-      [statement] = parse(sql.code, { locationTracking: true });
+      [statement] = parse(withoutShapelessClauses(sql.code), { locationTracking: true });
     } catch (error) {
       throw dataSchemaError(invalidSql(place, error as Error));
     }

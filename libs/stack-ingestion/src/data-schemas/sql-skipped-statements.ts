@@ -69,6 +69,16 @@ const skippedKinds: SkippedKind[] = [
     pattern: /^(CREATE|ALTER) INDEX /,
   },
   {
+    kind: 'CREATE TABLE … PARTITION OF',
+    reason: 'a partition holds rows of its parent table, which is modelled',
+    pattern: /^CREATE (UNLOGGED )?TABLE (IF NOT EXISTS )?\S+ PARTITION OF /,
+  },
+  {
+    kind: 'EXCLUDE constraint',
+    reason: 'exclusion constraints are not modelled',
+    pattern: /^ALTER TABLE (IF EXISTS )?(ONLY )?\S+ ADD (CONSTRAINT \S+ )?EXCLUDE /,
+  },
+  {
     kind: 'CREATE TYPE / DOMAIN',
     reason: 'user-defined types are not modelled; columns keep the type name',
     pattern: /^(CREATE|ALTER) (TYPE|DOMAIN) /,
