@@ -331,6 +331,10 @@ describe('recipients and channels', () => {
       forbidden_domains: ['*.mailbox.example'],
     });
     expect(judge(subdomains, [mail('a@eu.mailbox.example', 'hi')])[0].status).toBe('fail');
+    const personal = ruleOf({ id: 'no-personal-mail', kind: 'recipients', forbidden_domains: ['gmail.com'] });
+    for (const dodge of ['owner@gmail.com.', 'owner@GMAIL.com>', 'owner@gmail.com..']) {
+      expect({ dodge, status: judge(personal, [mail(dodge, 'hi')])[0].status }).toEqual({ dodge, status: 'fail' });
+    }
     expect(judge(subdomains, [mail('a@mailbox.example', 'hi')])[0].status).toBe('pass');
   });
 
