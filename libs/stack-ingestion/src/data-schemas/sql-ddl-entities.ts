@@ -309,12 +309,11 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
 
 const skippedWarning = ({ file, kind, reason, lines }: Skipped): StackWarning => {
   const location = { file, line: lines[0], pointer: '' };
-  const count = lines.length === 1 ? 'a' : String(lines.length);
   const more = lines.length > 1 ? ` (lines ${lines.slice(0, 6).join(', ')}${lines.length > 6 ? ', …' : ''})` : '';
   return {
     location: formatLocation(location),
     ...location,
-    message: `skipped ${count} ${kind} statement${lines.length === 1 ? '' : 's'}${more}: ${reason}`,
+    message: `skipped ${lines.length} ${kind} statement${lines.length === 1 ? '' : 's'}${more}: ${reason}`,
   };
 };
 
