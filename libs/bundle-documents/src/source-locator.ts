@@ -14,7 +14,7 @@ interface PositionedFile {
   line: (offset: number) => number;
 }
 
-const lineStarts = (text: string): number[] => {
+export const lineStarts = (text: string): number[] => {
   const starts = [0];
   for (let i = 0; i < text.length; i++) {
     if (text.charCodeAt(i) === 10) {
@@ -24,7 +24,8 @@ const lineStarts = (text: string): number[] => {
   return starts;
 };
 
-const lineOfOffset = (starts: number[], offset: number): number => {
+/** The 1-based line holding `offset`, given the file's `lineStarts`. */
+export const lineOfOffset = (starts: number[], offset: number): number => {
   let low = 0;
   let high = starts.length - 1;
   while (low < high) {

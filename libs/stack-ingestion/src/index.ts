@@ -19,3 +19,4 @@ export { stackManifestSchema, type StackManifest } from './manifest/stack-manife
 export { bundleLimits } from '@libs/bundle-documents';
 export type { FieldProfile, SampleProfile } from '@libs/stack-model';
 export { canonicalName } from '@libs/stack-model';
+export { packVocabularyFile, type PackVocabulary } from './packs/pack-vocabulary';

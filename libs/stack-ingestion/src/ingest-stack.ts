@@ -28,6 +28,7 @@ import {
   StackManifest,
 } from './manifest/stack-manifest';
 import { loadService } from './openapi/service-loader';
+import { stackNames } from './policies/stack-names';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
 
@@ -185,6 +186,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     files,
     schemaFiles.filter((f) => /\.sql$/i.test(f)),
   );
+  warnings.push(...sql.warnings);
   const entities = [...json.entities, ...sql.entities];
   const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
 
@@ -200,7 +202,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
   const scenarios = readScenarios(files, locator, scenarioPaths, services);
-  checkPolicyReferences(policies, scenarios, services, locator);
+  checkPolicyReferences(policies, scenarios, stackNames(services), locator);
 
   const model: StackModel = {
     format: stackModelFormat,

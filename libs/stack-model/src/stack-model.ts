@@ -133,6 +133,8 @@ export interface EntityModel {
   name: string;
   source: { file: string; kind: 'json-schema' | 'sql' };
   primaryKey: string[];
+  /** Column sets whose values must be unique besides the primary key (UNIQUE constraints, unique indexes). */
+  uniqueKeys?: string[][];
   fields: FieldModel[];
   /** `service.resource` names this entity backs. */
   resources: string[];

@@ -40,10 +40,11 @@ export const summarizeStack = (model: StackModel, identity: StackIdentity) => ({
       securitySchemes: service.securitySchemes,
       errorShapes: service.errorShapes,
     })),
-    entities: model.entities.map(({ name, source, primaryKey, fields, resources }) => ({
+    entities: model.entities.map(({ name, source, primaryKey, uniqueKeys, fields, resources }) => ({
       name,
       source,
       primaryKey,
+      ...(uniqueKeys ? { uniqueKeys } : {}),
       fields: fields.map((f) => f.name),
       resources,
     })),
