@@ -4,3 +4,6 @@ export * from './scenario-validation';
 export * from './task-instance';
 export * from './scenario-json-schema';
 export * from './instance-key';
+export * from './hidden-facts';
+export * from './predicates/predicate-language';
+export { typeOfFact } from './predicates/scenario-predicates';

@@ -5,6 +5,7 @@ import { parseDocument } from '../documents/document-parser';
 import { SourceLocator } from '../documents/source-locator';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
 import { ScenarioModel, ServiceModel } from '../model/stack-model';
+import { predicateTables } from './predicate-tables';
 
 /** The bundle's scenario files: those `mirror.yaml` lists, else every YAML or JSON file under `scenarios/`. */
 export const scenarioFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
@@ -23,7 +24,11 @@ export const readScenarios = (
 ): ScenarioModel[] => {
   const problems: IngestionProblem[] = [];
   const scenarios: ScenarioModel[] = [];
-  const context = { services: services.map((s) => s.name), files: new Set(files.list()) };
+  const context = {
+    services: services.map((s) => s.name),
+    files: new Set(files.list()),
+    tables: predicateTables(services),
+  };
   const ids = new Map<string, string>();
   for (const file of paths) {
     if (!files.has(file)) {
