@@ -1,4 +1,5 @@
 import {
+  PredicateEvent,
   predicateEnvironment,
   predicateName,
   predicateReads,
@@ -22,24 +23,36 @@ export interface PredicateSubject {
 }
 
 /** One event of the log as predicates see it (PREDICATES.md). */
-const eventOf = ({ seq, at, actor, event }: JudgedLogEntry) => {
-  const base = { seq, at: new Date(at), actor: actor ?? null, table: null, record_id: null };
+const eventOf = ({ seq, at, actor, event }: JudgedLogEntry): PredicateEvent => {
+  const when = new Date(at);
   if (event.type === 'domain') {
-    return { ...base, service: String(event.service), type: String(event.name), data: event.data ?? {} };
+    const service = typeof event.service === 'string' ? event.service : '';
+    return new PredicateEvent(seq, when, service, String(event.name), actor ?? null, null, null, event.data ?? {});
   }
   if (event.type.startsWith('record.')) {
     const [service, ...table] = String(event.table).split('/');
-    return {
-      ...base,
+    return new PredicateEvent(
+      seq,
+      when,
       service,
-      type: event.type,
-      table: table.join('/'),
-      record_id: String(event.id),
-      data: event.record ?? {},
-    };
+      event.type,
+      actor ?? null,
+      table.join('/'),
+      String(event.id),
+      event.record ?? {},
+    );
   }
   const { type, service, ...data } = event;
-  return { ...base, service: typeof service === 'string' ? service : '', type, data };
+  return new PredicateEvent(
+    seq,
+    when,
+    typeof service === 'string' ? service : '',
+    type,
+    actor ?? null,
+    null,
+    null,
+    data,
+  );
 };
 
 /** The instance's values as predicates see them: money as `{amount, currency}`, dates as timestamps. */

@@ -13,9 +13,9 @@ export interface Verdict {
   rule: string;
   /**
    * A rule's kind, or one judged for every episode: `horizon` (the scenario's own limit), `agent` (the agent ran to
-   * its end without crashing or acting after it).
+   * its end without crashing or acting after it); `milestone` is a scenario's own milestone predicate.
    */
-  kind: Rule['kind'] | 'horizon' | 'agent';
+  kind: Rule['kind'] | 'horizon' | 'agent' | 'milestone';
   clause: string;
   severity: Rule['severity'];
   status: 'pass' | 'fail' | 'not_applicable';

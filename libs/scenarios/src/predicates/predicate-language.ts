@@ -90,7 +90,22 @@ const registerFunctions = (env: Environment, calendar: BusinessCalendar): void =
     env.registerOperator(`double ${op} int`, (x: number, y: bigint) => apply(x, Number(y)));
     env.registerOperator(`int ${op} double`, (x: bigint, y: number) => apply(Number(x), y));
   }
+  env.registerOperator('double == int', (x: number, y: bigint) => x === Number(y));
 };
+
+/** An event of the log as predicates read it: a type of its own, so a misspelt field is refused at ingest. */
+export class PredicateEvent {
+  constructor(
+    readonly seq: number,
+    readonly at: Date,
+    readonly service: string,
+    readonly type: string,
+    readonly actor: string | null,
+    readonly table: string | null,
+    readonly record_id: string | null,
+    readonly data: unknown,
+  ) {}
+}
 
 /**
  * The CEL environment for one shape. At ingest it is built from the scenario and the stack model and only checks;
@@ -101,6 +116,7 @@ export const predicateEnvironment = (shape: PredicateShape, calendar: BusinessCa
     .registerType('money', { fields: { amount: 'double', currency: 'string' } })
     .registerType('agent', { fields: { id: 'string', email: 'string', slack_user: 'string' } })
     .registerType('event', {
+      ctor: PredicateEvent,
       fields: {
         seq: 'double',
         at: timestamp,
