@@ -22,12 +22,35 @@ export interface PredicateSubject {
   startAt: string;
 }
 
+/**
+ * A JSON value rebuilt from this realm's arrays and objects: the evaluator tells lists and maps by their constructors,
+ * and values parsed elsewhere (an HTTP client's `json()` under a test sandbox) would be neither.
+ */
+const plain = (value: unknown): unknown => {
+  if (Array.isArray(value)) {
+    return Array.from(value as unknown[], plain);
+  }
+  if (value !== null && typeof value === 'object' && Object.prototype.toString.call(value) === '[object Object]') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item)]));
+  }
+  return value;
+};
+
 /** One event of the log as predicates see it (PREDICATES.md). */
 const eventOf = ({ seq, at, actor, event }: JudgedLogEntry): PredicateEvent => {
   const when = new Date(at);
   if (event.type === 'domain') {
     const service = typeof event.service === 'string' ? event.service : '';
-    return new PredicateEvent(seq, when, service, String(event.name), actor ?? null, null, null, event.data ?? {});
+    return new PredicateEvent(
+      seq,
+      when,
+      service,
+      String(event.name),
+      actor ?? null,
+      null,
+      null,
+      plain(event.data ?? {}),
+    );
   }
   if (event.type.startsWith('record.')) {
     const [service, ...table] = String(event.table).split('/');
@@ -39,7 +62,7 @@ const eventOf = ({ seq, at, actor, event }: JudgedLogEntry): PredicateEvent => {
       actor ?? null,
       table.join('/'),
       String(event.id),
-      event.record ?? {},
+      plain(event.record ?? {}),
     );
   }
   const { type, service, ...data } = event;
@@ -109,9 +132,9 @@ export const evaluatePredicates = async (
       }
       const rows = await records.records(key);
       const fields = new Set([...rows.flatMap((row) => Object.keys(row)), ...selected]);
-      (services[serviceName] ??= {})[tableName] = rows.map((row) => ({
+      (services[serviceName] ??= {})[tableName] = Array.from(rows, (row) => ({
         ...Object.fromEntries([...fields].map((field) => [field, null])),
-        ...row,
+        ...(plain(row) as Record<string, unknown>),
       }));
       (tables[service] ??= {})[rest.join('/')] = null;
     }
@@ -121,7 +144,7 @@ export const evaluatePredicates = async (
   const context = {
     ...values,
     services,
-    events: log.map(eventOf),
+    events: Array.from(log, eventOf),
     agent: { id: subject.agent.employeeId, email: subject.agent.email, slack_user: subject.agent.slackUser },
     start: new Date(subject.startAt),
     now: new Date(now),
