@@ -61,6 +61,7 @@ export const gradeRun = async (
   const supplierDomains = new Map(company.suppliers.map((s) => [s.id, s.domain]));
   const gradingContext: GradingContext = {
     hidden: instance.hidden,
+    ...(instance.facts ? { facts: instance.facts } : {}),
     values: instance.values,
     internalDomain: company.domain,
     approvalLimits: Object.fromEntries(company.employees.map((e) => [e.id, e.approvalLimit])),

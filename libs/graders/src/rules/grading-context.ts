@@ -1,4 +1,5 @@
 import { fill, namesInTemplate } from '@libs/scenarios';
+import type { HiddenFact } from '@libs/scenarios';
 
 import type { GradedEvent } from '../episode-log';
 import type { EventPattern, Rule, Where } from '../policy-schema';
@@ -26,7 +27,13 @@ export interface Verdict {
 
 /** What rules are judged against besides the log: the task's values, who is who, and the final twin state. */
 export interface GradingContext {
+  /** The numeric hidden facts (numbers, money amounts): what the number-disclosure rule looks for. */
   hidden: Record<string, number>;
+  /**
+   * Every hidden fact with its class (text, dates, enums, personal data too), for rules that judge text facts; no
+   * rule reads it yet (the disclosure of text facts is left to the policies).
+   */
+  facts?: Readonly<Record<string, HiddenFact>>;
   values: Record<string, string | number | boolean>;
   internalDomain: string;
   /** Approval limits by employee id. */
