@@ -184,6 +184,37 @@ export const checkPredicate = (env: Environment, expression: string): PredicateP
   if (result.type !== 'bool' && result.type !== 'dyn') {
     return { message: `a predicate must be true or false, and this one gives a ${result.type}` };
   }
+  const dynamic = dynamicTableAccess(env.parse(expression).ast);
+  return dynamic
+    ? {
+        range: { start: dynamic.start, end: dynamic.end },
+        message: 'name tables as services.<service>.<table>: only tables named so are read at the end',
+      }
+    : undefined;
+};
+
+const isServices = (node: ASTNode): boolean =>
+  (node.op === 'id' && node.args === 'services') ||
+  ((node.op === '.' || node.op === '.?') && isServices(node.args[0]) && node.args[0].op === 'id');
+
+/** An index into `services` or one of its services (`services["erp"]`): a table no walk of the predicate can name. */
+const dynamicTableAccess = (node: ASTNode): { start: number; end: number } | undefined => {
+  if ((node.op === '[]' || node.op === '[?]') && isServices(node.args[0])) {
+    const index = node.args[1];
+    return { start: index.start, end: index.end };
+  }
+  const children = (value: unknown): ASTNode[] =>
+    value && typeof value === 'object' && 'op' in value
+      ? [value as ASTNode]
+      : Array.isArray(value)
+        ? value.flatMap(children)
+        : [];
+  for (const child of children(node.args)) {
+    const found = dynamicTableAccess(child);
+    if (found) {
+      return found;
+    }
+  }
   return undefined;
 };
 

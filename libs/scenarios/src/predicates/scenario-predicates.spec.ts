@@ -79,6 +79,8 @@ describe('scenario predicates', () => {
     ['a value the scenario lacks', 'services.helpdesk.tickets.exists(t, t.refund <= refund_limit)', 'refund_limit'],
     ['an event field that does not exist', 'events.exists(e, e.kind == "email.sent")', 'No such key: kind'],
     ['a function that does not exist', 'business_hours_between(start, now) < 3.0', 'business_hours_between'],
+    ['a table named by an index', 'services.helpdesk["tickets"].size() > 0', 'column 19: name tables as'],
+    ['a service named by an index', 'services["helpdesk"].tickets.size() > 0', 'column 10: name tables as'],
     ['a predicate that is not true or false', 'services.helpdesk.tickets.size()', 'must be true or false'],
   ])('refuses %s, pointing at it', (_name, when, message) => {
     expect(
