@@ -34,9 +34,9 @@ const project = (displayName, testMatch) => ({
   testEnvironment: 'node',
   rootDir: __dirname,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
-  // MSW 2 depends on a few ES-module-only packages; jest on Node 20 cannot require them untransformed.
+  // MSW 2 and the CEL evaluator are ES-module-only packages; jest on Node 20 cannot require them untransformed.
   transformIgnorePatterns: [
-    '/node_modules/(?!(until-async|rettime|@open-draft|@mswjs|msw|outvariant|strict-event-emitter)/)',
+    '/node_modules/(?!(until-async|rettime|@open-draft|@mswjs|msw|outvariant|strict-event-emitter|@marcbachmann)/)',
   ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
 });

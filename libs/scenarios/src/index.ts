@@ -6,3 +6,6 @@ export * from './task-instance';
 export * from './scenario-json-schema';
 export * from './instance-key';
 export * from './scenario-reader';
+export * from './hidden-facts';
+export * from './predicates/predicate-language';
+export { typeOfFact } from './predicates/scenario-predicates';

@@ -2,6 +2,7 @@ import { BundleFiles, parseDocument, SourceLocator, IngestionError, IngestionPro
 import { ScenarioModel, ServiceModel } from '@libs/stack-model';
 
 import { validateScenario } from './scenario-validation';
+import { predicateTables } from './predicate-tables';
 
 /** The bundle's scenario files: those `mirror.yaml` lists, else every YAML or JSON file under `scenarios/`. */
 export const scenarioFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
@@ -20,7 +21,11 @@ export const readScenarios = (
 ): ScenarioModel[] => {
   const problems: IngestionProblem[] = [];
   const scenarios: ScenarioModel[] = [];
-  const context = { services: services.map((s) => s.name), files: new Set(files.list()) };
+  const context = {
+    services: services.map((s) => s.name),
+    files: new Set(files.list()),
+    tables: predicateTables(services),
+  };
   const ids = new Map<string, string>();
   for (const file of paths) {
     if (!files.has(file)) {

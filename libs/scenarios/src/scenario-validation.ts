@@ -1,8 +1,10 @@
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
 import { Scenario, scenarioSchema } from '@libs/stack-model';
 
+import { hiddenFactSource } from './hidden-facts';
+import { predicateProblems } from './predicates/scenario-predicates';
 import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
-import { InstanceError, instantiate, partyValueNames, TaskInstance } from './task-instance';
+import { InstanceError, instantiate, isPurchaseOrderCriterion, partyValueNames, TaskInstance } from './task-instance';
 
 export interface ScenarioProblem {
   /** JSON pointer into the scenario file. */
@@ -14,6 +16,11 @@ export interface ScenarioProblem {
 export interface ScenarioContext {
   services: string[];
   files: ReadonlySet<string>;
+  /**
+   * The records predicates may read: service → table → its records' fields (`null` when unknown). Without it, only
+   * the service names predicates use are checked.
+   */
+  tables?: Record<string, Record<string, readonly string[] | null>>;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -69,8 +76,15 @@ const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
     uses(expression, `/derived/${name}`);
     declare(name, `/derived/${name}`);
   }
-  for (const [name, expression] of Object.entries(scenario.hidden)) {
-    uses(expression, `/hidden/${name}`);
+  for (const [name, spec] of Object.entries(scenario.hidden)) {
+    const source = hiddenFactSource(spec);
+    const pointer = typeof spec === 'object' ? `/hidden/${name}/${Object.keys(spec)[0]}` : `/hidden/${name}`;
+    if (source.expression !== undefined) {
+      uses(source.expression, pointer);
+    }
+    if (source.template !== undefined) {
+      uses(source.template, typeof spec === 'object' && 'enum' in spec ? `/hidden/${name}/value` : pointer, true);
+    }
     declare(name, `/hidden/${name}`);
   }
   for (const [name, party] of Object.entries(scenario.parties)) {
@@ -96,6 +110,9 @@ const checkNames = (scenario: Scenario, problems: ScenarioProblem[]): void => {
   uses(scenario.task.goal, '/task/goal', true);
   uses(scenario.task.context, '/task/context', true);
   scenario.success.forEach((criterion, index) => {
+    if (criterion.kind === 'predicate') {
+      return;
+    }
     for (const field of [
       'quantity',
       'max_unit_price',
@@ -151,6 +168,7 @@ const approvalsOutOfReach = (instance: TaskInstance): ScenarioProblem[] =>
     party.persona !== 'approver'
       ? []
       : instance.success
+          .filter(isPurchaseOrderCriterion)
           .filter((c) => approvedStatuses.has(c.minStatus) && c.quantity * c.maxUnitPrice > party.approvalLimit)
           .map((c) => ({
             pointer: `/parties/${name}/employee`,
@@ -171,6 +189,9 @@ const checkInstances = (scenario: Scenario, company: Company, problems: Scenario
       const instance = instantiate(scenario, seed, company);
       let meetable = true;
       instance.success.forEach((criterion, index) => {
+        if (!isPurchaseOrderCriterion(criterion)) {
+          return;
+        }
         const floors = criterion.supplierParties.map((party) => {
           const supplier = instance.parties[party];
           return supplier.persona === 'supplier-negotiator' ? supplier.reservationPrice : 0;
@@ -235,6 +256,7 @@ export const validateScenario = (
   const problems: ScenarioProblem[] = [];
   checkNames(scenario, problems);
   checkReferences(scenario, context, problems);
+  problems.push(...predicateProblems(scenario, context));
   if (problems.length === 0) {
     checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);
   }

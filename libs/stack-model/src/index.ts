@@ -4,3 +4,4 @@ export * from './naming';
 export * from './scenario-schema';
 export * from './policy-schema';
 export * from './rubric-item-schema';
+export * from './hidden-fact-schema';

@@ -158,7 +158,7 @@ const route = async (
     }
     return;
   }
-  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|close|credentials))?$/.exec(path);
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|log|close|credentials))?$/.exec(path);
   if (!match) {
     writeJson(response, 404, { error: 'not_found', message: `no admin route ${method} ${path}` });
     return;
@@ -200,6 +200,26 @@ const route = async (
           : { error: 'not_found', message: `no record ${request.id} in ${request.table}` },
       );
     }
+  } else if (method === 'GET' && action === 'records') {
+    // The records as the twins hold them, for judging an outcome: every table's name, or one table's records.
+    const episode = await engine.episode(episodeId);
+    const table = new URLSearchParams(query).get('table');
+    if (table === null) {
+      writeJson(response, 200, { tables: [...episode.twin.world.tables.keys()] });
+    } else if (!episode.twin.world.tables.has(table)) {
+      writeJson(response, 404, { error: 'not_found', message: `the episode has no table "${table}"` });
+    } else {
+      const records = episode.state.ids(table).flatMap((id) => episode.state.get(table, id) ?? []);
+      writeJson(response, 200, { table, records });
+    }
+  } else if (method === 'GET' && action === 'log') {
+    // The whole log as judging reads it: what happened in the products' terms, record changes and refusals.
+    const after = Number(new URLSearchParams(query).get('after') ?? 0);
+    const logged = await engine.events(episodeId, Number.isFinite(after) ? after : 0);
+    const judged = logged.filter(
+      ({ event }) => event.type === 'domain' || event.type === 'operation.refused' || event.type.startsWith('record.'),
+    );
+    writeJson(response, 200, { entries: judged.map(({ seq, at, actor, event }) => ({ seq, at, actor, event })) });
   } else if (method === 'POST' && action === 'credentials') {
     // A persona's token, asked for by the worker with the operator key: secrets never travel in workflow inputs.
     const request = parseJson(credentialRequest, body, response);
