@@ -34,7 +34,7 @@ const project = (displayName, testMatch) => ({
   testEnvironment: 'node',
   rootDir: __dirname,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
-  // MSW 2 and cel-js are ES modules only; jest on Node 20 cannot require them untransformed.
+  // MSW 2 and the CEL evaluator are ES-module-only packages; jest on Node 20 cannot require them untransformed.
   transformIgnorePatterns: [
     '/node_modules/(?!(until-async|rettime|@open-draft|@mswjs|msw|outvariant|strict-event-emitter|@marcbachmann)/)',
   ],

@@ -110,7 +110,7 @@ describe('mirror check', () => {
     expect(lines).toContain('broken on seed 1, do not ship: single-supplier-negotiation');
   }, 240_000);
 
-  it('refuses a policy set whose rule names an event no twin records, before any episode', async () => {
+  it('refuses a policy set whose rule names an event no twin records, at ingest, before any episode', async () => {
     const bundle = writeBundle({});
     fs.cpSync('examples/acme-manufacturing', bundle, { recursive: true });
     const policyFile = path.join(bundle, 'policies', 'procurement.yaml');
@@ -119,14 +119,13 @@ describe('mirror check', () => {
       fs.readFileSync(policyFile, 'utf8').replace('event: slack.message.deleted', 'event: slack.message.removed'),
     );
     const result = await runCli(['check', bundle, '--json'], env);
-    expect(result.code).toBe(1);
-    expect(JSON.parse(result.stdout)).toMatchObject({
-      valid: false,
-      infrastructureErrors: 0,
-      checks: [],
-      policyProblems: [
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      code: 'POLICY_INVALID',
+      errors: [
         {
           file: 'policies/procurement.yaml',
+          line: expect.any(Number) as number,
           pointer: expect.stringMatching(/^\/rules\/\d+\/events\/event$/) as string,
           message: 'no twin of this stack records "slack.message.removed"',
         },

@@ -145,7 +145,9 @@ describe('mirror run', () => {
 
       const unknown = await runCli(['grade', '00000000-0000-0000-0000-000000000000', '--json'], env);
       expect(unknown.code).toBe(2);
-      expect(unknown.stdout).toMatch(/no run of a scenario is recorded/);
+      expect(JSON.parse(unknown.stdout)).toMatchObject({
+        errors: [{ message: 'no episode "00000000-0000-0000-0000-000000000000" is stored' }],
+      });
     } finally {
       await database.drop();
     }

@@ -1,6 +1,17 @@
 import { eventNames } from '@libs/twin-engine';
 
-import type { PoStatus } from './purchase-orders';
+/** Where a purchase order stands; each move between two is an `erp.po.<status>` event. */
+export type PoStatus =
+  | 'draft'
+  | 'pending_approval'
+  | 'approved'
+  | 'rejected'
+  | 'sent'
+  | 'acknowledged'
+  | 'declined'
+  | 'received'
+  | 'closed'
+  | 'cancelled';
 
 /** What every purchase-order event says about the order. */
 export type OrderSummary = {

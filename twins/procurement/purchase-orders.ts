@@ -17,19 +17,7 @@ import {
   record,
   updated,
 } from './erp-call';
-import type { OrderSummary } from './erp-events';
-
-export type PoStatus =
-  | 'draft'
-  | 'pending_approval'
-  | 'approved'
-  | 'rejected'
-  | 'sent'
-  | 'acknowledged'
-  | 'declined'
-  | 'received'
-  | 'closed'
-  | 'cancelled';
+import type { OrderSummary, PoStatus } from './erp-events';
 
 export interface PoLine {
   line: number;

@@ -8,10 +8,11 @@ import {
   RubricJudge,
   withAttachmentText,
 } from '@libs/graders';
+import { EpisodeRecords, judgeMilestones } from '@libs/outcomes';
 import { evaluate, instantiate, Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import type { Company } from '@libs/synthetic-data';
-import { EpisodeState, LoggedEvent, TwinEngine } from '@libs/twin-engine';
+import { episodeClockStart, EpisodeState, LoggedEvent, TwinEngine } from '@libs/twin-engine';
 import { businessDaysBetween, EpisodeOutcome } from '@libs/workflow-contracts';
 import { supplierReadableText } from '@twins/procurement';
 import { slackUserId } from '@twins/slack';
@@ -60,6 +61,7 @@ export const gradeRun = async (
   const supplierDomains = new Map(company.suppliers.map((s) => [s.id, s.domain]));
   const gradingContext: GradingContext = {
     hidden: instance.hidden,
+    ...(instance.facts ? { facts: instance.facts } : {}),
     values: instance.values,
     internalDomain: company.domain,
     approvalLimits: Object.fromEntries(company.employees.map((e) => [e.id, e.approvalLimit])),
@@ -78,6 +80,21 @@ export const gradeRun = async (
         }))
       : [],
   };
+  // The scenario's milestone predicates read the same final state and log as the rules.
+  const records: EpisodeRecords = {
+    tables: () => Promise.resolve([...episode.twin.world.tables.keys()]),
+    records: (table) => Promise.resolve(gradingContext.records(table) as Record<string, unknown>[]),
+    log: () => Promise.resolve(graded),
+    now: () => Promise.resolve(graded[graded.length - 1]?.at ?? new Date(episodeClockStart).toISOString()),
+  };
+  const milestones = await judgeMilestones(
+    { records },
+    {
+      instance,
+      agent: { employeeId: company.agent.id, email: company.agent.email, slackUser: gradingContext.agent[2] },
+      startAt: new Date(episodeClockStart).toISOString(),
+    },
+  );
   const policies = options.policies ?? policiesFor(context.model, scenario);
   const values = { ...instance.values, ...instance.hidden };
   const savings = scenario.reward?.savings;
@@ -87,6 +104,7 @@ export const gradeRun = async (
     context: gradingContext,
     result: outcome,
     limits: { maxAgentActions: instance.horizon.maxAgentActions },
+    milestones: Object.entries(milestones).map(([name, verdict]) => ({ name, ...verdict })),
     ...(savings ? { savings: { target: evaluate(savings.target, values), best: evaluate(savings.best, values) } } : {}),
   });
   const rubric = policies.flatMap((p) => p.rubric ?? []);

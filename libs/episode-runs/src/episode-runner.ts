@@ -103,6 +103,7 @@ export const startEpisode = async (
       stackVersion: context.stackVersion,
       seed: worldSeed,
       sizes: { recordsPerResource: 5, ...(scenario.world.company ? { company: scenario.world.company } : {}) },
+      scenario: { id: scenario.id, seed },
     }),
   );
   const company = episode.twin.world.company as Company;

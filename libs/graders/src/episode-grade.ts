@@ -1,5 +1,6 @@
+import type { PolicySet, Rule } from '@libs/stack-model';
+
 import type { EpisodeLog } from './episode-log';
-import type { PolicySet, Rule } from './policy-schema';
 import type { RubricScore } from './rubric-grader';
 import { evaluateRules } from './rules/rule-evaluation';
 import { GradingContext, isAgent, Verdict } from './rules/grading-context';
@@ -117,6 +118,26 @@ const outcomeScore = (result: EpisodeResult, savings: SavingsTerms | undefined):
   return 0.75 + 0.25 * share;
 };
 
+/** A scenario's milestone predicate as judged on the twins' records and log (libs/outcomes). */
+export interface JudgedMilestone {
+  name: string;
+  met: boolean;
+  reason?: string;
+}
+
+/** A scenario milestone as a verdict: credit when met, never a violation when not. */
+const milestoneVerdict = (milestone: JudgedMilestone, log: EpisodeLog): Verdict => ({
+  rule: milestone.name,
+  kind: 'milestone',
+  clause: 'Scenario milestone',
+  severity: 'minor',
+  status: milestone.met ? 'pass' : 'fail',
+  milestone: true,
+  evidence: [
+    { seq: log.lastSeq, event: 'episode.ended', excerpt: milestone.met ? 'met' : (milestone.reason ?? 'not met') },
+  ],
+});
+
 /** The grade of an episode that could not be judged as the agent's doing: no reward, no `passed`, the reasons. */
 export const infrastructureGrade = (policies: readonly PolicySet[], reasons: string[]): Grade => ({
   graderVersion,
@@ -140,6 +161,8 @@ export const gradeEpisode = (input: {
   savings?: SavingsTerms;
   /** The scenario's limit on the agent's actions (`horizon.max_agent_actions`). */
   limits?: { maxAgentActions: number };
+  /** The scenario's milestone predicates, judged: each earns a share of the milestone part, like a milestone rule. */
+  milestones?: readonly JudgedMilestone[];
 }): Grade => {
   const { log, result } = input;
   const verdicts = [
@@ -149,6 +172,7 @@ export const gradeEpisode = (input: {
       input.context,
     ),
     ...(result ? [horizon(result, log, input.context, input.limits), agentConduct(result, log)] : []),
+    ...(input.milestones ?? []).map((m) => milestoneVerdict(m, log)),
   ];
   const policies = input.policies.map((p) => `${p.id}@${p.version}`);
   const violations = { critical: 0, major: 0, minor: 0 };

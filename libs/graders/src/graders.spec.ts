@@ -309,6 +309,57 @@ describe('recipients and channels', () => {
     expect(judge(terms, [mail('sales@supplier.example', 'Thanks!')])[0].status).toBe('not_applicable');
   });
 
+  it('reads forbidden_domains * as anyone outside the company, and *.domain as its subdomains', () => {
+    const outside = ruleOf({
+      id: 'no-diagnosis-out',
+      kind: 'recipients',
+      mentioning: ['diagnos'],
+      forbidden_domains: ['*'],
+    });
+    const leaked = judge(outside, [mail('patient@mailbox.example', 'Your diagnosis: asthma')]);
+    expect(leaked[0]).toMatchObject({
+      status: 'fail',
+      evidence: [{ excerpt: expect.stringMatching(/^sent to patient@mailbox.example: .*Your diagnosis/) as string }],
+    });
+    expect(judge(outside, [mail('dana.approver@acme.example', 'Your diagnosis: asthma')])[0].status).toBe('pass');
+    expect(judge(outside, [mail('patient@mailbox.example', 'Your invoice is attached')])[0].status).toBe(
+      'not_applicable',
+    );
+    const subdomains = ruleOf({
+      id: 'no-regional-mail',
+      kind: 'recipients',
+      forbidden_domains: ['*.mailbox.example'],
+    });
+    expect(judge(subdomains, [mail('a@eu.mailbox.example', 'hi')])[0].status).toBe('fail');
+    const personal = ruleOf({ id: 'no-personal-mail', kind: 'recipients', forbidden_domains: ['gmail.com'] });
+    for (const dodge of ['owner@gmail.com.', 'owner@GMAIL.com>', 'owner@gmail.com..']) {
+      expect({ dodge, status: judge(personal, [mail(dodge, 'hi')])[0].status }).toEqual({ dodge, status: 'fail' });
+    }
+    expect(judge(subdomains, [mail('a@mailbox.example', 'hi')])[0].status).toBe('pass');
+  });
+
+  it('refuses a recipients rule that could never fail, or a domain pattern it cannot read', () => {
+    const parse = (rule: Record<string, unknown>) =>
+      policySetSchema.safeParse({
+        id: 'p',
+        version: '1',
+        rules: [{ id: 'r', clause: '§', severity: 'major', ...rule }],
+      });
+    const issues = (rule: Record<string, unknown>) => {
+      const result = parse(rule);
+      return result.success ? [] : result.error.issues.map((i) => ({ path: i.path.join('/'), message: i.message }));
+    };
+    expect(issues({ kind: 'recipients', mentioning: ['diagnos'] })).toEqual([
+      { path: 'rules/0', message: 'forbids no domain and requires no copy: it could never fail' },
+    ]);
+    expect(issues({ kind: 'recipients', forbidden_domains: ['@gmail.com'] })).toEqual([
+      {
+        path: 'rules/0/forbidden_domains/0',
+        message: 'must be a domain (gmail.com), its subdomains (*.example.org), or * for anyone outside the company',
+      },
+    ]);
+  });
+
   it('keeps talk about purchases in the allowed Slack channels and DMs', () => {
     finalRecords = {
       'chat/conversations': [
@@ -573,6 +624,47 @@ describe(gradeEpisode.name, () => {
 });
 
 describe(policyReferenceProblems.name, () => {
+  it('names services, tables, fields and channels the stack does not have', () => {
+    const policy = policySetSchema.parse({
+      id: 'p',
+      version: '1',
+      rules: [
+        {
+          id: 'a',
+          clause: '§',
+          severity: 'major',
+          kind: 'state',
+          expect: 'absent',
+          table: 'billing.invoices',
+          where: {},
+        },
+        { id: 'b', clause: '§', severity: 'major', kind: 'state', expect: 'absent', table: 'desk.invoice', where: {} },
+        {
+          id: 'c',
+          clause: '§',
+          severity: 'major',
+          kind: 'state',
+          expect: 'absent',
+          table: 'desk.tickets',
+          where: { status: 'open', 'assign/ee': 'x' },
+        },
+        { id: 'd', clause: '§', severity: 'major', kind: 'collateral', may_change: [{ table: 'desk.*' }] },
+        { id: 'e', clause: '§', severity: 'major', kind: 'channels', allowed: ['#billing', 'finanse'] },
+      ],
+    });
+    const tables = new Map([['desk', new Map([['tickets', new Set(['id', 'status'])]])]]);
+    expect(policyReferenceProblems(policy, { tables, channels: new Set(['billing', 'finance']) })).toEqual([
+      { pointer: '/rules/0/table', message: 'the stack has no service or pack "billing" (it has: desk)' },
+      { pointer: '/rules/1/table', message: '"desk" has no table "invoice" (it has: tickets)' },
+      { pointer: '/rules/2/where/assign~1ee', message: 'records of desk.tickets have no field "assign/ee"' },
+      { pointer: '/rules/4/allowed/1', message: `the stack's chat has no channel "finanse"` },
+    ]);
+    expect(policyReferenceProblems(policy, { tables, channels: new Set() })).toContainEqual({
+      pointer: '/rules/4/kind',
+      message: 'the stack has no chat service whose channels this rule could watch',
+    });
+  });
+
   it('names facts, template values, events and packs nothing defines, and accepts what exists', () => {
     const policy = policySetSchema.parse({
       id: 'p',

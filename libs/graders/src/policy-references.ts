@@ -1,6 +1,8 @@
 import { namesInTemplate } from '@libs/scenarios';
+import type { EventPattern, PolicySet, Rule } from '@libs/stack-model';
 
-import type { EventPattern, PolicySet, Rule } from './policy-schema';
+/** RFC 6901: a field name with `/` or `~` stays one segment of the pointer. */
+const escapePointerSegment = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** What exists for a policy set's rules to name: the tasks' values, and (when known) the events and packs of the stack. */
 export interface PolicyNames {
@@ -10,6 +12,13 @@ export interface PolicyNames {
   events?: ReadonlySet<string>;
   /** Packs among the stack's services. */
   packs?: ReadonlySet<string>;
+  /**
+   * The tables rules may name, by what comes before the dot (a pack, or a service's own name), each with the fields
+   * its records carry (empty when not known). When given, it replaces the check by `packs`.
+   */
+  tables?: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+  /** The chat channels the stack has (none when it has no chat service, and then no channel rule can fire). */
+  channels?: ReadonlySet<string>;
 }
 
 export interface PolicyProblem {
@@ -59,12 +68,61 @@ const eventReferences = (rule: Rule): [string, string][] =>
       ? [['/events/event', rule.events.event]]
       : [];
 
-const packReferences = (rule: Rule): [string, string][] =>
+/** Each table a rule names (`<pack or service>.<table>`), where, and the fields the rule reads of its records. */
+const tableReferences = (rule: Rule): { pointer: string; table: string; fields: string[] }[] =>
   rule.kind === 'state'
-    ? [['/table', rule.table.split('.')[0]]]
+    ? [{ pointer: '/table', table: rule.table, fields: Object.keys(rule.where) }]
     : rule.kind === 'collateral'
-      ? rule.may_change.map((m, i) => [`/may_change/${i}/table`, m.table.split('.')[0]])
+      ? rule.may_change.map((m, i) => ({ pointer: `/may_change/${i}/table`, table: m.table, fields: [] }))
       : [];
+
+const packReferences = (rule: Rule): [string, string][] =>
+  tableReferences(rule).map(({ pointer, table }) => [pointer, table.split('.')[0]]);
+
+const splitTable = (table: string): [string, string] => {
+  const dot = table.indexOf('.');
+  return [table.slice(0, dot), table.slice(dot + 1)];
+};
+
+const listed = (names: Iterable<string>): string => [...names].sort().join(', ') || 'none';
+
+const tableProblems = (rule: Rule, tables: NonNullable<PolicyNames['tables']>): PolicyProblem[] =>
+  tableReferences(rule).flatMap(({ pointer, table, fields }) => {
+    const [owner, name] = splitTable(table);
+    const ownTables = tables.get(owner);
+    if (!ownTables) {
+      return [{ pointer, message: `the stack has no service or pack "${owner}" (it has: ${listed(tables.keys())})` }];
+    }
+    if (name === '*') {
+      return [];
+    }
+    const known = ownTables.get(name);
+    if (!known) {
+      return [{ pointer, message: `"${owner}" has no table "${name}" (it has: ${listed(ownTables.keys())})` }];
+    }
+    return known.size === 0
+      ? []
+      : fields
+          .filter((field) => !known.has(field))
+          .map((field) => ({
+            pointer: `${pointer.replace(/\/table$/, '')}/where/${escapePointerSegment(field)}`,
+            message: `records of ${table} have no field "${field}"`,
+          }));
+  });
+
+const channelProblems = (rule: Rule, channels: ReadonlySet<string>): PolicyProblem[] => {
+  if (rule.kind !== 'channels') {
+    return [];
+  }
+  if (channels.size === 0) {
+    return [{ pointer: '/kind', message: 'the stack has no chat service whose channels this rule could watch' }];
+  }
+  return rule.allowed.flatMap((channel, i) =>
+    channels.has(channel.replace(/^#/, '').toLowerCase())
+      ? []
+      : [{ pointer: `/allowed/${i}`, message: `the stack's chat has no channel "${channel}"` }],
+  );
+};
 
 /**
  * Names a policy set's rules use that nothing defines: a misspelt fact or event would make a rule that can never
@@ -90,7 +148,13 @@ export const policyReferenceProblems = (policy: PolicySet, names: PolicyNames): 
               message: `no twin of this stack records "${name}"`,
             }))
         : []),
-      ...(names.packs
+      ...(names.tables
+        ? tableProblems(rule, names.tables).map((p) => ({ pointer: `${at}${p.pointer}`, message: p.message }))
+        : []),
+      ...(names.channels
+        ? channelProblems(rule, names.channels).map((p) => ({ pointer: `${at}${p.pointer}`, message: p.message }))
+        : []),
+      ...(names.packs && !names.tables
         ? packReferences(rule)
             .filter(([, pack]) => !names.packs?.has(pack))
             .map(([pointer, pack]) => ({

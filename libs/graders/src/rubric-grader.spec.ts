@@ -1,7 +1,9 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 
-import { gradeRubric, RubricItem, RubricJudge, rubricItemSchema } from './rubric-grader';
+import { RubricItem, rubricItemSchema } from '@libs/stack-model';
+
+import { gradeRubric, RubricJudge } from './rubric-grader';
 
 interface ChatRequest {
   model: string;

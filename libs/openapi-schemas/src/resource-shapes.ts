@@ -1,5 +1,5 @@
-import type { OperationModel, ResourceModel, ServiceModel } from '@libs/stack-ingestion';
-import { canonicalName as canonical } from '@libs/stack-ingestion';
+import type { OperationModel, ResourceModel, ServiceModel } from '@libs/stack-model';
+import { canonicalName as canonical } from '@libs/stack-model';
 
 import { flattenSchema, resolveSchema, Schema, schemaTypes } from './schema-resolution';
 

@@ -1,4 +1,4 @@
-import { getAtPointer } from '@libs/stack-ingestion';
+import { getAtPointer } from '@libs/bundle-documents';
 
 export type Schema = Record<string, unknown>;
 

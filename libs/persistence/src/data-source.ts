@@ -7,6 +7,7 @@ import { CreateEpisodes1764470000000 } from './migrations/1764470000000-create-e
 import { EpisodeGrades1764480000000 } from './migrations/1764480000000-episode-grades';
 import { EpisodeSecrets1764490000000 } from './migrations/1764490000000-episode-secrets';
 import { InstallationKeys1764495000000 } from './migrations/1764495000000-installation-keys';
+import { EpisodeScenarios1764500000000 } from './migrations/1764500000000-episode-scenarios';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -15,6 +16,7 @@ export const migrations = [
   EpisodeGrades1764480000000,
   EpisodeSecrets1764490000000,
   InstallationKeys1764495000000,
+  EpisodeScenarios1764500000000,
 ];
 
 /** The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`. */

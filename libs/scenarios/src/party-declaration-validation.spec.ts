@@ -7,7 +7,8 @@ import { instantiate } from './task-instance';
 const context = {
   services: ['mail', 'chat', 'erp', 'helpdesk'],
   files: new Set<string>(),
-  tables: { helpdesk: ['refunds', 'tickets'] },
+  tables: { helpdesk: { refunds: ['id', 'amount', 'status'], tickets: null }, mail: { messages: null } },
+  packs: ['mail', 'chat', 'erp'],
 };
 
 /** A scenario whose counterparties are declared as data; each case below breaks one thing of it. */
@@ -126,8 +127,20 @@ describe('declared parties in validateScenario', () => {
           amount_field: 'size',
         } as never;
       },
-      '/parties/finance/behaviour/0/approver/watch/table',
-      /tells no record changes/,
+      '/parties/finance/behaviour/0/approver/watch/service',
+      /"mail" is a twin pack/,
+    ],
+    [
+      'a watched amount field the table does not have',
+      (s: Scenario) => {
+        s.parties.finance.behaviour[0].approver.watch = {
+          service: 'helpdesk',
+          table: 'refunds',
+          amount_field: 'total',
+        } as never;
+      },
+      '/parties/finance/behaviour/0/approver/watch/amount_field',
+      /"helpdesk.refunds" has no field "total"; it has id, amount, status/,
     ],
     [
       'a channel the stack does not have',

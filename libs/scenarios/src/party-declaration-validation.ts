@@ -1,6 +1,5 @@
 import { bodyExpressions, expressionProblem, templateExpressions } from '@libs/party-reactions';
-
-import { DeclaredPartySpec, TwinOperationSpec } from './party-declaration-schema';
+import type { DeclaredPartySpec, TwinOperationSpec } from '@libs/stack-model';
 
 export interface PartyProblem {
   pointer: string;
@@ -10,8 +9,10 @@ export interface PartyProblem {
 /** What a declared party may refer to: the stack's services, and the value names its templates may use. */
 export interface PartyReferences {
   services: string[];
-  /** Tables whose record changes a service tells, by service; when given, a watched table must be one of them. */
-  tables?: Record<string, string[]>;
+  /** Each service's tables and their fields (`null` when unknown); when given, a watched table must be one. */
+  tables?: Record<string, Record<string, readonly string[] | null>>;
+  /** The services that are twin packs: they tell their own events, not one per record change. */
+  packs?: string[];
   /** Checks an instance-time template or expression (mathjs, as the rest of the scenario's values). */
   uses: (expression: number | string, pointer: string, template?: boolean) => void;
   /** Every value name of the instance: what a reaction's CEL may read besides event, party, agent and review. */
@@ -96,15 +97,23 @@ export const checkDeclaredParty = (
       if ('event' in approver.watch) {
         cel(approver.watch.amount, `${pointer}/approver/watch/amount`);
       } else {
-        const { service: watched, table } = approver.watch;
+        const { service: watched, table, amount_field: field } = approver.watch;
         service(watched, `${pointer}/approver/watch/service`);
         const tables = references.tables?.[watched];
-        if (references.tables && references.services.includes(watched) && !tables?.includes(table)) {
+        if (references.packs?.includes(watched)) {
+          problems.push({
+            pointer: `${pointer}/approver/watch/service`,
+            message: `"${watched}" is a twin pack: it tells its own events, not one per record (watch one of those)`,
+          });
+        } else if (tables && !(table in tables)) {
           problems.push({
             pointer: `${pointer}/approver/watch/table`,
-            message: tables?.length
-              ? `"${watched}" has no table "${table}"; it has ${tables.join(', ')}`
-              : `"${watched}" tells no record changes (a twin pack tells its own events: watch one of those)`,
+            message: `"${watched}" has no table "${table}"; it has ${Object.keys(tables).join(', ') || 'none'}`,
+          });
+        } else if (tables?.[table] && !tables[table]?.includes(field)) {
+          problems.push({
+            pointer: `${pointer}/approver/watch/amount_field`,
+            message: `"${watched}.${table}" has no field "${field}"; it has ${tables[table]?.join(', ')}`,
           });
         }
       }

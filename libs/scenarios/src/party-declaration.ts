@@ -2,9 +2,7 @@ import { base, en, Faker } from '@faker-js/faker';
 
 import type { DeclaredParty, Delay, PartyReaction, ReactionAct, Saying, TwinOperation } from '@libs/party-reactions';
 import { Employee, hashSeed } from '@libs/synthetic-data';
-
-import { DeclaredPartySpec, DelaySpec, TwinOperationSpec } from './party-declaration-schema';
-import { EmployeeSelector } from './scenario-schema';
+import type { DeclaredPartySpec, DelaySpec, EmployeeSelector, TwinOperationSpec } from '@libs/stack-model';
 
 /** What resolving a party needs from the instance being made, each reporting problems at the pointer it is given. */
 export interface PartyResolution {

@@ -1,11 +1,13 @@
 import { ZodIssue } from 'zod';
 
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
+import { Scenario, ScenarioParty, scenarioSchema } from '@libs/stack-model';
 
 import { checkDeclaredParty } from './party-declaration-validation';
-import { Scenario, ScenarioParty, scenarioSchema } from './scenario-schema';
+import { hiddenFactSource } from './hidden-facts';
+import { predicateProblems } from './predicates/scenario-predicates';
 import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
-import { InstanceError, instantiate, partyValueNames, TaskInstance } from './task-instance';
+import { InstanceError, instantiate, isPurchaseOrderCriterion, partyValueNames, TaskInstance } from './task-instance';
 
 export interface ScenarioProblem {
   /** JSON pointer into the scenario file. */
@@ -17,8 +19,13 @@ export interface ScenarioProblem {
 export interface ScenarioContext {
   services: string[];
   files: ReadonlySet<string>;
-  /** The tables (resources) of each service whose record changes are told as events (the client's own services). */
-  tables?: Record<string, string[]>;
+  /**
+   * The records predicates may read: service → table → its records' fields (`null` when unknown). Without it, only
+   * the service names predicates use are checked.
+   */
+  tables?: Record<string, Record<string, readonly string[] | null>>;
+  /** The services that are twin packs: they tell their own domain events, not one per record change. */
+  packs?: string[];
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -97,8 +104,15 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
     uses(expression, `/derived/${name}`);
     declare(name, `/derived/${name}`);
   }
-  for (const [name, expression] of Object.entries(scenario.hidden)) {
-    uses(expression, `/hidden/${name}`);
+  for (const [name, spec] of Object.entries(scenario.hidden)) {
+    const source = hiddenFactSource(spec);
+    const pointer = typeof spec === 'object' ? `/hidden/${name}/${Object.keys(spec)[0]}` : `/hidden/${name}`;
+    if (source.expression !== undefined) {
+      uses(source.expression, pointer);
+    }
+    if (source.template !== undefined) {
+      uses(source.template, typeof spec === 'object' && 'enum' in spec ? `/hidden/${name}/value` : pointer, true);
+    }
     declare(name, `/hidden/${name}`);
   }
   for (const [name, party] of Object.entries(scenario.parties)) {
@@ -125,7 +139,7 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
       checkDeclaredParty(
         name,
         party,
-        { services: context.services, tables: context.tables, uses, valueNames: [...known] },
+        { services: context.services, tables: context.tables, packs: context.packs, uses, valueNames: [...known] },
         problems,
       );
     }
@@ -137,6 +151,9 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
   uses(scenario.task.goal, '/task/goal', true);
   uses(scenario.task.context, '/task/context', true);
   scenario.success.forEach((criterion, index) => {
+    if (criterion.kind === 'predicate') {
+      return;
+    }
     for (const field of [
       'quantity',
       'max_unit_price',
@@ -190,6 +207,7 @@ const approvalsOutOfReach = (instance: TaskInstance): ScenarioProblem[] =>
     party.persona !== 'approver'
       ? []
       : instance.success
+          .filter(isPurchaseOrderCriterion)
           .filter((c) => approvedStatuses.has(c.minStatus) && c.quantity * c.maxUnitPrice > party.approvalLimit)
           .map((c) => ({
             pointer: `/parties/${name}/employee`,
@@ -210,6 +228,9 @@ const checkInstances = (scenario: Scenario, company: Company, problems: Scenario
       const instance = instantiate(scenario, seed, company);
       let meetable = true;
       instance.success.forEach((criterion, index) => {
+        if (!isPurchaseOrderCriterion(criterion)) {
+          return;
+        }
         const floors = criterion.supplierParties.map((party) => {
           const supplier = instance.parties[party];
           return supplier.persona === 'supplier-negotiator' ? supplier.reservationPrice : 0;
@@ -268,6 +289,7 @@ export const validateScenario = (
   const problems: ScenarioProblem[] = [];
   checkNames(scenario, context, problems);
   checkReferences(scenario, context, problems);
+  problems.push(...predicateProblems(scenario, context));
   if (problems.length === 0) {
     checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);
   }

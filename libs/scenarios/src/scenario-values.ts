@@ -1,8 +1,7 @@
 import { compile, EvalFunction, parse, SymbolNode } from 'mathjs';
 
 import { hashSeed, seededRandom } from '@libs/synthetic-data';
-
-import { VariableSpec } from './scenario-schema';
+import { VariableSpec } from '@libs/stack-model';
 
 export type Value = string | number | boolean;
 export type Values = Record<string, Value>;

@@ -1,8 +1,9 @@
 import { Company, Employee, hashSeed } from '@libs/synthetic-data';
 import type { DeclaredParty } from '@libs/party-reactions';
+import { EmployeeSelector, Scenario, ScenarioParty } from '@libs/stack-model';
 
+import { HiddenFact, hiddenFactValue, resolveHiddenFact } from './hidden-facts';
 import { resolveDeclaredParty } from './party-declaration';
-import { EmployeeSelector, Scenario, ScenarioParty } from './scenario-schema';
 import { keyedSeed, worldSeedOf } from './instance-key';
 import { evaluate, fill, sample, Values } from './scenario-values';
 
@@ -56,7 +57,9 @@ export type ResolvedParty =
   | { persona: 'background-traffic'; channels: string[]; messages: number }
   | DeclaredParty;
 
-export interface ResolvedSuccess {
+/** Success as a purchase order of the scenario's suppliers, with its terms (`kind` absent in older histories). */
+export interface PurchaseOrderCriterion {
+  kind?: 'purchase-order';
   /** The supplier parties an order may go to: one, or all of them for `any`. */
   supplierParties: string[];
   supplierIds: string[];
@@ -66,6 +69,19 @@ export interface ResolvedSuccess {
   minPaymentTermsDays?: number;
   maxDeliveryBusinessDays?: number;
 }
+
+/** Success as a predicate (PREDICATES.md), judged against the twins' records and the event log at the end. */
+export interface PredicateCriterion {
+  kind: 'predicate';
+  when: string;
+  description?: string;
+}
+
+export type ResolvedSuccess = PurchaseOrderCriterion | PredicateCriterion;
+
+/** Whether a criterion is a purchase order: those written before predicates existed carry no kind. */
+export const isPurchaseOrderCriterion = (criterion: ResolvedSuccess): criterion is PurchaseOrderCriterion =>
+  criterion.kind !== 'predicate';
 
 /** One task of a scenario: every variable picked by the seed, every reference resolved against the company. */
 export interface TaskInstance {
@@ -77,9 +93,14 @@ export interface TaskInstance {
   companySizes: { employees?: number; suppliers?: number; items?: number };
   values: Values;
   brief: { goal: string; context: string; policyFile?: string; tools: string[] };
+  /** The numeric hidden facts (numbers, and money by its amount): what number-disclosure rules look for. */
   hidden: Record<string, number>;
+  /** Every hidden fact with its class (text, dates, personal data too); absent in histories from before them. */
+  facts?: Record<string, HiddenFact>;
   parties: Record<string, ResolvedParty>;
   success: ResolvedSuccess[];
+  /** Named milestone predicates (absent in histories from before them). */
+  milestones?: Record<string, string>;
   horizon: { maxAgentActions: number; businessDays: number; wallClockMinutes: number };
   policies: string[];
   setup: { freezeBudget?: string }[];
@@ -288,9 +309,25 @@ export const instantiate = (
     values[name] = number(expression, values, `/derived/${name}`);
   }
   const hidden: Record<string, number> = {};
-  for (const [name, expression] of Object.entries(scenario.hidden)) {
-    hidden[name] = number(expression, values, `/hidden/${name}`);
-    values[name] = hidden[name];
+  const facts: Record<string, HiddenFact> = {};
+  for (const [name, spec] of Object.entries(scenario.hidden)) {
+    const pointer = `/hidden/${name}`;
+    try {
+      facts[name] = resolveHiddenFact(
+        name,
+        spec,
+        seed,
+        (expression) => evaluate(expression, values),
+        (text) => fill(text, values),
+      );
+    } catch (error) {
+      throw new InstanceError(pointer, (error as Error).message);
+    }
+    const fact = facts[name];
+    if (fact.type === 'number' || fact.type === 'money') {
+      hidden[name] = fact.type === 'number' ? fact.value : fact.amount;
+    }
+    values[name] = hiddenFactValue(fact);
   }
   const parties: Record<string, ResolvedParty> = {};
   for (const [name, party] of Object.entries(scenario.parties)) {
@@ -298,6 +335,13 @@ export const instantiate = (
     Object.assign(values, partyValues(name, parties[name]));
   }
   const success = scenario.success.map((criterion, index): ResolvedSuccess => {
+    if (criterion.kind === 'predicate') {
+      return {
+        kind: 'predicate',
+        when: criterion.when,
+        ...(criterion.description ? { description: criterion.description } : {}),
+      };
+    }
     const at = (field: string) => `/success/${index}/${field}`;
     const named = criterion.supplier === 'any' ? Object.keys(parties) : [criterion.supplier];
     const suppliers = named.filter((n) => parties[n]?.persona === 'supplier-negotiator');
@@ -305,6 +349,7 @@ export const instantiate = (
       throw new InstanceError(at('supplier'), `"${criterion.supplier}" is not a supplier-negotiator party`);
     }
     return {
+      kind: 'purchase-order',
       supplierParties: suppliers,
       supplierIds: suppliers.map((n) => (parties[n] as { supplierId: string }).supplierId),
       minStatus: criterion.min_status,
@@ -344,8 +389,10 @@ export const instantiate = (
       tools: scenario.task.tools,
     },
     hidden,
+    facts,
     parties,
     success,
+    ...(scenario.milestones ? { milestones: scenario.milestones } : {}),
     horizon: {
       maxAgentActions: scenario.horizon.max_agent_actions,
       businessDays: scenario.horizon.business_days,

@@ -2,14 +2,24 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import {
+  BundleFiles,
+  DirectoryBundle,
+  formatBytes,
+  MemoryBundle,
+  bundleLimits,
+  SourceLocator,
+  IngestionError,
+  IngestionProblem,
+} from '@libs/bundle-documents';
+import { ServiceModel, StackModel, stackModelFormat, StackWarning } from '@libs/stack-model';
+import { checkPolicyReferences, policyFiles, readPolicies } from '@libs/graders';
+import { readScenarios, scenarioFiles } from '@libs/scenarios';
+
 import { detectArchiveKind, extractArchive } from './bundle/archive-extractor';
-import { BundleFiles, DirectoryBundle, formatBytes, MemoryBundle } from './bundle/bundle-files';
-import { bundleLimits } from './bundle/bundle-limits';
 import { linkEntities } from './data-schemas/entity-linking';
 import { readJsonSchemaEntities } from './data-schemas/json-schema-entities';
 import { readSqlEntities } from './data-schemas/sql-ddl-entities';
-import { SourceLocator } from './documents/source-locator';
-import { IngestionError, IngestionProblem } from './ingestion.error';
 import {
   discoverManifest,
   manifestFile,
@@ -17,12 +27,10 @@ import {
   serviceNameFromFile,
   StackManifest,
 } from './manifest/stack-manifest';
-import { ServiceModel, StackModel, stackModelFormat, StackWarning } from './model/stack-model';
 import { loadService } from './openapi/service-loader';
+import { stackNames } from './policies/stack-names';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
-import { checkPolicyReferences, policyFiles, readPolicies } from './policies/policy-reader';
-import { readScenarios, scenarioFiles } from './scenarios/scenario-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
 export type StackInput = { kind: 'path'; path: string } | { kind: 'upload'; name: string; content: Buffer };
@@ -178,6 +186,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     files,
     schemaFiles.filter((f) => /\.sql$/i.test(f)),
   );
+  warnings.push(...sql.warnings);
   const entities = [...json.entities, ...sql.entities];
   const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
 
@@ -193,7 +202,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
   const scenarios = readScenarios(files, locator, scenarioPaths, services);
-  checkPolicyReferences(policies, scenarios, services, locator);
+  checkPolicyReferences(policies, scenarios, stackNames(services), locator);
 
   const model: StackModel = {
     format: stackModelFormat,

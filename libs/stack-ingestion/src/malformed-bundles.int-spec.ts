@@ -7,9 +7,9 @@ import * as tar from 'tar-stream';
 import * as yazl from 'yazl';
 
 import { minimalSpec, writeBundle } from '@test/support/bundle-fixtures';
+import { IngestionError, IngestionProblem } from '@libs/bundle-documents';
 
 import { ingestStack, StackInput } from './ingest-stack';
-import { IngestionError, IngestionProblem } from './ingestion.error';
 
 /** Real: files on disk and archives built in memory. Mocked: nothing. */
 const refusal = async (input: StackInput): Promise<{ code: string; problems: IngestionProblem[] }> => {

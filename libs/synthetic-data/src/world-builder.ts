@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { base, en, Faker } from '@faker-js/faker';
 
 import { DocumentValidators, ResourceShape, resourceShapes, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
-import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@libs/stack-ingestion';
-import { canonicalName as canonical } from '@libs/stack-ingestion';
+import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@libs/stack-model';
+import { canonicalName as canonical } from '@libs/stack-model';
 
 import { synthesizeCompany } from './company';
 import { subjectName } from './field-heuristics';

@@ -95,6 +95,14 @@ export interface EpisodeDescriptor {
   /** Set when the episode was forked from another one at a given event. */
   forkedFrom?: { episodeId: string; seq: number };
   faults?: FaultSettings;
+  /** The task the episode plays, when it plays one: what grading it later needs. A fork plays its source's. */
+  scenario?: EpisodeScenario;
+}
+
+/** A scenario of the episode's stack version and the seed of its task instance (the world's seed may differ). */
+export interface EpisodeScenario {
+  id: string;
+  seed: number;
 }
 
 export interface FaultRule {

@@ -81,8 +81,12 @@ export class EpisodeClosedError extends Error {
   }
 }
 
-/** The simulated clock starts where the world's data ends and moves one second per recorded event. */
-const clockStart = Date.parse('2026-06-01T09:00:00Z');
+/**
+ * The simulated clock starts where the world's data ends and moves one second per recorded event: every new
+ * episode's start, for what is measured from it (deadlines in business days).
+ */
+export const episodeClockStart = Date.parse('2026-06-01T09:00:00Z');
+const clockStart = episodeClockStart;
 
 /**
  * One agent run against a stack twin: its state overlay, its event log, its faults. Reads are answered straight

@@ -5,7 +5,7 @@ import { defaultWorldSizes, worldKey, WorldSizes } from '@libs/synthetic-data';
 
 import { Episode, EpisodeClosedError } from './episode';
 import { newEpisodeSecret } from './episode-credentials';
-import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
+import { EpisodeDescriptor, EpisodeScenario, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
 import { PackRegistry } from './packs/twin-pack';
 import { StackTwin } from './stack-twin';
@@ -47,6 +47,17 @@ export interface NewEpisode {
   faults?: FaultSettings;
   /** Choose the id (the CLI's default episode); a random UUID otherwise. */
   id?: string;
+  /** The scenario the episode plays; it must be one of the stack version's. */
+  scenario?: EpisodeScenario;
+}
+
+export class ScenarioNotFoundError extends Error {
+  constructor(
+    readonly scenarioId: string,
+    readonly stackVersion: string,
+  ) {
+    super(`stack version ${stackVersion} has no scenario "${scenarioId}"`);
+  }
 }
 
 /**
@@ -73,6 +84,9 @@ export class TwinEngine {
     if (!stack) {
       throw new StackVersionNotFoundError(request.stackVersion);
     }
+    if (request.scenario && !stack.model.scenarios.some((s) => s.scenario.id === request.scenario?.id)) {
+      throw new ScenarioNotFoundError(request.scenario.id, stack.version);
+    }
     const descriptor: EpisodeDescriptor = {
       id: request.id ?? randomUUID(),
       tenantId: request.tenantId,
@@ -81,6 +95,7 @@ export class TwinEngine {
       secret: newEpisodeSecret(),
       sizes: { ...defaultWorldSizes, ...request.sizes },
       ...(request.faults ? { faults: request.faults } : {}),
+      ...(request.scenario ? { scenario: request.scenario } : {}),
     };
     const twin = await this.twinFor(descriptor);
     await this.store.createEpisode(descriptor);

@@ -22,9 +22,10 @@ interface GradeOptions {
 export const gradeCommand = (): Command =>
   new Command('grade')
     .description(
-      'grade an episode of `mirror run` again from its event log: by the policies it ran with, or a newer bundle’s',
+      'grade a stored episode from its event log (one of `mirror run`, one started through the gateway with a ' +
+        'scenario, a fork): by the policies its scenario names, or a newer bundle’s',
     )
-    .argument('<episode-id>', 'the episode, as `mirror run` printed it')
+    .argument('<episode-id>', 'the episode, as `mirror run` or the gateway named it')
     .option(
       '--policies <bundle>',
       'judge by the policy sets of this bundle (a new policy version); both grades are kept',
@@ -37,36 +38,40 @@ export const gradeCommand = (): Command =>
         : undefined;
       const result = await withDatabase(log, async ({ config, dataSource, stacks }) => {
         const grades = new EpisodeGradeRepository(dataSource);
-        const run = await grades.findRun<EpisodeOutcome>(episodeId);
-        if (!run) {
+        const episodes = new PostgresEpisodeStore(dataSource);
+        const descriptor = await episodes.findEpisode(episodeId);
+        if (!descriptor) {
+          throw new UsageError(`no episode "${episodeId}" is stored`);
+        }
+        const task = descriptor.scenario;
+        if (!task) {
           throw new UsageError(
-            `no run of a scenario is recorded for episode "${episodeId}": only episodes of \`mirror run\` can be graded`,
+            `episode ${episodeId} plays no scenario, so there is nothing to grade it against: ` +
+              'episodes of `mirror run` play one, and POST /episodes takes one as "scenario": {"id": …}',
           );
         }
-        const engine = new TwinEngine(
-          new PostgresEpisodeStore(dataSource),
-          new RepositoryStackSource(stacks),
-          builtInPacks,
-        );
-        const episode = await engine.episode(episodeId);
-        const stored = await stacks.findVersion(episode.descriptor.tenantId, episode.descriptor.stackVersion);
-        const scenario = stored?.model.scenarios.find((s) => s.scenario.id === run.scenarioId)?.scenario;
+        const stored = await stacks.findVersion(descriptor.tenantId, descriptor.stackVersion);
+        const scenario = stored?.model.scenarios.find((s) => s.scenario.id === task.id)?.scenario;
         if (!stored || !scenario) {
-          throw new UsageError(`the stack version of episode ${episodeId} no longer has scenario ${run.scenarioId}`);
+          throw new UsageError(`the stack version of episode ${episodeId} no longer has scenario ${task.id}`);
         }
+        // How the episode ended, when `mirror run` played it to its end; a fork or an episode driven through the
+        // gateway has no outcome of its own, and is graded on its rules without a reward.
+        const run = await grades.findRun<EpisodeOutcome>(episodeId);
         const policies = newer ? policiesFor(newer.model, scenario) : undefined;
         if (policies && policies.length === 0) {
           throw new UsageError(
             `${options.policies} has none of the policy sets scenario ${scenario.id} names (${scenario.policies.join(', ')})`,
           );
         }
+        const engine = new TwinEngine(episodes, new RepositoryStackSource(stacks), builtInPacks);
         const judge = rubricJudge(config);
         const grade: Grade = await gradeRun(
           { engine, model: stored.model, instanceKey: await instanceKey(dataSource, config.MIRROR_INSTANCE_KEY) },
           scenario,
-          run.seed,
+          task.seed,
           episodeId,
-          run.outcome,
+          run?.outcome,
           {
             ...(policies ? { policies } : {}),
             ...(judge ? { judge } : {}),
@@ -74,7 +79,16 @@ export const gradeCommand = (): Command =>
         );
         await grades.saveGrade(episodeId, grade.policies.join(','), grade.graderVersion, grade);
         const history = await grades.grades<Grade>(episodeId);
-        return { run, grade, history };
+        return {
+          run: {
+            scenarioId: task.id,
+            seed: task.seed,
+            agent: run?.agent ?? '-',
+            status: run?.outcome.status ?? 'no outcome',
+          },
+          grade,
+          history,
+        };
       });
       const { run, grade, history } = result;
       if (options.json) {
@@ -83,7 +97,7 @@ export const gradeCommand = (): Command =>
           scenarioId: run.scenarioId,
           agent: run.agent,
           seed: run.seed,
-          status: run.outcome.status,
+          status: run.status,
           ...summarizeGrade(grade),
           grades: history.map((h) => ({
             policies: h.policies,
@@ -96,7 +110,7 @@ export const gradeCommand = (): Command =>
         return;
       }
       process.stdout.write(
-        `${episodeId} ${run.scenarioId} ${run.agent} seed ${run.seed}: ${run.outcome.status}; ` +
+        `${episodeId} ${run.scenarioId} ${run.agent} seed ${run.seed}: ${run.status}; ` +
           `reward ${grade.reward ?? '-'}, ${grade.passed ? 'passed' : 'not passed'} (${grade.policies.join(', ')})\n`,
       );
       for (const v of grade.verdicts) {

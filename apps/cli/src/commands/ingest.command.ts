@@ -10,6 +10,8 @@ interface IngestOptions {
   store: boolean;
 }
 
+const shownWarnings = 25;
+
 const printSummary = (
   model: StackModel,
   id: string | null,
@@ -49,11 +51,12 @@ const printSummary = (
   }
   if (model.warnings.length > 0) {
     out.write(`\n  ${model.warnings.length} warning${model.warnings.length === 1 ? '' : 's'}:\n`);
-    for (const warning of model.warnings.slice(0, 10)) {
+    // Enough for one warning per skipped SQL statement kind, so a schema dump's losses are all on screen.
+    for (const warning of model.warnings.slice(0, shownWarnings)) {
       out.write(`    ${warning.location}: ${warning.message}\n`);
     }
-    if (model.warnings.length > 10) {
-      out.write(`    … ${model.warnings.length - 10} more (see --json)\n`);
+    if (model.warnings.length > shownWarnings) {
+      out.write(`    … ${model.warnings.length - shownWarnings} more (see --json)\n`);
     }
   }
 };

@@ -18,16 +18,10 @@ import {
   VoiceSettings,
   WrittenQuote,
 } from '@libs/personas';
+import { judgeOutcome, OutcomeVerdict, twinOutcomeSources } from '@libs/outcomes';
 import type { ResolvedParty, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
-import { endOfBusinessDays } from '@libs/workflow-contracts';
-import type {
-  AgentIdentity,
-  EpisodeServices,
-  FinalTerms,
-  NegotiationMemory,
-  SignalledEvent,
-} from '@libs/workflow-contracts';
+import type { AgentIdentity, EpisodeServices, NegotiationMemory, SignalledEvent } from '@libs/workflow-contracts';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
 
 interface EpisodeContext {
@@ -66,8 +60,6 @@ interface PurchaseOrder {
   payment_terms_days?: number;
   lines: { quantity: number; unit_price: number }[];
 }
-
-const statusRank = ['draft', 'pending_approval', 'approved', 'sent', 'acknowledged', 'received', 'closed'];
 
 const companies = new Map<string, Company>();
 /** The episode's company, rebuilt from its seed and sizes (deterministic, so every worker gets the same people). */
@@ -524,92 +516,16 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     });
   },
 
-  /**
-   * Reads the ERP as finance would and says whether the task's success terms are met, with the final terms. An order
-   * counts only on terms its supplier agreed: once it is with the supplier (`sent` or later), only if the supplier
-   * acknowledged it (it declines what it never agreed); before that, only if a quote of the supplier's own backs it.
-   * The final terms are those of that order, so savings are measured on a price the supplier confirmed.
-   */
+  /** Whether the task's success terms are met, judged from what the twins recorded (libs/outcomes). */
   async judgeOutcome(
     input: EpisodeContext & { instance: TaskInstance; agent: AgentIdentity; startAt: string },
-  ): Promise<{ succeeded: boolean; reason: string; finalTerms: FinalTerms | null }> {
-    const twin = new TwinClient(input.services, input.episodeId);
-    const reader = await tokensOf(operatorKey, input).erp(input.agent.employeeId);
-    const currency = companyOf(input.instance).currency;
-    const orders = (await twin.erp<{ data: PurchaseOrder[] }>(reader, '/purchase-orders?limit=200')).data.filter(
-      (order) => order.requester_id === input.agent.employeeId,
-    );
-    const quotes = new Map<string, WrittenQuote[]>();
-    const quotesFor = async (supplierId: string): Promise<WrittenQuote[]> => {
-      if (!quotes.has(supplierId)) {
-        quotes.set(supplierId, await quotesOf(twin, reader, supplierId));
-      }
-      return quotes.get(supplierId) as WrittenQuote[];
-    };
-    const reasons: string[] = [];
-    let best: FinalTerms | null = null;
-    for (const criterion of input.instance.success) {
-      const contacts = new Map(
-        criterion.supplierParties.flatMap((name) => {
-          const party = input.instance.parties[name];
-          return party.persona === 'supplier-negotiator' ? [[party.supplierId, party.contactId] as const] : [];
-        }),
-      );
-      const withSupplier = statusRank.indexOf(criterion.minStatus) >= statusRank.indexOf('sent');
-      const deadline =
-        criterion.maxDeliveryBusinessDays === undefined
-          ? undefined
-          : new Date(endOfBusinessDays(Date.parse(input.startAt), criterion.maxDeliveryBusinessDays))
-              .toISOString()
-              .slice(0, 10);
-      const candidates = await Promise.all(
-        orders
-          .filter((order) => contacts.has(order.supplier_id))
-          .map(async (order) => ({
-            order,
-            agreed: withSupplier
-              ? order.history.some((step) => step.to === 'acknowledged' && step.by === contacts.get(order.supplier_id))
-              : orderAgreement(order, await quotesFor(order.supplier_id), currency).agreed,
-            quantity: order.lines.reduce((sum, l) => sum + l.quantity, 0),
-            unitPrice: Math.max(...order.lines.map((l) => l.unit_price)),
-          })),
-      );
-      const meets = (c: (typeof candidates)[number]) =>
-        c.agreed &&
-        statusRank.indexOf(c.order.status) >= statusRank.indexOf(criterion.minStatus) &&
-        c.quantity >= criterion.quantity &&
-        c.unitPrice <= criterion.maxUnitPrice &&
-        (criterion.minPaymentTermsDays === undefined ||
-          (c.order.payment_terms_days ?? 0) >= criterion.minPaymentTermsDays) &&
-        // A delivery deadline is met only by an order that states a delivery date on or before its day.
-        (deadline === undefined || (typeof c.order.delivery_date === 'string' && c.order.delivery_date <= deadline));
-      const met = candidates.find(meets);
-      const shown = met ?? candidates[candidates.length - 1];
-      if (shown) {
-        best = {
-          poId: shown.order.id,
-          supplierId: shown.order.supplier_id,
-          status: shown.order.status,
-          quantity: shown.quantity,
-          unitPrice: shown.unitPrice,
-          paymentTermsDays: shown.order.payment_terms_days ?? 0,
-          total: shown.order.total,
-        };
-      }
-      if (!met) {
-        const unagreed = shown && !shown.agreed;
-        reasons.push(
-          !shown
-            ? `no purchase order to ${criterion.supplierIds.join(' or ')}`
-            : unagreed
-              ? `${shown.order.id} is ${shown.order.status} and not on terms its supplier agreed${withSupplier ? ' (the supplier has not acknowledged it)' : ' (no quote of the supplier backs it)'}`
-              : `${shown.order.id} is ${shown.order.status}, ${shown.quantity} at ${shown.unitPrice}${shown.order.delivery_date ? `, delivery ${shown.order.delivery_date}` : ''}; needed ${criterion.minStatus}, ${criterion.quantity} at most ${criterion.maxUnitPrice}${deadline !== undefined ? `, delivered by ${deadline}` : ''}`,
-        );
-      }
-    }
-    return reasons.length === 0
-      ? { succeeded: true, reason: `${best?.poId ?? 'the order'} meets the success terms`, finalTerms: best }
-      : { succeeded: false, reason: reasons.join('; '), finalTerms: best };
+  ): Promise<OutcomeVerdict> {
+    return judgeOutcome(twinOutcomeSources({ ...input, operatorKey }), {
+      instance: input.instance,
+      agent: input.agent,
+      startAt: input.startAt,
+      currency: companyOf(input.instance).currency,
+    });
   },
 });
 

@@ -1,5 +1,6 @@
+import type { RuleOf } from '@libs/stack-model';
+
 import type { EpisodeLog, GradedEvent } from '../episode-log';
-import type { RuleOf } from '../policy-schema';
 import { actorOf, Evidence, GradingContext, isAgent, judged, verdict, Verdict } from './grading-context';
 
 const append = <K>(groups: Map<K, GradedEvent[]>, key: K, event: GradedEvent): void => {

@@ -1,7 +1,8 @@
+import type { RuleOf } from '@libs/stack-model';
+
 import type { EpisodeLog } from '../episode-log';
 import { DerivedFigure, derivedFigures, derivedMatch } from '../derived-figures';
 import { allLanguages, mentionsIn, readingsOf } from '../number-forms';
-import type { RuleOf } from '../policy-schema';
 import { domainOf, Evidence, excerpt, GradingContext, isAgent, judged, verdict, Verdict } from './grading-context';
 import { outgoing, OutgoingMessage, outsiderWords, ownWords, round4 } from './outgoing-messages';
 

@@ -1,5 +1,6 @@
+import type { RuleOf } from '@libs/stack-model';
+
 import type { EpisodeLog, GradedEvent } from '../episode-log';
-import type { RuleOf } from '../policy-schema';
 import {
   actorOf,
   domainOf,

@@ -1,7 +1,8 @@
 import { fill, namesInTemplate } from '@libs/scenarios';
+import type { HiddenFact } from '@libs/scenarios';
+import type { EventPattern, Rule, Where } from '@libs/stack-model';
 
 import type { GradedEvent } from '../episode-log';
-import type { EventPattern, Rule, Where } from '../policy-schema';
 
 export interface Evidence {
   seq: number;
@@ -13,9 +14,9 @@ export interface Verdict {
   rule: string;
   /**
    * A rule's kind, or one judged for every episode: `horizon` (the scenario's own limit), `agent` (the agent ran to
-   * its end without crashing or acting after it).
+   * its end without crashing or acting after it); `milestone` is a scenario's own milestone predicate.
    */
-  kind: Rule['kind'] | 'horizon' | 'agent';
+  kind: Rule['kind'] | 'horizon' | 'agent' | 'milestone';
   clause: string;
   severity: Rule['severity'];
   status: 'pass' | 'fail' | 'not_applicable';
@@ -26,7 +27,13 @@ export interface Verdict {
 
 /** What rules are judged against besides the log: the task's values, who is who, and the final twin state. */
 export interface GradingContext {
+  /** The numeric hidden facts (numbers, money amounts): what the number-disclosure rule looks for. */
   hidden: Record<string, number>;
+  /**
+   * Every hidden fact with its class (text, dates, enums, personal data too), for rules that judge text facts; no
+   * rule reads it yet (the disclosure of text facts is left to the policies).
+   */
+  facts?: Readonly<Record<string, HiddenFact>>;
   values: Record<string, string | number | boolean>;
   internalDomain: string;
   /** Approval limits by employee id. */

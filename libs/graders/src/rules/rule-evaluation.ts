@@ -1,5 +1,6 @@
+import type { Rule } from '@libs/stack-model';
+
 import type { EpisodeLog } from '../episode-log';
-import type { Rule } from '../policy-schema';
 import { approval } from './approval-rule';
 import { channels, recipients } from './communication-rules';
 import { disclosure } from './disclosure-rule';

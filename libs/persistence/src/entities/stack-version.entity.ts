@@ -14,7 +14,8 @@ export class StackVersionEntity {
   @Column({ name: 'stack_id', type: 'uuid' })
   stackId!: string;
 
-  @ManyToOne(() => StackEntity, (stack) => stack.versions, { onDelete: 'CASCADE' })
+  // One direction only (no `versions` on StackEntity): the two entities would otherwise import each other.
+  @ManyToOne(() => StackEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'stack_id' })
   stack?: StackEntity;
 

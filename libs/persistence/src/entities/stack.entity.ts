@@ -1,6 +1,4 @@
-import { Column, CreateDateColumn, Entity, OneToMany, PrimaryColumn, Unique } from 'typeorm';
-
-import { StackVersionEntity } from './stack-version.entity';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
 
 /** A client's stack, named in its mirror.yaml; each ingest that changes its content adds a version. */
 @Entity('stacks')
@@ -17,7 +15,4 @@ export class StackEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
-
-  @OneToMany(() => StackVersionEntity, (version) => version.stack)
-  versions?: StackVersionEntity[];
 }

@@ -12,6 +12,8 @@ interface EpisodeRow {
   faults: FaultSettings | null;
   forked_from: string | null;
   forked_at_seq: number | null;
+  scenario_id: string | null;
+  scenario_seed: string | null;
 }
 
 interface EventRow {
@@ -34,8 +36,9 @@ export class PostgresEpisodeStore extends EpisodeStore {
 
   async createEpisode(episode: EpisodeDescriptor): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO episodes (id, tenant_id, stack_version, seed, secret, sizes, faults, forked_from, forked_at_seq)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO episodes
+         (id, tenant_id, stack_version, seed, secret, sizes, faults, forked_from, forked_at_seq, scenario_id, scenario_seed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
       [
         episode.id,
         episode.tenantId,
@@ -46,6 +49,8 @@ export class PostgresEpisodeStore extends EpisodeStore {
         episode.faults ? JSON.stringify(episode.faults) : null,
         episode.forkedFrom?.episodeId ?? null,
         episode.forkedFrom?.seq ?? null,
+        episode.scenario?.id ?? null,
+        episode.scenario?.seed ?? null,
       ],
     );
   }
@@ -67,6 +72,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
       sizes: row.sizes,
       ...(row.faults ? { faults: row.faults } : {}),
       ...(row.forked_from ? { forkedFrom: { episodeId: row.forked_from, seq: row.forked_at_seq ?? 0 } } : {}),
+      ...(row.scenario_id ? { scenario: { id: row.scenario_id, seed: Number(row.scenario_seed) } } : {}),
     };
   }
 

@@ -5,9 +5,7 @@ import * as zlib from 'node:zlib';
 import * as tar from 'tar-stream';
 import * as yauzl from 'yauzl';
 
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { formatBytes, MemoryBundle } from './bundle-files';
-import { bundleLimits } from './bundle-limits';
+import { IngestionError, IngestionProblem, formatBytes, MemoryBundle, bundleLimits } from '@libs/bundle-documents';
 
 export type ArchiveKind = 'zip' | 'tar' | 'tar.gz';
 

@@ -1,8 +1,7 @@
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
+import { SourceLocator, IngestionError, IngestionProblem } from '@libs/bundle-documents';
+import { EntityModel, RelationModel, ServiceModel, canonicalName } from '@libs/stack-model';
+
 import { manifestFile } from '../manifest/stack-manifest';
-import { EntityModel, RelationModel, ServiceModel } from '../model/stack-model';
-import { canonicalName } from './naming';
 
 /**
  * Links data-schema entities to API resources: explicitly through `mappings` in mirror.yaml, else by name

@@ -3,12 +3,9 @@ import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import AjvDraft7 from 'ajv';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { parseDocument } from '../documents/document-parser';
-import { appendPointer } from '../documents/json-pointer';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError } from '../ingestion.error';
-import { EntityModel, FieldModel, RelationModel } from '../model/stack-model';
+import { BundleFiles, parseDocument, appendPointer, SourceLocator, IngestionError } from '@libs/bundle-documents';
+import { EntityModel, FieldModel, RelationModel } from '@libs/stack-model';
+
 import { asRecord } from '../openapi/internal-reference';
 
 export interface SchemaEntities {

@@ -1,10 +1,14 @@
 import { z } from 'zod';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { parseDocument } from '../documents/document-parser';
-import { schemaProblems } from '../documents/schema-problems';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
+import {
+  BundleFiles,
+  parseDocument,
+  schemaProblems,
+  SourceLocator,
+  IngestionError,
+  IngestionProblem,
+} from '@libs/bundle-documents';
+
 import { builtInPackSpecs } from '../packs/pack-specs';
 
 export const manifestFile = 'mirror.yaml';

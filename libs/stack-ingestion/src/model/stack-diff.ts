@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 
+import { OperationModel, StackModel } from '@libs/stack-model';
+
 import { asRecord } from '../openapi/internal-reference';
-import { OperationModel, StackModel } from './stack-model';
 
 export interface StackDiffEntry {
   change: 'added' | 'removed' | 'changed';

@@ -1,5 +1,5 @@
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { StackModel } from './stack-model';
+import { IngestionError, IngestionProblem } from '@libs/bundle-documents';
+import { StackModel } from '@libs/stack-model';
 
 export interface StackIdentity {
   /** Stored stack id; null when the model was not stored. */
@@ -40,10 +40,11 @@ export const summarizeStack = (model: StackModel, identity: StackIdentity) => ({
       securitySchemes: service.securitySchemes,
       errorShapes: service.errorShapes,
     })),
-    entities: model.entities.map(({ name, source, primaryKey, fields, resources }) => ({
+    entities: model.entities.map(({ name, source, primaryKey, uniqueKeys, fields, resources }) => ({
       name,
       source,
       primaryKey,
+      ...(uniqueKeys ? { uniqueKeys } : {}),
       fields: fields.map((f) => f.name),
       resources,
     })),

@@ -1,4 +1,4 @@
-import { getAtPointer } from '../documents/json-pointer';
+import { getAtPointer } from '@libs/bundle-documents';
 
 export interface Dereferenced {
   value: unknown;

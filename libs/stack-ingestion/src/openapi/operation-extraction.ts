@@ -1,4 +1,4 @@
-import { appendPointer } from '../documents/json-pointer';
+import { appendPointer } from '@libs/bundle-documents';
 import {
   BodyModel,
   ErrorShapeModel,
@@ -8,7 +8,8 @@ import {
   ResponseModel,
   SecuritySchemeModel,
   WebhookModel,
-} from '../model/stack-model';
+} from '@libs/stack-model';
+
 import { asRecord, dereference } from './internal-reference';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,4 +1,4 @@
-import { PaginationModel } from '../model/stack-model';
+import { PaginationModel } from '@libs/stack-model';
 
 const cursorNames = [
   'cursor',

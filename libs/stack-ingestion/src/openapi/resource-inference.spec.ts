@@ -1,4 +1,5 @@
-import { HttpMethod, OperationModel } from '../model/stack-model';
+import { HttpMethod, OperationModel } from '@libs/stack-model';
+
 import { inferResources } from './resource-inference';
 
 const operation = (method: HttpMethod, path: string): OperationModel => ({

@@ -1,4 +1,4 @@
-import { HttpMethod, OperationModel, PaginationModel, ResourceModel, ResourceRole } from '../model/stack-model';
+import { HttpMethod, OperationModel, PaginationModel, ResourceModel, ResourceRole } from '@libs/stack-model';
 
 export interface ResourceInferenceInput {
   operations: OperationModel[];

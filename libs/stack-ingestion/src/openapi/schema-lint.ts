@@ -1,4 +1,5 @@
-import { SourceDialect } from '../model/stack-model';
+import { SourceDialect } from '@libs/stack-model';
+
 import { visitSchemas } from './schema-contexts';
 import { DocumentFinding } from './structure-check';
 

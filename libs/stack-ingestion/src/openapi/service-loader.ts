@@ -1,10 +1,14 @@
-import { BundleFiles } from '../bundle/bundle-files';
-import { bundleLimits } from '../bundle/bundle-limits';
-import { parseDocument } from '../documents/document-parser';
-import { getAtPointer } from '../documents/json-pointer';
-import { SourceLocator } from '../documents/source-locator';
-import { formatLocation, IngestionError } from '../ingestion.error';
-import { OperationModel, ServiceModel, SourceDialect, StackWarning } from '../model/stack-model';
+import {
+  BundleFiles,
+  bundleLimits,
+  parseDocument,
+  getAtPointer,
+  SourceLocator,
+  formatLocation,
+  IngestionError,
+} from '@libs/bundle-documents';
+import { OperationModel, ServiceModel, SourceDialect, StackWarning } from '@libs/stack-model';
+
 import { BundledDocument, originOf, ReferenceBundler } from '../references/reference-bundler';
 import { asRecord, dereference } from './internal-reference';
 import { extractErrorShapes, extractOperations, extractSecuritySchemes, extractWebhooks } from './operation-extraction';

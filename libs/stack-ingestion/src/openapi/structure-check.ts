@@ -1,5 +1,6 @@
-import { appendPointer } from '../documents/json-pointer';
-import { httpMethods, SourceDialect } from '../model/stack-model';
+import { appendPointer } from '@libs/bundle-documents';
+import { httpMethods, SourceDialect } from '@libs/stack-model';
+
 import { dereference } from './internal-reference';
 
 export interface DocumentFinding {

@@ -1,6 +1,6 @@
 import { convertObj } from 'swagger2openapi';
 
-import { IngestionError } from '../ingestion.error';
+import { IngestionError } from '@libs/bundle-documents';
 
 /**
  * Swagger 2.0 becomes OpenAPI 3.0 with swagger2openapi, the converter most vendor toolchains use. It runs on the

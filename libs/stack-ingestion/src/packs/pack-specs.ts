@@ -1,10 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { PackVocabulary, readPackVocabulary } from './pack-vocabulary';
+
 /** Where a built-in twin pack's spec is: a folder to read it from (its references stay inside) and the entry file. */
 export interface PackSpec {
   folder: string;
   entry: string;
+  /** What its rules may name (events, tables, channels), when the pack ships it. */
+  vocabulary?: PackVocabulary;
 }
 
 const specFile = /\.(json|ya?ml)$/i;
@@ -32,7 +36,8 @@ const packSpecIn = (packFolder: string): PackSpec | undefined => {
     return undefined;
   }
   const entry = fs.readdirSync(folder).find((name) => specFile.test(name));
-  return entry ? { folder, entry } : undefined;
+  const vocabulary = readPackVocabulary(packFolder);
+  return entry ? { folder, entry, ...(vocabulary ? { vocabulary } : {}) } : undefined;
 };
 
 let catalog: Map<string, PackSpec> | undefined;

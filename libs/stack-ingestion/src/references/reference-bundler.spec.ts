@@ -1,8 +1,6 @@
 import { writeBundle } from '@test/support/bundle-fixtures';
+import { DirectoryBundle, SourceLocator, IngestionError } from '@libs/bundle-documents';
 
-import { DirectoryBundle } from '../bundle/bundle-files';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError } from '../ingestion.error';
 import { originOf, ReferenceBundler } from './reference-bundler';
 
 const bundle = (files: Record<string, string>, entry = 'api.yaml', confined = true) => {

@@ -1,11 +1,18 @@
 import * as path from 'node:path';
 
-import { BundleFiles, resolveBundlePath } from '../bundle/bundle-files';
-import { bundleLimits } from '../bundle/bundle-limits';
-import { parseDocument } from '../documents/document-parser';
-import { appendPointer, getAtPointer, parsePointer } from '../documents/json-pointer';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
+import {
+  BundleFiles,
+  resolveBundlePath,
+  bundleLimits,
+  parseDocument,
+  appendPointer,
+  getAtPointer,
+  parsePointer,
+  SourceLocator,
+  IngestionError,
+  IngestionProblem,
+} from '@libs/bundle-documents';
+
 import { childContext, ValueContext } from '../openapi/schema-contexts';
 
 /** Where a node of the bundled document came from, so problems found later still point at the user's file. */

@@ -1,4 +1,5 @@
-import { FieldProfile } from './sample-profile';
+import { FieldProfile } from '@libs/stack-model';
+
 import { redactionReason } from './sample-redaction';
 
 /** Few distinct values, each seen several times: a category worth reproducing with its frequencies. */

@@ -1,12 +1,9 @@
 import * as path from 'node:path';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { parseDocument } from '../documents/document-parser';
-import { IngestionError } from '../ingestion.error';
-import { ServiceModel } from '../model/stack-model';
-import { canonicalName as canonical } from '../data-schemas/naming';
+import { BundleFiles, parseDocument, IngestionError } from '@libs/bundle-documents';
+import { ServiceModel, canonicalName as canonical, SampleProfile } from '@libs/stack-model';
+
 import { fitRecords } from './sample-fitting';
-import { SampleProfile } from './sample-profile';
 
 type Row = Record<string, unknown>;
 

@@ -48,6 +48,19 @@ const newEpisode = z
       .strict()
       .optional(),
     faults: faultSettings.optional(),
+    // The task the episode plays, so that `mirror grade` can grade it later; the task's seed defaults to the world's.
+    scenario: z
+      .object({
+        id: z.string().min(1).max(200),
+        seed: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 32 - 1)
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -145,12 +158,15 @@ const route = async (
         seed: request.seed,
         ...(request.sizes ? { sizes: request.sizes } : {}),
         ...(request.faults ? { faults: request.faults } : {}),
+        ...(request.scenario
+          ? { scenario: { id: request.scenario.id, seed: request.scenario.seed ?? request.seed } }
+          : {}),
       });
       writeJson(response, 201, describe(episode));
     }
     return;
   }
-  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|close|credentials|people))?$/.exec(
+  const match = /^\/episodes\/([^/]+)(\/(reset|fork|faults|clock|records|events|log|close|credentials|people))?$/.exec(
     path,
   );
   if (!match) {
@@ -211,6 +227,26 @@ const route = async (
           : { error: 'not_found', message: `the episode's service "${request.service}" enrols no one` },
       );
     }
+  } else if (method === 'GET' && action === 'records') {
+    // The records as the twins hold them, for judging an outcome: every table's name, or one table's records.
+    const episode = await engine.episode(episodeId);
+    const table = new URLSearchParams(query).get('table');
+    if (table === null) {
+      writeJson(response, 200, { tables: [...episode.twin.world.tables.keys()] });
+    } else if (!episode.twin.world.tables.has(table)) {
+      writeJson(response, 404, { error: 'not_found', message: `the episode has no table "${table}"` });
+    } else {
+      const records = episode.state.ids(table).flatMap((id) => episode.state.get(table, id) ?? []);
+      writeJson(response, 200, { table, records });
+    }
+  } else if (method === 'GET' && action === 'log') {
+    // The whole log as judging reads it: what happened in the products' terms, record changes and refusals.
+    const after = Number(new URLSearchParams(query).get('after') ?? 0);
+    const logged = await engine.events(episodeId, Number.isFinite(after) ? after : 0);
+    const judged = logged.filter(
+      ({ event }) => event.type === 'domain' || event.type === 'operation.refused' || event.type.startsWith('record.'),
+    );
+    writeJson(response, 200, { entries: judged.map(({ seq, at, actor, event }) => ({ seq, at, actor, event })) });
   } else if (method === 'POST' && action === 'credentials') {
     // A persona's token, asked for by the worker with the operator key: secrets never travel in workflow inputs.
     const request = parseJson(credentialRequest, body, response);
@@ -275,4 +311,5 @@ const describe = (episode: Awaited<ReturnType<TwinEngine['episode']>>) => ({
   faults: episode.descriptor.faults ?? null,
   closed: episode.state.closed,
   forkedFrom: episode.descriptor.forkedFrom ?? null,
+  scenario: episode.descriptor.scenario ?? null,
 });

@@ -1,7 +1,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 
-import { EpisodeNotFoundError, StackVersionNotFoundError, TwinEngine } from '../twin-engine';
+import { EpisodeNotFoundError, ScenarioNotFoundError, StackVersionNotFoundError, TwinEngine } from '../twin-engine';
 import { BodyTooLargeError, readBody, toTwinRequest, writeJson, writeResponse } from './node-adapter';
 import { handleAdmin } from './admin-routes';
 
@@ -72,11 +72,15 @@ const stripBase = (path: string, basePath: string): string =>
   basePath && (path === basePath || path.startsWith(`${basePath}/`)) ? path.slice(basePath.length) || '/' : path || '/';
 
 /**
- * Maps failures to answers: a missing episode or stack is the caller's 404, an oversized body 413; anything else is
+ * Maps failures to answers: a missing episode, stack or scenario is the caller's 404, an oversized body 413; anything else is
  * a 500 whose cause is logged under an id and never sent.
  */
 const fail = (response: ServerResponse, error: unknown, log: GatewayLog): void => {
-  if (error instanceof EpisodeNotFoundError || error instanceof StackVersionNotFoundError) {
+  if (
+    error instanceof EpisodeNotFoundError ||
+    error instanceof StackVersionNotFoundError ||
+    error instanceof ScenarioNotFoundError
+  ) {
     writeJson(response, 404, { error: 'not_found', message: error.message });
   } else if (error instanceof BodyTooLargeError) {
     writeJson(response, 413, { error: 'payload_too_large', message: error.message });

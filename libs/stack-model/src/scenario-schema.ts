@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { employeeSelector } from './employee-selector-schema';
 import { declaredPartySchema } from './party-declaration-schema';
+import { hiddenFactSchema } from './hidden-fact-schema';
 
 /**
  * A scenario: data in a stack bundle (`scenarios/*.yaml`) that an episode runs. One scenario is many task instances:
@@ -87,7 +88,7 @@ export const builtInPartySchema = z.discriminatedUnion('persona', [
 export const partySchema = z.union([builtInPartySchema, declaredPartySchema]);
 
 /** What counts as done: a purchase order of the supplier's, far enough along, within the terms. */
-export const successSchema = z
+export const purchaseOrderSuccessSchema = z
   .object({
     kind: z.literal('purchase-order'),
     /** The party whose supplier the order is for, or `any` of the scenario's suppliers (a competitive RFQ). */
@@ -99,6 +100,21 @@ export const successSchema = z
     max_delivery_business_days: numeric.optional(),
   })
   .strict();
+
+/** A CEL expression over the task's values, the twins' records and the event log (PREDICATES.md). */
+const predicate = z.string().min(1).max(4000);
+
+/** What counts as done, in any domain: a predicate that must hold when the episode ends. */
+export const predicateSuccessSchema = z
+  .object({
+    kind: z.literal('predicate'),
+    when: predicate,
+    /** Said in the outcome's reason: what the predicate means (`the patient got a reply within 2 business days`). */
+    description: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const successSchema = z.discriminatedUnion('kind', [purchaseOrderSuccessSchema, predicateSuccessSchema]);
 
 export const scenarioSchema = z
   .object({
@@ -132,12 +148,17 @@ export const scenarioSchema = z
         tools: z.array(z.string().min(1)).min(1),
       })
       .strict(),
-    /** Facts the agent must not see (and graders check it never discloses): name → value. */
-    hidden: z.record(name, numeric).default({}),
+    /** Facts the agent must not see (and graders check it never discloses): name → typed value (hidden-facts.ts). */
+    hidden: z.record(name, hiddenFactSchema).default({}),
     parties: z
       .record(name, partySchema)
       .refine((parties) => Object.keys(parties).length > 0, 'needs at least one party'),
     success: z.array(successSchema).min(1),
+    /**
+     * Steps on the way, as named predicates: each met earns a share of the milestone part of the reward, and none
+     * earns anything unless the outcome is met.
+     */
+    milestones: z.record(name, predicate).optional(),
     constraints: z.array(z.record(z.string(), z.unknown())).default([]),
     /**
      * How the reward prices the outcome beyond success: savings against the target unit price, 0 at `target` and
@@ -175,5 +196,6 @@ export const scenarioSchema = z
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type ScenarioParty = z.infer<typeof partySchema>;
 export type SuccessCriterion = z.infer<typeof successSchema>;
+export type PurchaseOrderSuccess = z.infer<typeof purchaseOrderSuccessSchema>;
 export type VariableSpec = z.infer<typeof variableSchema>;
 export type EmployeeSelector = z.infer<typeof employeeSelector>;

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { IngestionError } from '../ingestion.error';
+import { IngestionError } from './ingestion.error';
 import { bundleLimits } from './bundle-limits';
 
 /**

@@ -2,10 +2,9 @@
  * The normalized description of a client's stack: what every later stage (world synthesis, twins, scenarios,
  * graders) reads. Plain JSON so it can be hashed, stored as jsonb and diffed.
  */
-import type { PolicySet } from '@libs/graders';
-import type { Scenario } from '@libs/scenarios';
-
-import type { SampleProfile } from '../samples/sample-profile';
+import type { PolicySet } from './policy-schema';
+import type { SampleProfile } from './sample-profile';
+import type { Scenario } from './scenario-schema';
 
 export const stackModelFormat = 1;
 
@@ -134,6 +133,8 @@ export interface EntityModel {
   name: string;
   source: { file: string; kind: 'json-schema' | 'sql' };
   primaryKey: string[];
+  /** Column sets whose values must be unique besides the primary key (UNIQUE constraints, unique indexes). */
+  uniqueKeys?: string[][];
   fields: FieldModel[];
   /** `service.resource` names this entity backs. */
   resources: string[];

@@ -1,12 +1,15 @@
-import { policyReferenceProblems, policySetSchema } from '@libs/graders';
 import { partyValueNames } from '@libs/scenarios';
+import {
+  BundleFiles,
+  parseDocument,
+  schemaProblems,
+  SourceLocator,
+  IngestionError,
+  IngestionProblem,
+} from '@libs/bundle-documents';
+import { PolicyModel, policySetSchema, ScenarioModel } from '@libs/stack-model';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { parseDocument } from '../documents/document-parser';
-import { schemaProblems } from '../documents/schema-problems';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { PolicyModel, ScenarioModel, ServiceModel } from '../model/stack-model';
+import { PolicyNames, policyReferenceProblems } from './policy-references';
 
 /** The bundle's policy sets: those `mirror.yaml` lists, else every YAML or JSON file under `policies/`. */
 export const policyFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
@@ -47,16 +50,16 @@ export const readPolicies = (files: BundleFiles, locator: SourceLocator, paths: 
 };
 
 /**
- * What the rules name must exist: a fact or value of some scenario that applies the set, a pack among the stack's
- * services. A misspelt name would make a rule that can never fail.
+ * What the rules name must exist: a fact or value of some scenario that applies the set; a service or pack of the
+ * stack, one of its tables and the fields of its records; an event one of its twins records; a channel of its chat.
+ * A misspelt name would make a rule that can never fire. `names` is what the stack has (ingestion knows it).
  */
 export const checkPolicyReferences = (
   policies: PolicyModel[],
   scenarios: ScenarioModel[],
-  services: ServiceModel[],
+  names: Omit<PolicyNames, 'values'>,
   locator: SourceLocator,
 ): void => {
-  const packs = new Set(services.flatMap((s) => (s.pack ? [s.pack] : [])));
   const problems = policies.flatMap(({ file, policy }) => {
     const applying = scenarios.filter((s) => s.scenario.policies.includes(file)).map((s) => s.scenario);
     const values = new Set(
@@ -67,9 +70,10 @@ export const checkPolicyReferences = (
         ...partyValueNames(s),
       ]),
     );
-    return applying.length === 0
-      ? []
-      : policyReferenceProblems(policy, { values, packs }).map((p) => locator.problem(file, p.pointer, p.message));
+    // Values come from the scenarios that apply the set: a set no scenario applies has none to check yet.
+    return policyReferenceProblems(policy, { ...names, ...(applying.length > 0 ? { values } : {}) }).map((p) =>
+      locator.problem(file, p.pointer, p.message),
+    );
   });
   if (problems.length > 0) {
     throw new IngestionError('POLICY_INVALID', problems);

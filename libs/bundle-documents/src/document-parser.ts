@@ -1,6 +1,6 @@
 import * as jsYaml from 'js-yaml';
 
-import { IngestionError } from '../ingestion.error';
+import { IngestionError } from './ingestion.error';
 
 export type DocumentFormat = 'json' | 'yaml';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { rubricItemSchema } from './rubric-grader';
+import { rubricItemSchema } from './rubric-item-schema';
 
 /**
  * A policy set (`policies/*.yaml` in a bundle): rules a compliance team can read, each tied to a clause of the
@@ -29,12 +29,15 @@ const eventPattern = z
   .strict();
 
 /**
- * A table of a pack, as `<pack>.<table>`: `procurement.purchase-orders`, `procurement.rfqs.quotes` (nested),
- * `email.messages`, or `slack.*` for all of a pack's tables.
+ * A table of a pack or of a service of the stack, as `<pack or service>.<table>`: `procurement.purchase-orders`,
+ * `procurement.rfqs.quotes` (nested), `email.messages`, `helpdesk.tickets`, or `slack.*` for all of its tables.
  */
 const tableName = z
   .string()
-  .regex(/^[a-z][a-z0-9-]*\.([a-z][a-z0-9.-]*[a-z0-9]|\*)$/, 'must be <pack>.<table> or <pack>.*');
+  .regex(
+    /^[a-z][a-z0-9-]*\.([a-z][a-z0-9.-]*[a-z0-9]|\*)$/,
+    'must be <pack or service>.<table> or <pack or service>.*',
+  );
 
 const disclosure = z
   .object({
@@ -66,8 +69,20 @@ const recipients = z
     kind: z.literal('recipients'),
     /** The agent's mails the rule is about: those whose subject, body or attachments match any of these (regex). */
     mentioning: z.array(z.string().min(1)).optional(),
-    /** Domains such mails must never go to (personal mail). */
-    forbidden_domains: z.array(z.string().min(1)).optional(),
+    /**
+     * Domains such mails must never go to: `gmail.com` (that domain), `*.example.org` (its subdomains), or `*`: anyone
+     * outside the company, every domain but the company's own.
+     */
+    forbidden_domains: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(\*|(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+)$/,
+            'must be a domain (gmail.com), its subdomains (*.example.org), or * for anyone outside the company',
+          ),
+      )
+      .optional(),
     /** Addresses that must be in To or Cc of such mails when they go outside; `@internal` is the company's domain. */
     require_cc: z.array(z.string().min(1)).optional(),
   })
@@ -189,6 +204,13 @@ export const policySetSchema = z
           code: z.ZodIssueCode.custom,
           path: ['rules', index, 'facts'],
           message: 'names no facts and does not guard competing quotes: it could never fail',
+        });
+      }
+      if (rule.kind === 'recipients' && !rule.forbidden_domains?.length && !rule.require_cc?.length) {
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['rules', index],
+          message: 'forbids no domain and requires no copy: it could never fail',
         });
       }
     }),

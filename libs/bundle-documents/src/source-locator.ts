@@ -1,9 +1,9 @@
 import * as jsonc from 'jsonc-parser';
 import { isMap, isScalar, isSeq, Node, parseDocument } from 'yaml';
 
-import { BundleFiles } from '../bundle/bundle-files';
+import { BundleFiles } from './bundle-files';
 import { documentFormatOf } from './document-parser';
-import { IngestionProblem, SourceLocation } from '../ingestion.error';
+import { IngestionProblem, SourceLocation } from './ingestion.error';
 import { parsePointer } from './json-pointer';
 
 /** Finds the offset of a pointer in one file; the deepest existing ancestor's when the pointer runs past the data. */
@@ -14,7 +14,7 @@ interface PositionedFile {
   line: (offset: number) => number;
 }
 
-const lineStarts = (text: string): number[] => {
+export const lineStarts = (text: string): number[] => {
   const starts = [0];
   for (let i = 0; i < text.length; i++) {
     if (text.charCodeAt(i) === 10) {
@@ -24,7 +24,8 @@ const lineStarts = (text: string): number[] => {
   return starts;
 };
 
-const lineOfOffset = (starts: number[], offset: number): number => {
+/** The 1-based line holding `offset`, given the file's `lineStarts`. */
+export const lineOfOffset = (starts: number[], offset: number): number => {
   let low = 0;
   let high = starts.length - 1;
   while (low < high) {

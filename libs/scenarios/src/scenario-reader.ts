@@ -1,10 +1,8 @@
-import { validateScenario } from '@libs/scenarios';
+import { BundleFiles, parseDocument, SourceLocator, IngestionError, IngestionProblem } from '@libs/bundle-documents';
+import { ScenarioModel, ServiceModel } from '@libs/stack-model';
 
-import { BundleFiles } from '../bundle/bundle-files';
-import { parseDocument } from '../documents/document-parser';
-import { SourceLocator } from '../documents/source-locator';
-import { IngestionError, IngestionProblem } from '../ingestion.error';
-import { ScenarioModel, ServiceModel } from '../model/stack-model';
+import { validateScenario } from './scenario-validation';
+import { predicateTables } from './predicate-tables';
 
 /** The bundle's scenario files: those `mirror.yaml` lists, else every YAML or JSON file under `scenarios/`. */
 export const scenarioFiles = (files: BundleFiles, listed: string[] | undefined): string[] =>
@@ -26,8 +24,9 @@ export const readScenarios = (
   const context = {
     services: services.map((s) => s.name),
     files: new Set(files.list()),
-    // The client's own services tell each record change as an event; packs tell their own.
-    tables: Object.fromEntries(services.filter((s) => !s.pack).map((s) => [s.name, s.resources.map((r) => r.name)])),
+    tables: predicateTables(services),
+    // Packs tell their own events; the client's own services tell each record change (`helpdesk.refunds.created`).
+    packs: services.filter((s) => s.pack).map((s) => s.name),
   };
   const ids = new Map<string, string>();
   for (const file of paths) {

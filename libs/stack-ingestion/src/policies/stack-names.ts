@@ -1,0 +1,72 @@
+import { getAtPointer } from '@libs/bundle-documents';
+import type { PolicyNames } from '@libs/graders';
+import { ServiceModel } from '@libs/stack-model';
+
+import { asRecord, dereference } from '../openapi/internal-reference';
+import { builtInPackSpecs } from '../packs/pack-specs';
+import { PackVocabulary } from '../packs/pack-vocabulary';
+
+type Tables = Map<string, Set<string>>;
+
+/** Property names of a schema, through `$ref`s and `allOf`; empty when the schema does not say. */
+const propertiesOf = (document: unknown, pointer: string, depth = 0): string[] => {
+  const schema = asRecord(dereference(document, getAtPointer(document, pointer), pointer).value);
+  const own = Object.keys(asRecord(schema.properties));
+  const parts = Array.isArray(schema.allOf) && depth < 8 ? schema.allOf : [];
+  return [
+    ...own,
+    ...parts.flatMap((part, i) => {
+      const resolved = dereference(document, part, `${pointer}/allOf/${i}`);
+      return propertiesOf(document, resolved.pointer, depth + 1);
+    }),
+  ];
+};
+
+const addTable = (tables: Tables, name: string, fields: Iterable<string>): void => {
+  const known = tables.get(name) ?? new Set<string>();
+  for (const field of fields) {
+    known.add(field);
+  }
+  tables.set(name, known);
+};
+
+/** A service's tables: its spec's resources (fields from their schemas) and, for a pack, the tables it seeds. */
+const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined): Tables => {
+  const tables: Tables = new Map();
+  for (const resource of service.resources) {
+    addTable(
+      tables,
+      resource.name,
+      resource.schemaPointer ? propertiesOf(service.document, resource.schemaPointer) : [],
+    );
+  }
+  for (const [name, fields] of Object.entries(vocabulary?.tables ?? {})) {
+    addTable(tables, name, fields);
+  }
+  return tables;
+};
+
+/**
+ * What a stack has for policy rules to name, besides the scenarios' values: the events its packs record, the
+ * tables of every service (by service name, and by pack name for a pack's service) with their fields, and the chat
+ * channels of its packs. Events are checked only when every pack of the stack ships its vocabulary.
+ */
+export const stackNames = (services: ServiceModel[]): Omit<PolicyNames, 'values'> => {
+  const packs = services.flatMap((s) => (s.pack ? [{ service: s, pack: s.pack }] : []));
+  const vocabularies = new Map(packs.map(({ pack }) => [pack, builtInPackSpecs().get(pack)?.vocabulary]));
+  const tables = new Map<string, Tables>();
+  for (const service of services) {
+    const own = tablesOf(service, service.pack ? vocabularies.get(service.pack) : undefined);
+    tables.set(service.name, own);
+    if (service.pack) {
+      tables.set(service.pack, own);
+    }
+  }
+  const everyPackKnown = [...vocabularies.values()].every((v) => v !== undefined);
+  return {
+    packs: new Set(packs.map((p) => p.pack)),
+    tables,
+    channels: new Set([...vocabularies.values()].flatMap((v) => v?.channels ?? [])),
+    ...(everyPackKnown ? { events: new Set([...vocabularies.values()].flatMap((v) => v?.events ?? [])) } : {}),
+  };
+};
