@@ -81,6 +81,8 @@ describe('parties declared as data', () => {
       3,
       scriptedAgent(seen),
     );
+    // Success is the scenario's predicate over what the twins recorded: the agent answered the customer.
+    expect(outcome.status).toBe('succeeded');
     const log = await harness.context.engine.events(outcome.episodeId);
     const domain = (name: string) =>
       log.filter(
@@ -221,6 +223,7 @@ describe('parties declared as data', () => {
       },
     };
     const outcome = await runEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 4, quiet);
+    expect(outcome.status).toBe('failed');
     const log = await harness.context.engine.events(outcome.episodeId);
     const texts = log.flatMap((e) =>
       e.event.type === 'domain' && e.event.name === 'slack.message.posted' ? [String(e.event.data.text)] : [],
