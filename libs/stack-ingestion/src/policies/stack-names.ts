@@ -67,6 +67,20 @@ export const stackNames = (services: ServiceModel[]): Omit<PolicyNames, 'values'
     packs: new Set(packs.map((p) => p.pack)),
     tables,
     channels: new Set([...vocabularies.values()].flatMap((v) => v?.channels ?? [])),
-    ...(everyPackKnown ? { events: new Set([...vocabularies.values()].flatMap((v) => v?.events ?? [])) } : {}),
+    ...(everyPackKnown
+      ? {
+          events: new Set([
+            ...[...vocabularies.values()].flatMap((v) => v?.events ?? []),
+            // The client's own services tell each record change as an event of their own (service-twin.ts).
+            ...services
+              .filter((s) => !s.pack)
+              .flatMap((s) =>
+                s.resources.flatMap((r) =>
+                  ['created', 'replaced', 'updated', 'deleted'].map((change) => `${s.name}.${r.name}.${change}`),
+                ),
+              ),
+          ]),
+        }
+      : {}),
   };
 };
