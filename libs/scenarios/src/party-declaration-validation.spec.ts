@@ -9,6 +9,7 @@ const context = {
   files: new Set<string>(),
   tables: { helpdesk: { refunds: ['id', 'amount', 'status'], tickets: null }, mail: { messages: null } },
   packs: ['mail', 'chat', 'erp'],
+  events: new Set(['email.sent', 'slack.message.posted', 'helpdesk.refunds.created']),
 };
 
 /** A scenario whose counterparties are declared as data; each case below breaks one thing of it. */
@@ -39,7 +40,7 @@ const valid = () => ({
       behaviour: [
         {
           approver: {
-            watch: { event: 'helpdesk.refund.requested', amount: 'event.data.amount' },
+            watch: { event: 'helpdesk.refunds.created', amount: 'event.data.record.amount' },
             over: 'threshold',
             limit: 1000,
             say: { slack: { channel: '#refunds', text: 'Refund {{review.decision}}' } },
@@ -141,6 +142,14 @@ describe('declared parties in validateScenario', () => {
       },
       '/parties/finance/behaviour/0/approver/watch/amount_field',
       /"helpdesk.refunds" has no field "total"; it has id, amount, status/,
+    ],
+    [
+      'a reaction to an event no twin of the stack records',
+      (s: Scenario) => {
+        s.parties.finance.reactions[0].when.event = 'slack.message.sent';
+      },
+      '/parties/finance/reactions/0/when/event',
+      /no twin of this stack records "slack.message.sent"/,
     ],
     [
       'a channel the stack does not have',

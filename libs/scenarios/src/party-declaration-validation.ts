@@ -13,6 +13,8 @@ export interface PartyReferences {
   tables?: Record<string, Record<string, readonly string[] | null>>;
   /** The services that are twin packs: they tell their own events, not one per record change. */
   packs?: string[];
+  /** The domain events the stack's twins record, when known: a reaction to any other could never fire. */
+  events?: ReadonlySet<string>;
   /** Checks an instance-time template or expression (mathjs, as the rest of the scenario's values). */
   uses: (expression: number | string, pointer: string, template?: boolean) => void;
   /** Every value name of the instance: what a reaction's CEL may read besides event, party, agent and review. */
@@ -42,6 +44,11 @@ export const checkDeclaredParty = (
     const problem = expressionProblem(source, references.valueNames);
     if (problem) {
       problems.push({ pointer, message: problem });
+    }
+  };
+  const event = (name: string, pointer: string) => {
+    if (references.events && !references.events.has(name)) {
+      problems.push({ pointer, message: `no twin of this stack records "${name}"` });
     }
   };
   const celTemplate = (text: string, pointer: string) =>
@@ -95,6 +102,7 @@ export const checkDeclaredParty = (
         cel(approver.watch.where, `${pointer}/approver/watch/where`);
       }
       if ('event' in approver.watch) {
+        event(approver.watch.event, `${pointer}/approver/watch/event`);
         cel(approver.watch.amount, `${pointer}/approver/watch/amount`);
       } else {
         const { service: watched, table, amount_field: field } = approver.watch;
@@ -139,6 +147,7 @@ export const checkDeclaredParty = (
   });
   spec.reactions.forEach((reaction, index) => {
     const pointer = at(`reactions/${index}`);
+    event(reaction.when.event, `${pointer}/when/event`);
     if (reaction.when.where) {
       cel(reaction.when.where, `${pointer}/when/where`);
     }

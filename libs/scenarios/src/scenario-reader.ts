@@ -18,6 +18,8 @@ export const readScenarios = (
   locator: SourceLocator,
   paths: string[],
   services: ServiceModel[],
+  /** The domain events the stack's twins record, when known: a party reacting to any other could never act. */
+  events?: ReadonlySet<string>,
 ): ScenarioModel[] => {
   const problems: IngestionProblem[] = [];
   const scenarios: ScenarioModel[] = [];
@@ -27,6 +29,7 @@ export const readScenarios = (
     tables: predicateTables(services),
     // Packs tell their own events; the client's own services tell each record change (`helpdesk.refunds.created`).
     packs: services.filter((s) => s.pack).map((s) => s.name),
+    ...(events ? { events } : {}),
   };
   const ids = new Map<string, string>();
   for (const file of paths) {

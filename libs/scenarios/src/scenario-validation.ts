@@ -26,6 +26,8 @@ export interface ScenarioContext {
   tables?: Record<string, Record<string, readonly string[] | null>>;
   /** The services that are twin packs: they tell their own domain events, not one per record change. */
   packs?: string[];
+  /** The domain events the stack's twins record, when known. */
+  events?: ReadonlySet<string>;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -139,7 +141,14 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
       checkDeclaredParty(
         name,
         party,
-        { services: context.services, tables: context.tables, packs: context.packs, uses, valueNames: [...known] },
+        {
+          services: context.services,
+          tables: context.tables,
+          packs: context.packs,
+          events: context.events,
+          uses,
+          valueNames: [...known],
+        },
         problems,
       );
     }

@@ -201,8 +201,9 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policyPaths = policyFiles(files, manifest.policies);
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
-  const scenarios = readScenarios(files, locator, scenarioPaths, services);
-  checkPolicyReferences(policies, scenarios, stackNames(services), locator);
+  const names = stackNames(services);
+  const scenarios = readScenarios(files, locator, scenarioPaths, services, names.events);
+  checkPolicyReferences(policies, scenarios, names, locator);
 
   const model: StackModel = {
     format: stackModelFormat,

@@ -304,7 +304,7 @@ describe('refusing malformed bundles', () => {
       ],
     ],
     [
-      'a declared party whose reaction names no service of the stack, a broken condition and an unknown value',
+      'a declared party reacting to an event no twin records, with a broken condition, no such service and an unknown value',
       () =>
         folder({
           'api.yaml': minimalSpec(),
@@ -332,6 +332,12 @@ describe('refusing malformed bundles', () => {
         }),
       'SCENARIO_INVALID',
       [
+        {
+          file: 'scenarios/s.yaml',
+          line: 9,
+          pointer: '/parties/customer/reactions/0/when/event',
+          message: 'no twin of this stack records "api.thing.created"',
+        },
         {
           file: 'scenarios/s.yaml',
           line: 10,
