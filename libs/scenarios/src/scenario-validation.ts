@@ -1,3 +1,4 @@
+import type { CompanyDeclaration } from '@libs/stack-ingestion';
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
 
 import { Scenario, scenarioSchema } from './scenario-schema';
@@ -14,6 +15,8 @@ export interface ScenarioProblem {
 export interface ScenarioContext {
   services: string[];
   files: ReadonlySet<string>;
+  /** The company the bundle declares, which the scenario's people and cost centres must be found in. */
+  company?: CompanyDeclaration;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -159,6 +162,28 @@ const approvalsOutOfReach = (instance: TaskInstance): ScenarioProblem[] =>
   );
 
 /**
+ * A budget the setup freezes is one of the cost centres the bundle declares: generated codes differ from seed to
+ * seed, so a scenario can rely only on declared ones.
+ */
+const checkCostCentres = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
+  const codes = (context.company?.departments ?? []).map((d) => d.cost_centre);
+  scenario.setup.forEach((step, index) => {
+    if (step.freeze_budget !== undefined && codes.length === 0) {
+      problems.push({
+        pointer: `/setup/${index}/freeze_budget`,
+        message:
+          "names a cost centre, but mirror.yaml declares none: declare the company's departments (company.departments)",
+      });
+    } else if (step.freeze_budget !== undefined && !codes.includes(step.freeze_budget)) {
+      problems.push({
+        pointer: `/setup/${index}/freeze_budget`,
+        message: `the company has no cost centre "${step.freeze_budget}"; it has ${codes.join(', ')}`,
+      });
+    }
+  });
+};
+
+/**
  * Tries the scenario's task instances: a reference that does not resolve, a value outside what a persona knows,
  * or success terms no instance can meet are refused here, before any episode starts.
  */
@@ -235,8 +260,10 @@ export const validateScenario = (
   const problems: ScenarioProblem[] = [];
   checkNames(scenario, problems);
   checkReferences(scenario, context, problems);
+  checkCostCentres(scenario, context, problems);
   if (problems.length === 0) {
-    checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);
+    const company = synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company, context.company);
+    checkInstances(scenario, company, problems);
   }
   return problems.length === 0 ? { scenario, problems } : { problems };
 };

@@ -7,6 +7,12 @@ export * from './model/stack-diff';
 export * from './model/stack-summary';
 export * from './typegen/generate-types';
 export { stackManifestSchema, type StackManifest } from './manifest/stack-manifest';
+export type {
+  CompanyDeclaration,
+  DeclaredChannel,
+  DeclaredDepartment,
+  DeclaredPerson,
+} from './manifest/company-section';
 export { bundleLimits } from './bundle/bundle-limits';
 export type { FieldProfile, SampleProfile } from './samples/sample-profile';
 export { canonicalName } from './data-schemas/naming';

@@ -192,7 +192,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policyPaths = policyFiles(files, manifest.policies);
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
-  const scenarios = readScenarios(files, locator, scenarioPaths, services);
+  const scenarios = readScenarios(files, locator, scenarioPaths, services, manifest.company);
   checkPolicyReferences(policies, scenarios, services, locator);
 
   const model: StackModel = {
@@ -204,6 +204,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     samples,
     scenarios,
     ...(policies.length > 0 ? { policies } : {}),
+    ...(manifest.company ? { company: manifest.company } : {}),
     warnings,
   };
   return {

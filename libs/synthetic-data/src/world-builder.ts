@@ -292,6 +292,6 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
     sizes,
     tables: tables,
     recordCount,
-    ...(usesPacks ? { company: synthesizeCompany(seed, sizes.company) } : {}),
+    ...(usesPacks ? { company: synthesizeCompany(seed, sizes.company, model.company) } : {}),
   };
 };

@@ -6,6 +6,7 @@ import { schemaProblems } from '../documents/schema-problems';
 import { SourceLocator } from '../documents/source-locator';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
 import { builtInPackSpecs } from '../packs/pack-specs';
+import { companyProblems, companySectionSchema } from './company-section';
 
 export const manifestFile = 'mirror.yaml';
 
@@ -43,6 +44,8 @@ export const stackManifestSchema = z
     samples: z.array(z.string()).optional(),
     policies: z.array(z.string()).optional(),
     scenarios: z.array(z.string()).optional(),
+    /** The client's company the packs serve; generated from the world seed where left out. */
+    company: companySectionSchema.optional(),
   })
   .strict();
 
@@ -94,6 +97,9 @@ export const readManifest = (files: BundleFiles, locator: SourceLocator): StackM
       problems.push(locator.problem(manifestFile, `/schemas/${index}`, `schema file "${schema}" is not in the bundle`));
     }
   });
+  for (const { pointer, message } of manifest.company ? companyProblems(manifest.company) : []) {
+    problems.push(locator.problem(manifestFile, pointer, message));
+  }
   if (problems.length > 0) {
     throw new IngestionError('MANIFEST_INVALID', problems);
   }

@@ -5,6 +5,7 @@
 import type { PolicySet } from '@libs/graders';
 import type { Scenario } from '@libs/scenarios';
 
+import type { CompanyDeclaration } from '../manifest/company-section';
 import type { SampleProfile } from '../samples/sample-profile';
 
 export const stackModelFormat = 1;
@@ -158,6 +159,8 @@ export interface StackModel {
   scenarios: ScenarioModel[];
   /** The bundle's policy sets: the rules graders apply. */
   policies?: PolicyModel[];
+  /** The client's company as `mirror.yaml` declares it; absent, the packs' company is generated from the seed. */
+  company?: CompanyDeclaration;
   warnings: StackWarning[];
 }
 

@@ -4,6 +4,7 @@ import { BundleFiles } from '../bundle/bundle-files';
 import { parseDocument } from '../documents/document-parser';
 import { SourceLocator } from '../documents/source-locator';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
+import type { CompanyDeclaration } from '../manifest/company-section';
 import { ScenarioModel, ServiceModel } from '../model/stack-model';
 
 /** The bundle's scenario files: those `mirror.yaml` lists, else every YAML or JSON file under `scenarios/`. */
@@ -20,10 +21,11 @@ export const readScenarios = (
   locator: SourceLocator,
   paths: string[],
   services: ServiceModel[],
+  company: CompanyDeclaration | undefined,
 ): ScenarioModel[] => {
   const problems: IngestionProblem[] = [];
   const scenarios: ScenarioModel[] = [];
-  const context = { services: services.map((s) => s.name), files: new Set(files.list()) };
+  const context = { services: services.map((s) => s.name), files: new Set(files.list()), company };
   const ids = new Map<string, string>();
   for (const file of paths) {
     if (!files.has(file)) {
