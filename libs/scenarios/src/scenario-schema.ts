@@ -169,7 +169,6 @@ export const scenarioSchema = z
           .default(10),
       })
       .strict(),
-    difficulty: z.record(z.string(), scalar).default({}),
     /** The world as the episode starts: changes the simulator makes before the agent's first action. */
     setup: z.array(z.object({ freeze_budget: z.string().min(1) }).strict()).default([]),
     /** The policy sets graders apply (files in the bundle). */

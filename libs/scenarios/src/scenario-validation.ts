@@ -22,6 +22,13 @@ export interface ScenarioContext {
 const pointerOf = (path: readonly PropertyKey[]): string =>
   path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
+/** Fields scenarios once had, with what to do instead: an old bundle is told why, not just "unknown field". */
+const removedFields: Record<string, string> = {
+  difficulty:
+    'difficulty is no longer read (its knobs never changed an episode): make a task harder in the scenario itself, ' +
+    "with its variables' ranges, the parties' strategies and patience, background traffic and setup; then remove it",
+};
+
 /** How many task instances a check tries: enough to cross every choice of a small scenario, few enough to be quick. */
 const sampledSeeds = 100;
 
@@ -251,7 +258,10 @@ export const validateScenario = (
     return {
       problems: parsed.error.issues.flatMap((issue) =>
         issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), message: `unknown field "${key}"` }))
+          ? issue.keys.map((key) => ({
+              pointer: pointerOf([...issue.path, key]),
+              message: (issue.path.length === 0 && removedFields[key]) || `unknown field "${key}"`,
+            }))
           : [{ pointer: pointerOf(issue.path), message: issue.message }],
       ),
     };

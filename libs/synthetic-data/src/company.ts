@@ -99,6 +99,8 @@ export interface Company {
   employees: Employee[];
   costCentres: CostCentre[];
   channels: CompanyChannel[];
+  /** Orders up to this total are approved on submission; larger ones need someone whose limit covers them. */
+  autoApprovalLimit: number;
   suppliers: Supplier[];
   items: CatalogueItem[];
 }
@@ -308,6 +310,12 @@ const channelsOf = (declared: CompanyDeclaration, employees: Employee[], costCen
     ...own,
     ...generated.slice(2).filter((c) => !declaredNames.has(c.name)),
   ].filter(unique);
+};
+
+/** A round amount a company would let anyone spend without asking: drawn from the seed when the bundle gives none. */
+const generatedAutoApprovalLimit = (seed: number, faker: Faker): number => {
+  faker.seed(hashSeed(seed, 'auto-approval'));
+  return faker.helpers.arrayElement([250, 500, 2_500, 5_000]);
 };
 
 /**
@@ -551,6 +559,7 @@ export const synthesizeCompany = (
     employees,
     costCentres,
     channels: channelsOf(declaration, employees, costCentres, companyName),
+    autoApprovalLimit: declaration.auto_approval_limit ?? generatedAutoApprovalLimit(seed, faker),
     suppliers,
     items,
   };

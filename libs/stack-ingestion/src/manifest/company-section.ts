@@ -79,6 +79,8 @@ export const companySectionSchema = z
       .string()
       .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR')
       .optional(),
+    /** Orders up to this total are approved on submission in the ERP; generated when left out. */
+    auto_approval_limit: money.optional(),
     departments: z.array(department).min(1).optional(),
     /** Named people; everyone else is generated. */
     people: z.array(person).optional(),
