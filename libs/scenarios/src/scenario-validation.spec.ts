@@ -210,4 +210,18 @@ describe(validateScenario.name, () => {
       { pointer: '/setup/0/freeze_budget', message: expect.stringMatching(/mirror\.yaml declares none/) },
     ]);
   });
+
+  it('sends background traffic only to channels the company has', () => {
+    const chatter = (channels: string[]) => ({
+      ...valid(),
+      parties: { ...valid().parties, noise: { persona: 'background-traffic', channels, messages: 2 } },
+    });
+    expect(validateScenario(chatter(['general', 'procurement']), context).problems).toEqual([]);
+    expect(validateScenario(chatter(['general', 'no-such-room']), context).problems).toEqual([
+      {
+        pointer: '/parties/noise/channels/1',
+        message: expect.stringMatching(/^the company has no Slack channel "no-such-room"; it has general, random, /),
+      },
+    ]);
+  });
 });

@@ -190,6 +190,24 @@ const checkCostCentres = (scenario: Scenario, context: ScenarioContext, problems
   });
 };
 
+/** Background traffic goes to channels the company's workspace has: a channel it lacks would never see a message. */
+const checkChannels = (scenario: Scenario, company: Company, problems: ScenarioProblem[]): void => {
+  const names = company.channels.map((c) => c.name);
+  for (const [party, spec] of Object.entries(scenario.parties)) {
+    if (spec.persona !== 'background-traffic') {
+      continue;
+    }
+    spec.channels.forEach((channel, index) => {
+      if (!names.includes(channel.replace(/^#/, ''))) {
+        problems.push({
+          pointer: `/parties/${party}/channels/${index}`,
+          message: `the company has no Slack channel "${channel}"; it has ${names.join(', ')}`,
+        });
+      }
+    });
+  }
+};
+
 /**
  * Tries the scenario's task instances: a reference that does not resolve, a value outside what a persona knows,
  * or success terms no instance can meet are refused here, before any episode starts.
@@ -273,6 +291,7 @@ export const validateScenario = (
   checkCostCentres(scenario, context, problems);
   if (problems.length === 0) {
     const company = synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company, context.company);
+    checkChannels(scenario, company, problems);
     checkInstances(scenario, company, problems);
   }
   return problems.length === 0 ? { scenario, problems } : { problems };
