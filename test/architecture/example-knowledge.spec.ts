@@ -117,7 +117,12 @@ const exampleTerms = (): Term[] => {
       );
     }
   }
-  return terms.filter((t) => !(t.term.toLowerCase() in allowed));
+  const seen = new Set<string>();
+  // One entry per term, from the first file that names it.
+  return terms.filter((t) => {
+    const key = t.term.toLowerCase();
+    return !(key in allowed) && !seen.has(key) && Boolean(seen.add(key));
+  });
 };
 
 /** Approval thresholds: the figure itself is ordinary, so it counts only where code talks about approving. */
@@ -140,6 +145,7 @@ const examplePhrases = (): Map<string, string> => {
     const prose = /\.md$/.test(file)
       ? [text]
       : [
+          ...valuesOf(yaml.parse(text), 'title'),
           ...valuesOf(yaml.parse(text), 'goal'),
           ...valuesOf(yaml.parse(text), 'context'),
           ...valuesOf(yaml.parse(text), 'description'),
