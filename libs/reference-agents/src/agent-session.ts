@@ -1,7 +1,7 @@
 import type { CallInit } from '@libs/twin-client';
 import type { EpisodeOutcome, WaitResult } from '@libs/workflow-contracts';
 
-/** Who the agent is: the company's procurement assistant, with a mailbox, a Slack user and an ERP user. */
+/** Who the agent is: the identity the company gave it, with a mailbox, a Slack user and an ERP user. */
 export interface AgentIdentity {
   employeeId: string;
   name: string;

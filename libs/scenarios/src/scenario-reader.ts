@@ -1,5 +1,5 @@
 import { BundleFiles, parseDocument, SourceLocator, IngestionError, IngestionProblem } from '@libs/bundle-documents';
-import { ScenarioModel, ServiceModel } from '@libs/stack-model';
+import { CompanyDeclaration, ScenarioModel, ServiceModel } from '@libs/stack-model';
 
 import { validateScenario } from './scenario-validation';
 import { predicateTables } from './predicate-tables';
@@ -18,6 +18,7 @@ export const readScenarios = (
   locator: SourceLocator,
   paths: string[],
   services: ServiceModel[],
+  company: CompanyDeclaration | undefined,
 ): ScenarioModel[] => {
   const problems: IngestionProblem[] = [];
   const scenarios: ScenarioModel[] = [];
@@ -25,6 +26,7 @@ export const readScenarios = (
     services: services.map((s) => s.name),
     files: new Set(files.list()),
     tables: predicateTables(services),
+    company,
   };
   const ids = new Map<string, string>();
   for (const file of paths) {

@@ -1,5 +1,5 @@
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
-import { Scenario, scenarioSchema } from '@libs/stack-model';
+import { CompanyDeclaration, Scenario, scenarioSchema } from '@libs/stack-model';
 
 import { hiddenFactSource } from './hidden-facts';
 import { predicateProblems } from './predicates/scenario-predicates';
@@ -21,10 +21,19 @@ export interface ScenarioContext {
    * the service names predicates use are checked.
    */
   tables?: Record<string, Record<string, readonly string[] | null>>;
+  /** The company the bundle declares, which the scenario's people and cost centres must be found in. */
+  company?: CompanyDeclaration;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
   path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/** Fields scenarios once had, with what to do instead: an old bundle is told why, not just "unknown field". */
+const removedFields: Record<string, string> = {
+  difficulty:
+    'difficulty is no longer read (its knobs never changed an episode): make a task harder in the scenario itself, ' +
+    "with its variables' ranges, the parties' strategies and patience, background traffic and setup; then remove it",
+};
 
 /** How many task instances a check tries: enough to cross every choice of a small scenario, few enough to be quick. */
 const sampledSeeds = 100;
@@ -177,6 +186,46 @@ const approvalsOutOfReach = (instance: TaskInstance): ScenarioProblem[] =>
   );
 
 /**
+ * A budget the setup freezes is one of the cost centres the bundle declares: generated codes differ from seed to
+ * seed, so a scenario can rely only on declared ones.
+ */
+const checkCostCentres = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
+  const codes = (context.company?.departments ?? []).map((d) => d.cost_centre);
+  scenario.setup.forEach((step, index) => {
+    if (step.freeze_budget !== undefined && codes.length === 0) {
+      problems.push({
+        pointer: `/setup/${index}/freeze_budget`,
+        message:
+          "names a cost centre, but mirror.yaml declares none: declare the company's departments (company.departments)",
+      });
+    } else if (step.freeze_budget !== undefined && !codes.includes(step.freeze_budget)) {
+      problems.push({
+        pointer: `/setup/${index}/freeze_budget`,
+        message: `the company has no cost centre "${step.freeze_budget}"; it has ${codes.join(', ')}`,
+      });
+    }
+  });
+};
+
+/** Background traffic goes to channels the company's workspace has: a channel it lacks would never see a message. */
+const checkChannels = (scenario: Scenario, company: Company, problems: ScenarioProblem[]): void => {
+  const names = company.channels.map((c) => c.name);
+  for (const [party, spec] of Object.entries(scenario.parties)) {
+    if (spec.persona !== 'background-traffic') {
+      continue;
+    }
+    spec.channels.forEach((channel, index) => {
+      if (!names.includes(channel.replace(/^#/, ''))) {
+        problems.push({
+          pointer: `/parties/${party}/channels/${index}`,
+          message: `the company has no Slack channel "${channel}"; it has ${names.join(', ')}`,
+        });
+      }
+    });
+  }
+};
+
+/**
  * Tries the scenario's task instances: a reference that does not resolve, a value outside what a persona knows,
  * or success terms no instance can meet are refused here, before any episode starts.
  */
@@ -247,7 +296,10 @@ export const validateScenario = (
     return {
       problems: parsed.error.issues.flatMap((issue) =>
         issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), message: `unknown field "${key}"` }))
+          ? issue.keys.map((key) => ({
+              pointer: pointerOf([...issue.path, key]),
+              message: (issue.path.length === 0 && removedFields[key]) || `unknown field "${key}"`,
+            }))
           : [{ pointer: pointerOf(issue.path), message: issue.message }],
       ),
     };
@@ -257,8 +309,11 @@ export const validateScenario = (
   checkNames(scenario, problems);
   checkReferences(scenario, context, problems);
   problems.push(...predicateProblems(scenario, context));
+  checkCostCentres(scenario, context, problems);
   if (problems.length === 0) {
-    checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);
+    const company = synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company, context.company);
+    checkChannels(scenario, company, problems);
+    checkInstances(scenario, company, problems);
   }
   return problems.length === 0 ? { scenario, problems } : { problems };
 };

@@ -15,6 +15,7 @@ import {
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from '@libs/stack-model';
 import { checkPolicyReferences, policyFiles, readPolicies } from '@libs/graders';
 import { readScenarios, scenarioFiles } from '@libs/scenarios';
+import { synthesizeCompany } from '@libs/synthetic-data';
 
 import { detectArchiveKind, extractArchive } from './bundle/archive-extractor';
 import { linkEntities } from './data-schemas/entity-linking';
@@ -201,8 +202,10 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policyPaths = policyFiles(files, manifest.policies);
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
-  const scenarios = readScenarios(files, locator, scenarioPaths, services);
-  checkPolicyReferences(policies, scenarios, stackNames(services), locator);
+  const scenarios = readScenarios(files, locator, scenarioPaths, services, manifest.company);
+  // The company's channels do not depend on the seed: its declared ones, #general, #random and one per department.
+  const channels = synthesizeCompany(0, undefined, manifest.company).channels.map((c) => c.name);
+  checkPolicyReferences(policies, scenarios, stackNames(services, channels), locator);
 
   const model: StackModel = {
     format: stackModelFormat,
@@ -213,6 +216,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     samples,
     scenarios,
     ...(policies.length > 0 ? { policies } : {}),
+    ...(manifest.company ? { company: manifest.company } : {}),
     warnings,
   };
   return {

@@ -5,3 +5,4 @@ export * from './scenario-schema';
 export * from './policy-schema';
 export * from './rubric-item-schema';
 export * from './hidden-fact-schema';
+export * from './company-section';

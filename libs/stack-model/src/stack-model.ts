@@ -2,6 +2,7 @@
  * The normalized description of a client's stack: what every later stage (world synthesis, twins, scenarios,
  * graders) reads. Plain JSON so it can be hashed, stored as jsonb and diffed.
  */
+import type { CompanyDeclaration } from './company-section';
 import type { PolicySet } from './policy-schema';
 import type { SampleProfile } from './sample-profile';
 import type { Scenario } from './scenario-schema';
@@ -159,6 +160,8 @@ export interface StackModel {
   scenarios: ScenarioModel[];
   /** The bundle's policy sets: the rules graders apply. */
   policies?: PolicyModel[];
+  /** The client's company as `mirror.yaml` declares it; absent, the packs' company is generated from the seed. */
+  company?: CompanyDeclaration;
   warnings: StackWarning[];
 }
 

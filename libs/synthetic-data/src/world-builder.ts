@@ -40,8 +40,32 @@ export const nameBySubject = (record: WorldRecord, shape: ResourceShape, synthes
 };
 
 /**
+ * A subject or description in the client's words, as long as the client's own: it opens as the client's values do,
+ * and each next word is one that follows the last in them, else any of their words.
+ */
+const prose = (
+  profile: NonNullable<Extract<FieldProfile, { kind: 'text' }>['prose']>,
+  maxLength: number,
+  faker: Faker,
+): string => {
+  const count = faker.number.int({ min: Math.max(1, profile.minWords), max: Math.max(1, profile.maxWords) });
+  const pick = (options: { value: string; weight: number }[]): string =>
+    faker.helpers.weightedArrayElement(options.length > 0 ? options : profile.words);
+  let last = pick(profile.starts);
+  let text = last;
+  for (let n = 1; n < count; n++) {
+    last = pick(profile.pairs.filter((p) => p.from === last).map((p) => ({ value: p.to, weight: p.weight })));
+    if (text.length + last.length + 1 > maxLength) {
+      break;
+    }
+    text = `${text} ${last}`;
+  }
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+/**
  * Makes a synthesized record look like the client's: categories drawn with the sample's frequencies, numbers and
- * dates within the sample's range. Only where the result is still valid for the record's schema.
+ * dates within the sample's range, prose from the sample's vocabulary. Only where the result is still valid for the record's schema.
  */
 const fitToSample = (
   record: WorldRecord,
@@ -71,6 +95,11 @@ const fitToSample = (
         break;
       }
       case 'text':
+        if (!fitted.prose || typeof record[field] !== 'string') {
+          continue;
+        }
+        value = prose(fitted.prose, fitted.maxLength, faker);
+        break;
       case 'redacted':
         continue;
     }
@@ -292,6 +321,6 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
     sizes,
     tables: tables,
     recordCount,
-    ...(usesPacks ? { company: synthesizeCompany(seed, sizes.company) } : {}),
+    ...(usesPacks ? { company: synthesizeCompany(seed, sizes.company, model.company) } : {}),
   };
 };

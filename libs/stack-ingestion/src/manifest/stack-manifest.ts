@@ -8,6 +8,7 @@ import {
   IngestionError,
   IngestionProblem,
 } from '@libs/bundle-documents';
+import { companyProblems, companySectionSchema } from '@libs/stack-model';
 
 import { builtInPackSpecs } from '../packs/pack-specs';
 
@@ -47,6 +48,8 @@ export const stackManifestSchema = z
     samples: z.array(z.string()).optional(),
     policies: z.array(z.string()).optional(),
     scenarios: z.array(z.string()).optional(),
+    /** The client's company the packs serve; generated from the world seed where left out. */
+    company: companySectionSchema.optional(),
   })
   .strict();
 
@@ -98,6 +101,9 @@ export const readManifest = (files: BundleFiles, locator: SourceLocator): StackM
       problems.push(locator.problem(manifestFile, `/schemas/${index}`, `schema file "${schema}" is not in the bundle`));
     }
   });
+  for (const { pointer, message } of manifest.company ? companyProblems(manifest.company) : []) {
+    problems.push(locator.problem(manifestFile, pointer, message));
+  }
   if (problems.length > 0) {
     throw new IngestionError('MANIFEST_INVALID', problems);
   }
