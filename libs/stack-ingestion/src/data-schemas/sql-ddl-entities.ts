@@ -1,9 +1,34 @@
-import { parse, Statement } from 'pgsql-ast-parser';
+import { Expr, parse, Statement, toSql } from 'pgsql-ast-parser';
 
 import { BundleFiles } from '../bundle/bundle-files';
 import { IngestionError, IngestionProblem } from '../ingestion.error';
 import { EntityModel, FieldModel, RelationModel } from '../model/stack-model';
 import { SchemaEntities } from './json-schema-entities';
+
+/** pgsql-ast-parser prints `now()` as `(now () )`: the text a reader expects. */
+const sqlText = (expr: Expr): string =>
+  toSql
+    .expr(expr)
+    .replace(/\s+(?=[()])|(?<=\()\s+/g, '')
+    .replace(/^\((.*)\)$/, '$1')
+    .trim();
+
+/** A column default as data: literals by value, the rest (`now()`, `nextval('…')`) as the SQL that computes it. */
+const defaultOf = (expr: Expr): FieldModel['default'] => {
+  switch (expr.type) {
+    case 'string':
+    case 'integer':
+    case 'numeric':
+    case 'boolean':
+      return { value: expr.value };
+    case 'null':
+      return { value: null };
+    case 'cast':
+      return expr.operand.type === 'string' ? { value: expr.operand.value } : { expression: sqlText(expr) };
+    default:
+      return { expression: sqlText(expr) };
+  }
+};
 
 const lineAt = (text: string, offset: number | undefined): number | undefined =>
   offset === undefined ? undefined : text.slice(0, offset).split('\n').length;
@@ -50,11 +75,13 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SchemaE
         }
         const notNull = constraints.some((c) => c.type === 'not null');
         const dataType = column.dataType as { name?: string; kind?: string };
+        const defaulted = constraints.find((c) => c.type === 'default');
         fields.push({
           name: column.name.name,
           type: dataType.name ?? dataType.kind ?? 'unknown',
           required: notNull || isPrimary,
           nullable: !notNull && !isPrimary,
+          ...(defaulted ? { default: defaultOf(defaulted.default) } : {}),
         });
         for (const constraint of constraints) {
           if (constraint.type === 'reference') {
