@@ -1,0 +1,609 @@
+import type { ServiceModel, StackModel } from '@libs/stack-ingestion';
+import { hashSeed, rowKey, seededUuid, WorldRecord } from '@libs/synthetic-data';
+
+import type { Outcome } from '../crud-behaviour';
+import type { ServiceCredentials } from '../episode-credentials';
+import type { EpisodeEvent } from '../episode-events';
+import type { PackBehaviour, PackCall, TwinPack } from '../packs/twin-pack';
+import { emptyResponse, TwinResponse } from '../twin-http';
+import { PostgrestFault } from './postgrest-fault';
+import { Filter, matchesAll, parseFilters } from './postgrest-filters';
+import { columnsOf, Preferences, preferencesOf, rangeOf, representationOf, Representation } from './postgrest-request';
+import { parseOrder, Selection, sortRows } from './postgrest-select';
+import { Column, Table, TableCatalogue } from './postgrest-tables';
+import { compareValues, fromJson } from './postgrest-values';
+
+const base64url = (value: string): string => Buffer.from(value).toString('base64url');
+const jwtHeader = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+
+/**
+ * A token in the shape PostgREST clients carry (a JWT: header, claims with `sub` and `role`, signature), signed with
+ * the episode's MAC of the principal: it names its principal in the clear and is genuine only if the MAC is.
+ */
+export const postgrestToken = (credentials: ServiceCredentials, principal: string): string =>
+  `${jwtHeader}.${base64url(JSON.stringify({ role: 'authenticated', sub: principal }))}.${credentials.mac(principal)}`;
+
+const presented = (call: PackCall): string | undefined => {
+  const authorization = call.request.headers.authorization;
+  const bearer = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
+  return bearer ?? call.request.headers.apikey?.trim();
+};
+
+const claimOf = (token: string): { sub?: string; mac: string } => {
+  const [, claims = '', mac = ''] = token.split('.');
+  try {
+    const parsed = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as { sub?: unknown };
+    return { ...(typeof parsed.sub === 'string' ? { sub: parsed.sub } : {}), mac };
+  } catch {
+    return { mac };
+  }
+};
+
+const callerOf = (call: PackCall): string | undefined => {
+  const token = presented(call);
+  const claim = token === undefined ? undefined : claimOf(token);
+  return claim?.sub !== undefined && call.credentials.verify(claim.sub, claim.mac) ? claim.sub : undefined;
+};
+
+const failed = (fault: PostgrestFault, headers: Record<string, string> = {}): Outcome => ({
+  response: fault.response(headers),
+  events: [],
+});
+
+const json = 'application/json; charset=utf-8';
+
+const csvCell = (value: unknown): string => {
+  if (value === null || value === undefined) {
+    return '';
+  }
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+const stripNulls = (row: WorldRecord): WorldRecord =>
+  Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null));
+
+/** Rows in the representation asked for: an array, one object (406 unless exactly one) or CSV. */
+const represent = (
+  rows: WorldRecord[],
+  representation: Representation,
+  status: number,
+  headers: Record<string, string>,
+): TwinResponse => {
+  const shaped = representation.stripNulls ? rows.map(stripNulls) : rows;
+  switch (representation.kind) {
+    case 'object':
+      if (shaped.length !== 1) {
+        throw new PostgrestFault(
+          406,
+          'PGRST116',
+          'JSON object requested, multiple (or no) rows returned',
+          `The result contains ${shaped.length} rows`,
+        );
+      }
+      return {
+        status,
+        headers: { 'content-type': 'application/vnd.pgrst.object+json; charset=utf-8', ...headers },
+        body: shaped[0],
+      };
+    case 'csv': {
+      const columns = shaped.length > 0 ? Object.keys(shaped[0]) : [];
+      const lines = [columns.join(','), ...shaped.map((row) => columns.map((c) => csvCell(row[c])).join(','))];
+      return { status, headers: { 'content-type': 'text/csv; charset=utf-8', ...headers }, body: lines.join('\n') };
+    }
+    case 'array':
+      return { status, headers: { 'content-type': json, ...headers }, body: shaped };
+  }
+};
+
+const valuesText = (columns: string[], record: WorldRecord): string =>
+  `(${columns.join(', ')})=(${columns.map((c) => (typeof record[c] === 'string' ? record[c] : JSON.stringify(record[c] ?? null))).join(', ')})`;
+
+/** PostgreSQL's default for a column the request leaves out: the DDL's `DEFAULT`, a serial's next value, or NULL. */
+const defaultFor = (column: Column, call: PackCall, index: number, next: () => number): unknown => {
+  const declared = column.default;
+  if (declared && 'value' in declared) {
+    return declared.value;
+  }
+  const expression = declared && 'expression' in declared ? declared.expression.toLowerCase() : '';
+  if (column.serial) {
+    return next();
+  }
+  if (
+    /\bnow\s*\(|current_timestamp|localtimestamp|statement_timestamp|clock_timestamp|transaction_timestamp/.test(
+      expression,
+    )
+  ) {
+    return column.kind === 'date' ? call.now.slice(0, 10) : call.now;
+  }
+  if (/current_date/.test(expression)) {
+    return call.now.slice(0, 10);
+  }
+  if (/uuid/.test(expression)) {
+    return seededUuid(hashSeed(call.seq, call.service, index));
+  }
+  return null;
+};
+
+/** The twin of a data service: its tables served with PostgREST's URL grammar, headers, status codes and errors. */
+class PostgrestTables {
+  readonly catalogue: TableCatalogue;
+
+  constructor(model: StackModel, service: ServiceModel) {
+    this.catalogue = new TableCatalogue(model, service);
+  }
+
+  rows(call: PackCall, table: Table): { id: string; record: WorldRecord }[] {
+    return call.state.ids(table.key).flatMap((id) => {
+      const record = call.state.get(table.key, id);
+      return record ? [{ id, record }] : [];
+    });
+  }
+
+  /** Rows of any served table for embedding, read once per call. */
+  private rowReader(call: PackCall): (table: Table) => WorldRecord[] {
+    const read = new Map<string, WorldRecord[]>();
+    return (table) => {
+      let rows = read.get(table.name);
+      if (!rows) {
+        rows = this.rows(call, table).map(({ record }) => record);
+        read.set(table.name, rows);
+      }
+      return rows;
+    };
+  }
+
+  private filtered(call: PackCall, table: Table, filters: Filter[]): { id: string; record: WorldRecord }[] {
+    return this.rows(call, table).filter(({ record }) => matchesAll(filters, record));
+  }
+
+  read(call: PackCall, table: Table, head: boolean): Outcome {
+    const { query, headers } = call.request;
+    const filters = parseFilters(table, query);
+    const selection = Selection.parse(this.catalogue, table, query.get('select'));
+    const order = parseOrder(table, query.get('order'));
+    const representation = representationOf(headers.accept);
+    const prefer = preferencesOf(headers.prefer);
+    const range = rangeOf(query, headers.range);
+    const rowsOf = this.rowReader(call);
+    const matching = sortRows(
+      this.filtered(call, table, filters)
+        .map(({ record }) => record)
+        .filter((record) => selection.keeps(record, rowsOf)),
+      order,
+    );
+    const total = matching.length;
+    const totalText = prefer.count ? String(total) : '*';
+    if (prefer.count && range.offset > 0 && range.offset >= total) {
+      throw new PostgrestFault(
+        416,
+        'PGRST103',
+        'Requested range not satisfiable',
+        `An offset of ${range.offset} was requested, but there are only ${total} rows.`,
+        null,
+      );
+    }
+    const page = matching.slice(range.offset, range.limit === undefined ? undefined : range.offset + range.limit);
+    const contentRange =
+      page.length > 0 ? `${range.offset}-${range.offset + page.length - 1}/${totalText}` : `*/${totalText}`;
+    const partial = prefer.count && page.length < total;
+    const response = represent(
+      page.map((record) => selection.project(record, rowsOf)),
+      representation,
+      partial ? 206 : 200,
+      { 'content-range': contentRange, ...(prefer.count ? { 'preference-applied': 'count=exact' } : {}) },
+    );
+    return { response: head ? { status: response.status, headers: response.headers } : response, events: [] };
+  }
+
+  private body(call: PackCall): unknown {
+    const type = call.request.headers['content-type'];
+    if (type !== undefined && !/json/i.test(type)) {
+      throw new PostgrestFault(415, 'PGRST102', `Content-Type not acceptable: ${type.slice(0, 100)}`);
+    }
+    try {
+      return JSON.parse(call.request.body?.toString('utf8') ?? '') as unknown;
+    } catch {
+      throw new PostgrestFault(400, 'PGRST102', 'Empty or invalid json');
+    }
+  }
+
+  private checkColumns(table: Table, names: Iterable<string>): void {
+    for (const name of names) {
+      if (!table.columns.has(name)) {
+        throw new PostgrestFault(
+          400,
+          'PGRST204',
+          `Could not find the '${name}' column of '${table.name}' in the schema cache`,
+        );
+      }
+    }
+  }
+
+  private notNull(table: Table, record: WorldRecord): void {
+    for (const column of table.columns.values()) {
+      if (!column.nullable && (record[column.name] === null || record[column.name] === undefined)) {
+        throw new PostgrestFault(
+          400,
+          '23502',
+          `null value in column "${column.name}" of relation "${table.name}" violates not-null constraint`,
+          `Failing row contains ${valuesText([...table.columns.keys()], record).split('=')[1]}.`,
+        );
+      }
+    }
+  }
+
+  /** Every declared foreign key of the row points at a row that exists (in the episode, or among `pending`). */
+  private references(call: PackCall, table: Table, record: WorldRecord, pending: WorldRecord[]): void {
+    for (const relation of this.catalogue.relations.filter((r) => r.declared && r.from === table.name)) {
+      if (relation.fromColumns.some((column) => record[column] === null || record[column] === undefined)) {
+        continue;
+      }
+      const target = this.catalogue.tables.get(relation.to) as Table;
+      const candidates = [
+        ...this.rows(call, target).map(({ record: row }) => row),
+        ...(relation.to === table.name ? pending : []),
+      ];
+      const found = candidates.some((row) =>
+        relation.toColumns.every(
+          (column, index) =>
+            row[column] !== null &&
+            row[column] !== undefined &&
+            compareValues(target.columns.get(column) as Column, row[column], record[relation.fromColumns[index]]) === 0,
+        ),
+      );
+      if (!found) {
+        throw new PostgrestFault(
+          409,
+          '23503',
+          `insert or update on table "${table.name}" violates foreign key constraint "${table.name}_${relation.fromColumns.join('_')}_fkey"`,
+          `Key ${valuesText(relation.fromColumns, record)} is not present in table "${relation.to}".`,
+        );
+      }
+    }
+  }
+
+  /** No row of another table still points at a row that is going away, or whose key is changing. */
+  private unreferenced(call: PackCall, table: Table, leaving: WorldRecord[], leavingIds: Set<string>): void {
+    for (const relation of this.catalogue.relations.filter((r) => r.declared && r.to === table.name)) {
+      const source = this.catalogue.tables.get(relation.from) as Table;
+      const referencing = this.rows(call, source).filter(({ id }) => source !== table || !leavingIds.has(id));
+      for (const gone of leaving) {
+        const holder = referencing.find(({ record }) =>
+          relation.fromColumns.every(
+            (column, index) =>
+              record[column] !== null &&
+              record[column] !== undefined &&
+              compareValues(source.columns.get(column) as Column, record[column], gone[relation.toColumns[index]]) ===
+                0,
+          ),
+        );
+        if (holder) {
+          throw new PostgrestFault(
+            409,
+            '23503',
+            `update or delete on table "${table.name}" violates foreign key constraint "${relation.from}_${relation.fromColumns.join('_')}_fkey" on table "${relation.from}"`,
+            `Key ${valuesText(relation.toColumns, gone)} is still referenced from table "${relation.from}".`,
+          );
+        }
+      }
+    }
+  }
+
+  private conflictColumns(call: PackCall, table: Table): string[] {
+    const named = columnsOf(call.request.query.get('on_conflict'));
+    if (named) {
+      this.checkColumns(table, named);
+      return named;
+    }
+    return table.primaryKey;
+  }
+
+  private sameKey(table: Table, columns: string[], a: WorldRecord, b: WorldRecord): boolean {
+    return (
+      columns.length > 0 &&
+      columns.every(
+        (column) =>
+          a[column] !== null &&
+          a[column] !== undefined &&
+          b[column] !== null &&
+          b[column] !== undefined &&
+          compareValues(table.columns.get(column) as Column, a[column], b[column]) === 0,
+      )
+    );
+  }
+
+  private duplicate(table: Table, columns: string[], record: WorldRecord): PostgrestFault {
+    return new PostgrestFault(
+      409,
+      '23505',
+      `duplicate key value violates unique constraint "${table.name}_pkey"`,
+      `Key ${valuesText(columns, record)} already exists.`,
+    );
+  }
+
+  private written(
+    call: PackCall,
+    table: Table,
+    rows: WorldRecord[],
+    prefer: Preferences,
+    status: number,
+    events: EpisodeEvent[],
+  ): Outcome {
+    const representation = representationOf(call.request.headers.accept);
+    const selection = Selection.parse(this.catalogue, table, call.request.query.get('select'));
+    if (representation.kind === 'object' && rows.length !== 1) {
+      // PostgREST runs the write in a transaction and rolls it back: nothing changes.
+      represent(rows, representation, status, {});
+    }
+    const headers: Record<string, string> = {
+      'content-range': `*/${prefer.count ? rows.length : '*'}`,
+      ...(prefer.return !== 'minimal' || call.request.headers.prefer?.includes('return=minimal')
+        ? { 'preference-applied': `return=${prefer.return}` }
+        : {}),
+    };
+    if (prefer.return !== 'representation') {
+      return { response: emptyResponse(status === 201 ? 201 : 204, headers), events };
+    }
+    const rowsOf = this.rowReader(call);
+    return {
+      response: represent(
+        rows.map((row) => selection.project(row, rowsOf)),
+        representation,
+        status === 201 ? 201 : 200,
+        headers,
+      ),
+      events,
+    };
+  }
+
+  private maxAffected(prefer: Preferences, affected: number): void {
+    if (prefer.strict && prefer.maxAffected !== undefined && affected > prefer.maxAffected) {
+      throw new PostgrestFault(
+        400,
+        'PGRST124',
+        'Query result exceeds max-affected preference constraint',
+        `The query affects ${affected} rows`,
+      );
+    }
+  }
+
+  insert(call: PackCall, table: Table): Outcome {
+    const prefer = preferencesOf(call.request.headers.prefer);
+    const body = this.body(call);
+    const objects = Array.isArray(body) ? body : [body];
+    if (objects.some((item) => typeof item !== 'object' || item === null || Array.isArray(item))) {
+      throw new PostgrestFault(400, 'PGRST102', 'All object keys must match', 'every row must be a JSON object');
+    }
+    const items = objects as Record<string, unknown>[];
+    const named = columnsOf(call.request.query.get('columns'));
+    const first = Object.keys(items[0] ?? {}).sort();
+    if (!named && items.some((item) => Object.keys(item).sort().join('\u0000') !== first.join('\u0000'))) {
+      throw new PostgrestFault(400, 'PGRST102', 'All object keys must match');
+    }
+    const given = new Set(named ?? first);
+    this.checkColumns(table, given);
+    const conflict = this.conflictColumns(call, table);
+    const existing = this.rows(call, table);
+    let serial = 0;
+    const next = (column: Column): number => {
+      if (serial === 0) {
+        serial = Math.max(0, ...existing.map(({ record }) => Number(record[column.name]) || 0));
+      }
+      return ++serial;
+    };
+    const created: { id: string; record: WorldRecord }[] = [];
+    const updated: { id: string; record: WorldRecord }[] = [];
+    items.forEach((item, index) => {
+      const record: WorldRecord = {};
+      for (const column of table.columns.values()) {
+        record[column.name] =
+          given.has(column.name) && (column.name in item || !prefer.missingDefault)
+            ? fromJson(column, item[column.name] ?? null)
+            : defaultFor(column, call, index, () => next(column));
+      }
+      const clash =
+        existing.find(({ record: row }) => this.sameKey(table, conflict, row, record)) ??
+        [...created, ...updated].find(({ record: row }) => this.sameKey(table, conflict, row, record));
+      if (clash) {
+        if (prefer.resolution === 'ignore-duplicates') {
+          return;
+        }
+        if (prefer.resolution !== 'merge-duplicates' || created.includes(clash) || updated.includes(clash)) {
+          throw this.duplicate(table, conflict, record);
+        }
+        const merged = { ...clash.record };
+        for (const name of given) {
+          merged[name] = record[name];
+        }
+        this.notNull(table, merged);
+        updated.push({ id: clash.id, record: merged });
+        return;
+      }
+      this.notNull(table, record);
+      if (conflict !== table.primaryKey) {
+        const keyClash = [...existing, ...created].find(({ record: row }) =>
+          this.sameKey(table, table.primaryKey, row, record),
+        );
+        if (keyClash) {
+          throw this.duplicate(table, table.primaryKey, record);
+        }
+      }
+      let id = rowKey(table.primaryKey, record) ?? `n${call.seq}-${index}`;
+      if (call.state.get(table.key, id) !== undefined || created.some((row) => row.id === id)) {
+        // A key patched away from its first value frees the value but not the row's id.
+        id = `${id}#${call.seq}-${index}`;
+      }
+      created.push({ id, record });
+    });
+    const pending = [...created, ...updated].map(({ record }) => record);
+    for (const record of pending) {
+      this.references(call, table, record, pending);
+    }
+    this.maxAffected(prefer, pending.length);
+    const events: EpisodeEvent[] = [
+      ...created.map(({ id, record }): EpisodeEvent => ({ type: 'record.created', table: table.key, id, record })),
+      ...updated.map(({ id, record }): EpisodeEvent => ({ type: 'record.updated', table: table.key, id, record })),
+    ];
+    return this.written(call, table, pending, prefer, 201, events);
+  }
+
+  /** Supabase's safeguard (pg-safeupdate): an UPDATE or DELETE of a whole table is refused. */
+  private whereRequired(verb: 'UPDATE' | 'DELETE', filters: Filter[]): void {
+    if (filters.length === 0) {
+      throw new PostgrestFault(400, '21000', `${verb} requires a WHERE clause`, null, 'add a filter such as ?id=eq.1');
+    }
+  }
+
+  update(call: PackCall, table: Table): Outcome {
+    const prefer = preferencesOf(call.request.headers.prefer);
+    const filters = parseFilters(table, call.request.query);
+    const body = this.body(call);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new PostgrestFault(400, 'PGRST102', 'Empty or invalid json', 'a PATCH body is one JSON object');
+    }
+    const changes = body as Record<string, unknown>;
+    this.checkColumns(table, Object.keys(changes));
+    this.whereRequired('UPDATE', filters);
+    const typed = Object.fromEntries(
+      Object.entries(changes).map(([name, value]) => [name, fromJson(table.columns.get(name) as Column, value)]),
+    );
+    const targets = this.filtered(call, table, filters);
+    const changed = targets.map(({ id, record }) => ({ id, before: record, record: { ...record, ...typed } }));
+    const keyMoves = changed.filter(({ before, record }) => !this.sameKey(table, table.primaryKey, before, record));
+    if (keyMoves.length > 0) {
+      const staying = this.rows(call, table).filter(({ id }) => !targets.some((t) => t.id === id));
+      keyMoves.forEach(({ record }, index) => {
+        const clash =
+          staying.some(({ record: row }) => this.sameKey(table, table.primaryKey, row, record)) ||
+          keyMoves.slice(0, index).some((other) => this.sameKey(table, table.primaryKey, other.record, record));
+        if (clash) {
+          throw this.duplicate(table, table.primaryKey, record);
+        }
+      });
+      this.unreferenced(
+        call,
+        table,
+        keyMoves.map(({ before }) => before),
+        new Set(),
+      );
+    }
+    for (const { record } of changed) {
+      this.notNull(table, record);
+      this.references(
+        call,
+        table,
+        record,
+        changed.map((row) => row.record),
+      );
+    }
+    this.maxAffected(prefer, changed.length);
+    const events = changed.map(({ id, record }): EpisodeEvent => ({
+      type: 'record.updated',
+      table: table.key,
+      id,
+      record,
+    }));
+    return this.written(
+      call,
+      table,
+      changed.map(({ record }) => record),
+      prefer,
+      200,
+      events,
+    );
+  }
+
+  remove(call: PackCall, table: Table): Outcome {
+    const prefer = preferencesOf(call.request.headers.prefer);
+    const filters = parseFilters(table, call.request.query);
+    this.whereRequired('DELETE', filters);
+    const targets = this.filtered(call, table, filters);
+    this.unreferenced(
+      call,
+      table,
+      targets.map(({ record }) => record),
+      new Set(targets.map(({ id }) => id)),
+    );
+    this.maxAffected(prefer, targets.length);
+    const events = targets.map(({ id }): EpisodeEvent => ({ type: 'record.deleted', table: table.key, id }));
+    return this.written(
+      call,
+      table,
+      targets.map(({ record }) => record),
+      prefer,
+      200,
+      events,
+    );
+  }
+}
+
+/** A fault found anywhere in a call is its answer; nothing was written. */
+const answering =
+  (work: (call: PackCall) => Outcome): PackBehaviour =>
+  (call) => {
+    try {
+      return work(call);
+    } catch (error) {
+      if (error instanceof PostgrestFault) {
+        return failed(error);
+      }
+      throw error;
+    }
+  };
+
+const errorCodes: Record<string, { status?: number; code: string }> = {
+  unknown_method: { code: 'PGRST205' },
+  method_not_allowed: { status: 405, code: 'PGRST117' },
+};
+
+/**
+ * The twin of a data service (`schema:` in mirror.yaml) as a pack the engine runs like the built-in ones: every call
+ * needs the episode's token (a JWT-shaped bearer or `apikey`), writes are record events attributed to the caller,
+ * and the tables' rows are the world's, seeded from the data schemas.
+ */
+export const postgrestTwin = (model: StackModel, service: ServiceModel): TwinPack => {
+  const tables = new PostgrestTables(model, service);
+  const behaviours: Record<string, PackBehaviour> = {};
+  for (const table of tables.catalogue.tables.values()) {
+    behaviours[`get_${table.name}`] = answering((call) => tables.read(call, table, false));
+    behaviours[`head_${table.name}`] = answering((call) => tables.read(call, table, true));
+    behaviours[`post_${table.name}`] = answering((call) => tables.insert(call, table));
+    behaviours[`patch_${table.name}`] = answering((call) => tables.update(call, table));
+    behaviours[`delete_${table.name}`] = answering((call) => tables.remove(call, table));
+  }
+  return {
+    name: 'postgrest',
+    seed: () => ({}),
+    behaviours,
+    guard: (call) => {
+      if (callerOf(call) !== undefined) {
+        return undefined;
+      }
+      const fault =
+        presented(call) === undefined
+          ? new PostgrestFault(401, 'PGRST302', 'Anonymous access is disabled', null, 'send a bearer token')
+          : new PostgrestFault(401, 'PGRST301', 'JWSError JWSInvalidSignature');
+      return failed(fault, { 'www-authenticate': 'Bearer' });
+    },
+    principal: callerOf,
+    presentedCredential: (call) => {
+      const token = presented(call);
+      if (token === undefined) {
+        return undefined;
+      }
+      const claimed = claimOf(token).sub;
+      return claimed !== undefined ? { claimed } : {};
+    },
+    token: (principal, credentials) => postgrestToken(credentials, principal),
+    agentToken: (company, credentials) => postgrestToken(credentials, company.agent.id),
+    errorResponse: (status, code, message) => {
+      const known = errorCodes[code];
+      const text =
+        code === 'unknown_method'
+          ? `Could not find the table '${message.replace(/^\//, '')}' in the schema cache`
+          : message;
+      return new PostgrestFault(known?.status ?? status, known?.code ?? code, text).response();
+    },
+  };
+};
