@@ -53,8 +53,10 @@ const header = (name: string, description: string) => ({
   description,
   schema: { type: 'string' },
 });
-// Declared so that every read's answer is keyed on them: the same query with another range is another answer.
+// Declared so that every read's answer is keyed on them: the same query with another range is another answer, and a
+// call without the `apikey` a cached answer was given for is not given it.
 const readHeaders = [
+  header('apikey', 'the bearer token, when no Authorization header carries it'),
   header('Range', 'rows to answer, `0-9`'),
   header('Prefer', '`count=exact`'),
   header('Accept', '`application/vnd.pgrst.object+json` for one row'),

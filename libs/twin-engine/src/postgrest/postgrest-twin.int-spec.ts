@@ -347,7 +347,12 @@ describe('a data twin through @supabase/postgrest-js', () => {
   });
 
   it('refuses calls without the episode token, or with a forged one, and logs the forgery', async () => {
-    const anonymous = await new PostgrestClient(baseOf(episode)).from('books').select('*');
+    // Supabase clients send the token as `apikey` too; an anonymous read right after one must not get its answer.
+    const keyed = await new PostgrestClient(baseOf(episode), { headers: { apikey: tokenOf(episode) } })
+      .from('books')
+      .select('id');
+    expect(keyed.status).toBe(200);
+    const anonymous = await new PostgrestClient(baseOf(episode)).from('books').select('id');
     expect([anonymous.status, anonymous.error?.code]).toEqual([401, 'PGRST302']);
     const foreign = await new PostgrestClient(baseOf(episode), {
       headers: { Authorization: `Bearer ${tokenOf(other)}` },
