@@ -274,6 +274,50 @@ describe('a data twin through @supabase/postgrest-js', () => {
     ]);
   });
 
+  it('reads (any)/(all) modifiers, isdistinct, CSV and stripped nulls; ignores duplicates; caps affected rows', async () => {
+    const books = await all('books');
+    const [a, b] = [String(books[0].title).slice(0, 3), String(books[1].title).slice(0, 3)];
+    const anyOf = await client()
+      .from('books')
+      .select('id')
+      .likeAnyOf('title', [`${a}%`, `${b}%`]);
+    expect((anyOf.data as Row[]).map((r) => r.id).sort()).toEqual(
+      books
+        .filter((x) => [a, b].some((p) => String(x.title).startsWith(p)))
+        .map((x) => x.id)
+        .sort(),
+    );
+    const allOf = await client()
+      .from('books')
+      .select('id')
+      .likeAllOf('title', [`${a}%`, `${b}%`]);
+    expect((allOf.data as Row[]).length).toBeLessThanOrEqual((anyOf.data as Row[]).length);
+    const distinct = await client().from('books').select('id').filter('status', 'isdistinct', 'in_stock');
+    expect((distinct.data as Row[]).map((r) => r.id).sort()).toEqual(
+      books
+        .filter((x) => x.status !== 'in_stock')
+        .map((x) => x.id)
+        .sort(),
+    );
+    const csv = await client().from('authors').select('id,name').order('id').limit(2).csv();
+    expect(String(csv.data).split('\n')).toHaveLength(3);
+    expect(String(csv.data).split('\n')[0]).toBe('id,name');
+    const stripped = await client().from('authors').select('id,born').is('born', null).stripNulls();
+    expect((stripped.data as Row[]).every((row) => !('born' in row))).toBe(true);
+    const ignored = await client()
+      .from('authors')
+      .upsert([{ id: 1, name: 'Not Them' }], { ignoreDuplicates: true, onConflict: 'id' })
+      .select('id');
+    expect(ignored.data).toEqual([]);
+    expect((await client().from('authors').select('name').eq('id', 1).single()).data).not.toEqual({ name: 'Not Them' });
+    const capped = await raw('/books?id=gt.0', {
+      method: 'PATCH',
+      body: JSON.stringify({ status: 'x' }),
+      headers: { 'content-type': 'application/json', prefer: 'handling=strict,max-affected=1' },
+    });
+    expect([capped.status, ((await capped.json()) as Row).code]).toEqual([400, 'PGRST124']);
+  });
+
   it("refuses writes that break the schema's keys and constraints, with PostgreSQL's codes", async () => {
     const books = await all('books');
     const duplicate = await client().from('books').insert({ id: books[0].id, author_id: 1, title: 'x', price: 1 });
