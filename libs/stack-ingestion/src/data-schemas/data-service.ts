@@ -31,6 +31,9 @@ export const columnSchema = (field: FieldModel): Record<string, unknown> => {
   if (field.format && !schema.format) {
     schema.format = field.format;
   }
+  if (field.enum) {
+    schema.enum = field.enum;
+  }
   return field.nullable && !Array.isArray(schema.type) && schema.type ? { ...schema, nullable: true } : schema;
 };
 

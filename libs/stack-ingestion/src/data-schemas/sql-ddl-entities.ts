@@ -30,6 +30,45 @@ const defaultOf = (expr: Expr): FieldModel['default'] => {
   }
 };
 
+const literalOf = (expr: Expr): string | number | undefined => {
+  const plain = expr.type === 'cast' ? expr.operand : expr;
+  switch (plain.type) {
+    case 'string':
+    case 'integer':
+    case 'numeric':
+      return plain.value;
+    default:
+      return undefined;
+  }
+};
+
+/**
+ * The values a `CHECK` allows a column, when it is a list: `status IN ('open', 'paid')`, or as pg_dump prints it,
+ * `(status)::text = ANY (ARRAY['open'::text, 'paid'::text])`. Other checks are not modelled.
+ */
+const allowedValues = (expr: Expr): { column: string; values: (string | number)[] } | undefined => {
+  if (expr.type !== 'binary') {
+    return undefined;
+  }
+  const left = expr.left.type === 'cast' ? expr.left.operand : expr.left;
+  if (left.type !== 'ref') {
+    return undefined;
+  }
+  const items =
+    expr.op === 'IN' && expr.right.type === 'list'
+      ? expr.right.expressions
+      : expr.op === '=' &&
+          expr.right.type === 'call' &&
+          expr.right.function.name.toLowerCase() === 'any' &&
+          expr.right.args[0]?.type === 'array'
+        ? expr.right.args[0].expressions
+        : undefined;
+  const values = items?.map(literalOf);
+  return values && values.length > 0 && values.every((v) => v !== undefined)
+    ? { column: left.name, values: values }
+    : undefined;
+};
+
 const lineAt = (text: string, offset: number | undefined): number | undefined =>
   offset === undefined ? undefined : text.slice(0, offset).split('\n').length;
 
@@ -84,6 +123,12 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SchemaE
           ...(defaulted ? { default: defaultOf(defaulted.default) } : {}),
         });
         for (const constraint of constraints) {
+          const allowed = constraint.type === 'check' ? allowedValues(constraint.expr) : undefined;
+          if (allowed?.column === column.name.name) {
+            fields[fields.length - 1].enum = allowed.values;
+          }
+        }
+        for (const constraint of constraints) {
           if (constraint.type === 'reference') {
             relations.push({
               from: { entity: name, fields: [column.name.name] },
@@ -96,6 +141,11 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SchemaE
         }
       }
       for (const constraint of table.constraints ?? []) {
+        const allowed = constraint.type === 'check' ? allowedValues(constraint.expr) : undefined;
+        const constrained = fields.find((field) => field.name === allowed?.column);
+        if (allowed && constrained) {
+          constrained.enum = allowed.values;
+        }
         if (constraint.type === 'primary key') {
           primaryKey.push(...constraint.columns.map((c) => c.name));
         } else if (constraint.type === 'foreign key') {

@@ -133,6 +133,8 @@ export interface FieldModel {
   format?: string;
   required: boolean;
   nullable: boolean;
+  /** The only values a `CHECK (col IN (…))` allows. */
+  enum?: (string | number)[];
   /** The column's `DEFAULT`: a literal as its value, anything else (`now()`, `nextval(…)`) as SQL text. */
   default?: { value: string | number | boolean | null } | { expression: string };
 }

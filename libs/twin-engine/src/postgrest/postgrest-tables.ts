@@ -10,6 +10,8 @@ export interface Column {
   typeName: string;
   nullable: boolean;
   default?: FieldModel['default'];
+  /** What a `CHECK (col IN (…))` allows. */
+  allowed?: readonly (string | number)[];
   /** A key the database fills itself (`serial`, `identity`-like integers, `DEFAULT nextval(…)`). */
   serial: boolean;
 }
@@ -75,6 +77,7 @@ export class TableCatalogue {
               typeName: field.type,
               nullable: field.nullable,
               ...(field.default ? { default: field.default } : {}),
+              ...(field.enum ? { allowed: field.enum } : {}),
               serial:
                 /serial/i.test(field.type) ||
                 (field.default !== undefined &&

@@ -80,6 +80,9 @@ describe('a data twin through @supabase/postgrest-js', () => {
     expect(books.every((b) => authorIds.has(b.author_id))).toBe(true);
     expect(reviews.length).toBeGreaterThan(0);
     expect(reviews.every((r) => bookIds.has(r.book_id))).toBe(true);
+    // Values a CHECK lists are the only ones seeded, in either spelling (`IN (…)`, pg_dump's `= ANY (ARRAY[…])`).
+    expect(books.every((b) => ['in_stock', 'preorder', 'sold_out'].includes(b.status as string))).toBe(true);
+    expect(reviews.every((r) => [1, 2, 3, 4, 5].includes(r.stars as number))).toBe(true);
     const keys = reviews.map((r) => `${String(r.book_id)}/${String(r.reviewer)}`);
     expect(new Set(keys).size).toBe(keys.length);
   });
@@ -312,7 +315,7 @@ describe('a data twin through @supabase/postgrest-js', () => {
     expect((await client().from('authors').select('name').eq('id', 1).single()).data).not.toEqual({ name: 'Not Them' });
     const capped = await raw('/books?id=gt.0', {
       method: 'PATCH',
-      body: JSON.stringify({ status: 'x' }),
+      body: JSON.stringify({ status: 'sold_out' }),
       headers: { 'content-type': 'application/json', prefer: 'handling=strict,max-affected=1' },
     });
     expect([capped.status, ((await capped.json()) as Row).code]).toEqual([400, 'PGRST124']);
@@ -326,6 +329,8 @@ describe('a data twin through @supabase/postgrest-js', () => {
     expect([orphan.status, orphan.error?.code]).toEqual([409, '23503']);
     const missing = await client().from('books').insert({ id: 2002, author_id: 1 });
     expect([missing.status, missing.error?.code]).toEqual([400, '23502']);
+    const unchecked = await client().from('books').update({ status: 'lost' }).eq('id', books[0].id);
+    expect([unchecked.status, unchecked.error?.code]).toEqual([400, '23514']);
     const referenced = await client().from('authors').delete().eq('id', books[0].author_id);
     expect([referenced.status, referenced.error?.code]).toEqual([409, '23503']);
     const everything = await client().from('books').delete().gt('id', -1000).lt('id', -999);

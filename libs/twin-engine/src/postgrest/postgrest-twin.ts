@@ -220,14 +220,29 @@ class PostgrestTables {
     }
   }
 
+  /** `NOT NULL` and `CHECK (col IN (…))` hold for a row about to be written. */
   private notNull(table: Table, record: WorldRecord): void {
+    const failing = () => `Failing row contains ${valuesText([...table.columns.keys()], record).split('=')[1]}.`;
     for (const column of table.columns.values()) {
-      if (!column.nullable && (record[column.name] === null || record[column.name] === undefined)) {
+      const value = record[column.name] ?? null;
+      if (!column.nullable && value === null) {
         throw new PostgrestFault(
           400,
           '23502',
           `null value in column "${column.name}" of relation "${table.name}" violates not-null constraint`,
-          `Failing row contains ${valuesText([...table.columns.keys()], record).split('=')[1]}.`,
+          failing(),
+        );
+      }
+      if (
+        value !== null &&
+        column.allowed &&
+        !column.allowed.some((allowed) => compareValues(column, allowed, value) === 0)
+      ) {
+        throw new PostgrestFault(
+          400,
+          '23514',
+          `new row for relation "${table.name}" violates check constraint "${table.name}_${column.name}_check"`,
+          failing(),
         );
       }
     }
