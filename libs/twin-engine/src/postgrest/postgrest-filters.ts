@@ -154,11 +154,17 @@ const parseJunction = (table: Table, kind: 'and' | 'or', negate: boolean, text: 
   };
 };
 
-/** Every horizontal filter of a query: `col=op.value` and `or`/`and`/`not.or`/`not.and` trees, all to hold. */
-export const parseFilters = (table: Table, query: URLSearchParams): Filter[] => {
+/** `books.status=eq.x`: a parameter for a resource embedded by `select`, not for the table itself. */
+export const isEmbeddedKey = (key: string): boolean => key.includes('.') && !/^not\.(and|or)$/.test(key);
+
+/**
+ * Every horizontal filter of a query: `col=op.value` and `or`/`and`/`not.or`/`not.and` trees, all to hold. Parameters
+ * of embedded resources (`books.status=…`) are left to the selection that embeds them.
+ */
+export const parseFilters = (table: Table, parameters: Iterable<[string, string]>): Filter[] => {
   const filters: Filter[] = [];
-  for (const [key, value] of query.entries()) {
-    if (reservedParameters.has(key)) {
+  for (const [key, value] of parameters) {
+    if (reservedParameters.has(key) || isEmbeddedKey(key)) {
       continue;
     }
     const junction = /^(not\.)?(and|or)$/.exec(key);

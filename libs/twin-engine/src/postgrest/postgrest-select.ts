@@ -1,6 +1,6 @@
 import type { WorldRecord } from '@libs/synthetic-data';
 
-import { splitTopLevel } from './postgrest-filters';
+import { Filter, isEmbeddedKey, matchesAll, parseFilters, splitTopLevel } from './postgrest-filters';
 import { parseFault, PostgrestFault, unknownColumn } from './postgrest-fault';
 import { Column, Table, TableCatalogue, TableRelation } from './postgrest-tables';
 import { compareValues } from './postgrest-values';
@@ -22,6 +22,11 @@ interface SelectEmbed {
   many: boolean;
   inner: boolean;
   items: SelectItem[];
+  /** Its own filters, order and page (`books.status=eq.x`, `books.order=id.desc`, `books.limit=2`). */
+  filters: Filter[];
+  order: OrderTerm[];
+  offset: number;
+  limit?: number;
 }
 
 type SelectItem = { kind: 'all' } | SelectColumn | SelectEmbed;
@@ -94,6 +99,9 @@ const parseItems = (catalogue: TableCatalogue, table: Table, text: string, depth
         many,
         inner: join === 'inner' || hintOrJoin === 'inner',
         items: inside === '' ? [{ kind: 'all' }] : parseItems(catalogue, target, inside, depth + 1),
+        filters: [],
+        order: [],
+        offset: 0,
       };
     }
     const column = /^(?:([^:()]+):)?([^:()]+?)(?:::([a-z0-9 ]+))?$/.exec(item);
@@ -114,11 +122,15 @@ export class Selection {
     private readonly table: Table,
   ) {}
 
-  static parse(catalogue: TableCatalogue, table: Table, select: string | null): Selection {
-    return new Selection(
+  static parse(catalogue: TableCatalogue, table: Table, query: URLSearchParams): Selection {
+    const select = query.get('select');
+    const selection = new Selection(
       select === null || select === '' ? [{ kind: 'all' }] : parseItems(catalogue, table, select, 0),
       table,
     );
+    const embedded = [...query.entries()].filter(([key]) => isEmbeddedKey(key));
+    scope(selection.items, embedded);
+    return selection;
   }
 
   /** Whether an `!inner` embed keeps this row out (no related row). */
@@ -131,6 +143,43 @@ export class Selection {
   }
 }
 
+const pageParameter = (text: string, what: string): number => {
+  if (!/^\d{1,9}$/.test(text)) {
+    throw parseFault(`${what} parameter (${text.slice(0, 50)})`, 'expecting a non-negative integer');
+  }
+  return Number(text);
+};
+
+/** Hands `alias.key=value` parameters to the embed they name, deeper ones on down (`a.b.key`). */
+const scope = (items: SelectItem[], parameters: [string, string][]): void => {
+  const byEmbed = new Map<SelectEmbed, [string, string][]>();
+  for (const [key, value] of parameters) {
+    const dot = key.indexOf('.');
+    const alias = key.slice(0, dot);
+    const embed = items.find((item): item is SelectEmbed => item.kind === 'embed' && item.alias === alias);
+    if (!embed) {
+      throw new PostgrestFault(400, 'PGRST108', `'${alias.slice(0, 100)}' is not an embedded resource in this request`);
+    }
+    byEmbed.set(embed, [...(byEmbed.get(embed) ?? []), [key.slice(dot + 1), value]]);
+  }
+  for (const [embed, own] of byEmbed) {
+    embed.filters = parseFilters(embed.table, own);
+    for (const [key, value] of own) {
+      if (key === 'order') {
+        embed.order = parseOrder(embed.table, value);
+      } else if (key === 'limit') {
+        embed.limit = pageParameter(value, 'limit');
+      } else if (key === 'offset') {
+        embed.offset = pageParameter(value, 'offset');
+      }
+    }
+    scope(
+      embed.items,
+      own.filter(([key]) => isEmbeddedKey(key)),
+    );
+  }
+};
+
 const related = (embed: SelectEmbed, record: WorldRecord, rowsOf: (table: Table) => WorldRecord[]): WorldRecord[] => {
   const { relation, many } = embed;
   const [localColumns, remoteColumns] = many
@@ -140,11 +189,18 @@ const related = (embed: SelectEmbed, record: WorldRecord, rowsOf: (table: Table)
   if (values.some((value) => value === null)) {
     return [];
   }
-  return rowsOf(embed.table).filter((row) =>
-    remoteColumns.every((column, index) => {
-      const own = embed.table.columns.get(column) as Column;
-      return row[column] !== null && row[column] !== undefined && compareValues(own, row[column], values[index]) === 0;
-    }),
+  const rows = rowsOf(embed.table).filter(
+    (row) =>
+      remoteColumns.every((column, index) => {
+        const own = embed.table.columns.get(column) as Column;
+        return (
+          row[column] !== null && row[column] !== undefined && compareValues(own, row[column], values[index]) === 0
+        );
+      }) && matchesAll(embed.filters, row),
+  );
+  return sortRows(rows, embed.order).slice(
+    embed.offset,
+    embed.limit === undefined ? undefined : embed.offset + embed.limit,
   );
 };
 

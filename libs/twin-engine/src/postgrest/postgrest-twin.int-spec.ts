@@ -154,6 +154,32 @@ describe('a data twin through @supabase/postgrest-js', () => {
     );
   });
 
+  it('filters, orders and pages embedded resources, and drops parents without one under !inner', async () => {
+    const books = await all('books');
+    const status = books[0].status as string;
+    const { data: inner } = await client()
+      .from('authors')
+      .select('id, books!inner(id, status)')
+      .eq('books.status', status);
+    const expected = [...new Set(books.filter((b) => b.status === status).map((b) => b.author_id))].sort();
+    expect((inner as Row[]).map((a) => a.id).sort()).toEqual(expected);
+    for (const author of inner as { id: number; books: Row[] }[]) {
+      expect(author.books.every((b) => b.status === status)).toBe(true);
+      expect(author.books.length).toBe(books.filter((b) => b.author_id === author.id && b.status === status).length);
+    }
+    const { data: latest } = await client()
+      .from('authors')
+      .select('id, books(id)')
+      .order('id', { referencedTable: 'books', ascending: false })
+      .limit(1, { referencedTable: 'books' });
+    for (const author of latest as { id: number; books: Row[] }[]) {
+      const own = books.filter((b) => b.author_id === author.id).map((b) => b.id as number);
+      expect(author.books).toEqual(own.length > 0 ? [{ id: Math.max(...own) }] : []);
+    }
+    const stray = await raw('/books?select=id&reviews.stars=eq.5');
+    expect([stray.status, ((await stray.json()) as Row).code]).toEqual([400, 'PGRST108']);
+  });
+
   it('orders, pages with limit and offset, and answers Range with Content-Range and counts', async () => {
     const books = await all('books');
     const byPrice = [...books].sort((a, b) => (b.price as number) - (a.price as number) || 0);

@@ -7,7 +7,7 @@ import type { EpisodeEvent } from '../episode-events';
 import type { PackBehaviour, PackCall, TwinPack } from '../packs/twin-pack';
 import { emptyResponse, TwinResponse } from '../twin-http';
 import { PostgrestFault } from './postgrest-fault';
-import { Filter, matchesAll, parseFilters } from './postgrest-filters';
+import { Filter, isEmbeddedKey, matchesAll, parseFilters } from './postgrest-filters';
 import { columnsOf, Preferences, preferencesOf, rangeOf, representationOf, Representation } from './postgrest-request';
 import { parseOrder, Selection, sortRows } from './postgrest-select';
 import { Column, Table, TableCatalogue } from './postgrest-tables';
@@ -160,7 +160,7 @@ class PostgrestTables {
   read(call: PackCall, table: Table, head: boolean): Outcome {
     const { query, headers } = call.request;
     const filters = parseFilters(table, query);
-    const selection = Selection.parse(this.catalogue, table, query.get('select'));
+    const selection = Selection.parse(this.catalogue, table, query);
     const order = parseOrder(table, query.get('order'));
     const representation = representationOf(headers.accept);
     const prefer = preferencesOf(headers.prefer);
@@ -346,7 +346,7 @@ class PostgrestTables {
     events: EpisodeEvent[],
   ): Outcome {
     const representation = representationOf(call.request.headers.accept);
-    const selection = Selection.parse(this.catalogue, table, call.request.query.get('select'));
+    const selection = Selection.parse(this.catalogue, table, call.request.query);
     if (representation.kind === 'object' && rows.length !== 1) {
       // PostgREST runs the write in a transaction and rolls it back: nothing changes.
       represent(rows, representation, status, {});
@@ -463,6 +463,20 @@ class PostgrestTables {
     return this.written(call, table, pending, prefer, 201, events);
   }
 
+  /** A write's filters: on its own table only (PostgREST filters no embedded resource in an UPDATE or DELETE). */
+  private writeFilters(table: Table, query: URLSearchParams): Filter[] {
+    const embedded = [...query.keys()].find(isEmbeddedKey);
+    if (embedded !== undefined) {
+      throw new PostgrestFault(
+        400,
+        'PGRST100',
+        `failed to parse filter (${embedded.slice(0, 100)})`,
+        'a write filters its own table only',
+      );
+    }
+    return parseFilters(table, query);
+  }
+
   /** Supabase's safeguard (pg-safeupdate): an UPDATE or DELETE of a whole table is refused. */
   private whereRequired(verb: 'UPDATE' | 'DELETE', filters: Filter[]): void {
     if (filters.length === 0) {
@@ -472,7 +486,7 @@ class PostgrestTables {
 
   update(call: PackCall, table: Table): Outcome {
     const prefer = preferencesOf(call.request.headers.prefer);
-    const filters = parseFilters(table, call.request.query);
+    const filters = this.writeFilters(table, call.request.query);
     const body = this.body(call);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new PostgrestFault(400, 'PGRST102', 'Empty or invalid json', 'a PATCH body is one JSON object');
@@ -531,7 +545,7 @@ class PostgrestTables {
 
   remove(call: PackCall, table: Table): Outcome {
     const prefer = preferencesOf(call.request.headers.prefer);
-    const filters = parseFilters(table, call.request.query);
+    const filters = this.writeFilters(table, call.request.query);
     this.whereRequired('DELETE', filters);
     const targets = this.filtered(call, table, filters);
     this.unreferenced(
