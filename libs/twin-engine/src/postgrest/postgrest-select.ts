@@ -2,6 +2,7 @@ import type { WorldRecord } from '@libs/synthetic-data';
 
 import { Filter, isEmbeddedKey, matchesAll, parseFilters, splitTopLevel } from './postgrest-filters';
 import { parseFault, PostgrestFault, unknownColumn } from './postgrest-fault';
+import { RowReader } from './postgrest-rows';
 import { Column, Table, TableCatalogue, TableRelation } from './postgrest-tables';
 import { compareValues } from './postgrest-values';
 
@@ -134,12 +135,12 @@ export class Selection {
   }
 
   /** Whether an `!inner` embed keeps this row out (no related row). */
-  keeps(record: WorldRecord, rowsOf: (table: Table) => WorldRecord[]): boolean {
-    return this.items.every((item) => item.kind !== 'embed' || !item.inner || related(item, record, rowsOf).length > 0);
+  keeps(record: WorldRecord, reader: RowReader): boolean {
+    return this.items.every((item) => item.kind !== 'embed' || !item.inner || related(item, record, reader).length > 0);
   }
 
-  project(record: WorldRecord, rowsOf: (table: Table) => WorldRecord[]): WorldRecord {
-    return projectItems(this.items, this.table, record, rowsOf);
+  project(record: WorldRecord, reader: RowReader): WorldRecord {
+    return projectItems(this.items, this.table, record, reader);
   }
 }
 
@@ -180,36 +181,26 @@ const scope = (items: SelectItem[], parameters: [string, string][]): void => {
   }
 };
 
-const related = (embed: SelectEmbed, record: WorldRecord, rowsOf: (table: Table) => WorldRecord[]): WorldRecord[] => {
+const related = (embed: SelectEmbed, record: WorldRecord, reader: RowReader): WorldRecord[] => {
   const { relation, many } = embed;
   const [localColumns, remoteColumns] = many
     ? [relation.toColumns, relation.fromColumns]
     : [relation.fromColumns, relation.toColumns];
-  const values = localColumns.map((column) => record[column] ?? null);
-  if (values.some((value) => value === null)) {
-    return [];
-  }
-  const rows = rowsOf(embed.table).filter(
-    (row) =>
-      remoteColumns.every((column, index) => {
-        const own = embed.table.columns.get(column) as Column;
-        return (
-          row[column] !== null && row[column] !== undefined && compareValues(own, row[column], values[index]) === 0
-        );
-      }) && matchesAll(embed.filters, row),
-  );
+  const rows = reader
+    .lookup(
+      embed.table,
+      remoteColumns,
+      localColumns.map((column) => record[column]),
+    )
+    .map((row) => row.record)
+    .filter((row) => matchesAll(embed.filters, row));
   return sortRows(rows, embed.order).slice(
     embed.offset,
     embed.limit === undefined ? undefined : embed.offset + embed.limit,
   );
 };
 
-const projectItems = (
-  items: SelectItem[],
-  table: Table,
-  record: WorldRecord,
-  rowsOf: (table: Table) => WorldRecord[],
-): WorldRecord => {
+const projectItems = (items: SelectItem[], table: Table, record: WorldRecord, reader: RowReader): WorldRecord => {
   const out: WorldRecord = {};
   for (const item of items) {
     switch (item.kind) {
@@ -225,7 +216,9 @@ const projectItems = (
         break;
       }
       case 'embed': {
-        const rows = related(item, record, rowsOf).map((row) => projectItems(item.items, item.table, row, rowsOf));
+        const found = related(item, record, reader);
+        reader.charge(found.length);
+        const rows = found.map((row) => projectItems(item.items, item.table, row, reader));
         out[item.alias] = item.many ? rows : (rows[0] ?? null);
         break;
       }

@@ -421,6 +421,25 @@ describe('a data twin through @supabase/postgrest-js', () => {
     expect([badType.status, badType.error?.code]).toEqual([400, '22P02']);
   });
 
+  it('takes a bulk insert of thousands of rows, and refuses an embed that would multiply them without bound', async () => {
+    const many = Array.from({ length: 2000 }, (_, index) => ({
+      id: 10_000 + index,
+      author_id: 1,
+      title: 't',
+      price: 1,
+    }));
+    const inserted = await client().from('books').insert(many);
+    expect(inserted.status).toBe(201);
+    const { count } = await client().from('books').select('*', { count: 'exact', head: true }).eq('author_id', 1);
+    expect(count).toBeGreaterThanOrEqual(2000);
+    // Each of author 1's books embeds author 1 again, who embeds all its books: millions of rows if answered.
+    const bomb = await raw('/authors?select=id,books(id,authors(id,books(id)))&id=eq.1');
+    expect(bomb.status).toBe(400);
+    expect(((await bomb.json()) as Row).code).toBe('54000');
+    const removed = await client().from('books').delete().gte('id', 10_000).lt('id', 12_000);
+    expect(removed.status).toBe(204);
+  });
+
   it('refuses calls without the episode token, or with a forged one, and logs the forgery', async () => {
     // Supabase clients send the token as `apikey` too; an anonymous read right after one must not get its answer.
     const keyed = await new PostgrestClient(baseOf(episode), { headers: { apikey: tokenOf(episode) } })

@@ -7,6 +7,7 @@ import type { EpisodeEvent } from '../episode-events';
 import type { PackBehaviour, PackCall, TwinPack } from '../packs/twin-pack';
 import { emptyResponse, TwinResponse } from '../twin-http';
 import { PostgrestFault } from './postgrest-fault';
+import { Row, RowReader, valuesKey } from './postgrest-rows';
 import { Filter, isEmbeddedKey, matchesAll, parseFilters } from './postgrest-filters';
 import { columnsOf, Preferences, preferencesOf, rangeOf, representationOf, Representation } from './postgrest-request';
 import { parseOrder, Selection, sortRows } from './postgrest-select';
@@ -133,28 +134,8 @@ class PostgrestTables {
     this.catalogue = new TableCatalogue(model, service);
   }
 
-  rows(call: PackCall, table: Table): { id: string; record: WorldRecord }[] {
-    return call.state.ids(table.key).flatMap((id) => {
-      const record = call.state.get(table.key, id);
-      return record ? [{ id, record }] : [];
-    });
-  }
-
-  /** Rows of any served table for embedding, read once per call. */
-  private rowReader(call: PackCall): (table: Table) => WorldRecord[] {
-    const read = new Map<string, WorldRecord[]>();
-    return (table) => {
-      let rows = read.get(table.name);
-      if (!rows) {
-        rows = this.rows(call, table).map(({ record }) => record);
-        read.set(table.name, rows);
-      }
-      return rows;
-    };
-  }
-
-  private filtered(call: PackCall, table: Table, filters: Filter[]): { id: string; record: WorldRecord }[] {
-    return this.rows(call, table).filter(({ record }) => matchesAll(filters, record));
+  private filtered(reader: RowReader, table: Table, filters: Filter[]): Row[] {
+    return reader.rows(table).filter(({ record }) => matchesAll(filters, record));
   }
 
   read(call: PackCall, table: Table, head: boolean): Outcome {
@@ -165,11 +146,11 @@ class PostgrestTables {
     const representation = representationOf(headers.accept);
     const prefer = preferencesOf(headers.prefer);
     const range = rangeOf(query, headers.range);
-    const rowsOf = this.rowReader(call);
+    const reader = new RowReader(call.state);
     const matching = sortRows(
-      this.filtered(call, table, filters)
+      this.filtered(reader, table, filters)
         .map(({ record }) => record)
-        .filter((record) => selection.keeps(record, rowsOf)),
+        .filter((record) => selection.keeps(record, reader)),
       order,
     );
     const total = matching.length;
@@ -188,7 +169,7 @@ class PostgrestTables {
       page.length > 0 ? `${range.offset}-${range.offset + page.length - 1}/${totalText}` : `*/${totalText}`;
     const partial = prefer.count && page.length < total;
     const response = represent(
-      page.map((record) => selection.project(record, rowsOf)),
+      page.map((record) => selection.project(record, reader)),
       representation,
       partial ? 206 : 200,
       { 'content-range': contentRange, ...(prefer.count ? { 'preference-applied': 'count=exact' } : {}) },
@@ -249,24 +230,18 @@ class PostgrestTables {
   }
 
   /** Every declared foreign key of the row points at a row that exists (in the episode, or among `pending`). */
-  private references(call: PackCall, table: Table, record: WorldRecord, pending: WorldRecord[]): void {
+  private references(reader: RowReader, table: Table, record: WorldRecord, pending: WorldRecord[]): void {
     for (const relation of this.catalogue.relations.filter((r) => r.declared && r.from === table.name)) {
-      if (relation.fromColumns.some((column) => record[column] === null || record[column] === undefined)) {
+      const values = relation.fromColumns.map((column) => record[column]);
+      const key = valuesKey(values);
+      if (key === undefined) {
         continue;
       }
       const target = this.catalogue.tables.get(relation.to) as Table;
-      const candidates = [
-        ...this.rows(call, target).map(({ record: row }) => row),
-        ...(relation.to === table.name ? pending : []),
-      ];
-      const found = candidates.some((row) =>
-        relation.toColumns.every(
-          (column, index) =>
-            row[column] !== null &&
-            row[column] !== undefined &&
-            compareValues(target.columns.get(column) as Column, row[column], record[relation.fromColumns[index]]) === 0,
-        ),
-      );
+      const found =
+        reader.lookup(target, relation.toColumns, values).length > 0 ||
+        (relation.to === table.name &&
+          pending.some((row) => valuesKey(relation.toColumns.map((column) => row[column])) === key));
       if (!found) {
         throw new PostgrestFault(
           409,
@@ -279,20 +254,17 @@ class PostgrestTables {
   }
 
   /** No row of another table still points at a row that is going away, or whose key is changing. */
-  private unreferenced(call: PackCall, table: Table, leaving: WorldRecord[], leavingIds: Set<string>): void {
+  private unreferenced(reader: RowReader, table: Table, leaving: WorldRecord[], leavingIds: Set<string>): void {
     for (const relation of this.catalogue.relations.filter((r) => r.declared && r.to === table.name)) {
       const source = this.catalogue.tables.get(relation.from) as Table;
-      const referencing = this.rows(call, source).filter(({ id }) => source !== table || !leavingIds.has(id));
       for (const gone of leaving) {
-        const holder = referencing.find(({ record }) =>
-          relation.fromColumns.every(
-            (column, index) =>
-              record[column] !== null &&
-              record[column] !== undefined &&
-              compareValues(source.columns.get(column) as Column, record[column], gone[relation.toColumns[index]]) ===
-                0,
-          ),
-        );
+        const holder = reader
+          .lookup(
+            source,
+            relation.fromColumns,
+            relation.toColumns.map((column) => gone[column]),
+          )
+          .find(({ id }) => source !== table || !leavingIds.has(id));
         if (holder) {
           throw new PostgrestFault(
             409,
@@ -314,20 +286,6 @@ class PostgrestTables {
     return table.primaryKey;
   }
 
-  private sameKey(table: Table, columns: string[], a: WorldRecord, b: WorldRecord): boolean {
-    return (
-      columns.length > 0 &&
-      columns.every(
-        (column) =>
-          a[column] !== null &&
-          a[column] !== undefined &&
-          b[column] !== null &&
-          b[column] !== undefined &&
-          compareValues(table.columns.get(column) as Column, a[column], b[column]) === 0,
-      )
-    );
-  }
-
   private duplicate(table: Table, columns: string[], record: WorldRecord): PostgrestFault {
     return new PostgrestFault(
       409,
@@ -339,6 +297,7 @@ class PostgrestTables {
 
   private written(
     call: PackCall,
+    reader: RowReader,
     table: Table,
     rows: WorldRecord[],
     prefer: Preferences,
@@ -360,10 +319,9 @@ class PostgrestTables {
     if (prefer.return !== 'representation') {
       return { response: emptyResponse(status === 201 ? 201 : 204, headers), events };
     }
-    const rowsOf = this.rowReader(call);
     return {
       response: represent(
-        rows.map((row) => selection.project(row, rowsOf)),
+        rows.map((row) => selection.project(row, reader)),
         representation,
         status === 201 ? 201 : 200,
         headers,
@@ -399,16 +357,19 @@ class PostgrestTables {
     const given = new Set(named ?? first);
     this.checkColumns(table, given);
     const conflict = this.conflictColumns(call, table);
-    const existing = this.rows(call, table);
+    const reader = new RowReader(call.state);
     let serial = 0;
     const next = (column: Column): number => {
       if (serial === 0) {
-        serial = Math.max(0, ...existing.map(({ record }) => Number(record[column.name]) || 0));
+        serial = Math.max(0, ...reader.rows(table).map(({ record }) => Number(record[column.name]) || 0));
       }
       return ++serial;
     };
-    const created: { id: string; record: WorldRecord }[] = [];
-    const updated: { id: string; record: WorldRecord }[] = [];
+    const created: Row[] = [];
+    const updated: Row[] = [];
+    // This call's rows by their conflict key and primary key: a second row with the same key is a duplicate.
+    const written = new Map<string, Row>();
+    const writtenKeys = new Set<string>();
     items.forEach((item, index) => {
       const record: WorldRecord = {};
       for (const column of table.columns.values()) {
@@ -417,14 +378,17 @@ class PostgrestTables {
             ? fromJson(column, item[column.name] ?? null)
             : defaultFor(column, call, index, () => next(column));
       }
-      const clash =
-        existing.find(({ record: row }) => this.sameKey(table, conflict, row, record)) ??
-        [...created, ...updated].find(({ record: row }) => this.sameKey(table, conflict, row, record));
+      const conflictValues = conflict.map((column) => record[column]);
+      const conflictKey = conflict.length > 0 ? valuesKey(conflictValues) : undefined;
+      if (conflictKey !== undefined && written.has(conflictKey)) {
+        throw this.duplicate(table, conflict, record);
+      }
+      const clash = conflictKey === undefined ? undefined : reader.lookup(table, conflict, conflictValues)[0];
       if (clash) {
         if (prefer.resolution === 'ignore-duplicates') {
           return;
         }
-        if (prefer.resolution !== 'merge-duplicates' || created.includes(clash) || updated.includes(clash)) {
+        if (prefer.resolution !== 'merge-duplicates') {
           throw this.duplicate(table, conflict, record);
         }
         const merged = { ...clash.record };
@@ -432,35 +396,45 @@ class PostgrestTables {
           merged[name] = record[name];
         }
         this.notNull(table, merged);
-        updated.push({ id: clash.id, record: merged });
+        const row = { id: clash.id, record: merged };
+        updated.push(row);
+        written.set(conflictKey as string, row);
         return;
       }
       this.notNull(table, record);
-      if (conflict !== table.primaryKey) {
-        const keyClash = [...existing, ...created].find(({ record: row }) =>
-          this.sameKey(table, table.primaryKey, row, record),
-        );
-        if (keyClash) {
-          throw this.duplicate(table, table.primaryKey, record);
-        }
+      const primaryValues = table.primaryKey.map((column) => record[column]);
+      const primaryKey = table.primaryKey.length > 0 ? valuesKey(primaryValues) : undefined;
+      if (
+        primaryKey !== undefined &&
+        conflict !== table.primaryKey &&
+        (writtenKeys.has(primaryKey) || reader.lookup(table, table.primaryKey, primaryValues).length > 0)
+      ) {
+        throw this.duplicate(table, table.primaryKey, record);
       }
       let id = rowKey(table.primaryKey, record) ?? `n${call.seq}-${index}`;
-      if (call.state.get(table.key, id) !== undefined || created.some((row) => row.id === id)) {
+      if (call.state.get(table.key, id) !== undefined) {
         // A key patched away from its first value frees the value but not the row's id.
         id = `${id}#${call.seq}-${index}`;
       }
-      created.push({ id, record });
+      const row = { id, record };
+      created.push(row);
+      if (conflictKey !== undefined) {
+        written.set(conflictKey, row);
+      }
+      if (primaryKey !== undefined) {
+        writtenKeys.add(primaryKey);
+      }
     });
     const pending = [...created, ...updated].map(({ record }) => record);
     for (const record of pending) {
-      this.references(call, table, record, pending);
+      this.references(reader, table, record, pending);
     }
     this.maxAffected(prefer, pending.length);
     const events: EpisodeEvent[] = [
       ...created.map(({ id, record }): EpisodeEvent => ({ type: 'record.created', table: table.key, id, record })),
       ...updated.map(({ id, record }): EpisodeEvent => ({ type: 'record.updated', table: table.key, id, record })),
     ];
-    return this.written(call, table, pending, prefer, 201, events);
+    return this.written(call, reader, table, pending, prefer, 201, events);
   }
 
   /** A write's filters: on its own table only (PostgREST filters no embedded resource in an UPDATE or DELETE). */
@@ -497,21 +471,29 @@ class PostgrestTables {
     const typed = Object.fromEntries(
       Object.entries(changes).map(([name, value]) => [name, fromJson(table.columns.get(name) as Column, value)]),
     );
-    const targets = this.filtered(call, table, filters);
+    const reader = new RowReader(call.state);
+    const targets = this.filtered(reader, table, filters);
+    const targetIds = new Set(targets.map(({ id }) => id));
     const changed = targets.map(({ id, record }) => ({ id, before: record, record: { ...record, ...typed } }));
-    const keyMoves = changed.filter(({ before, record }) => !this.sameKey(table, table.primaryKey, before, record));
+    const keyMoves = changed.filter(
+      ({ before, record }) =>
+        valuesKey(table.primaryKey.map((c) => before[c])) !== valuesKey(table.primaryKey.map((c) => record[c])),
+    );
+    const movedTo = new Set<string>();
+    for (const { record } of keyMoves) {
+      const values = table.primaryKey.map((column) => record[column]);
+      const key = valuesKey(values);
+      const taken = reader.lookup(table, table.primaryKey, values).some(({ id }) => !targetIds.has(id));
+      if (key !== undefined && (taken || movedTo.has(key))) {
+        throw this.duplicate(table, table.primaryKey, record);
+      }
+      if (key !== undefined) {
+        movedTo.add(key);
+      }
+    }
     if (keyMoves.length > 0) {
-      const staying = this.rows(call, table).filter(({ id }) => !targets.some((t) => t.id === id));
-      keyMoves.forEach(({ record }, index) => {
-        const clash =
-          staying.some(({ record: row }) => this.sameKey(table, table.primaryKey, row, record)) ||
-          keyMoves.slice(0, index).some((other) => this.sameKey(table, table.primaryKey, other.record, record));
-        if (clash) {
-          throw this.duplicate(table, table.primaryKey, record);
-        }
-      });
       this.unreferenced(
-        call,
+        reader,
         table,
         keyMoves.map(({ before }) => before),
         new Set(),
@@ -520,7 +502,7 @@ class PostgrestTables {
     for (const { record } of changed) {
       this.notNull(table, record);
       this.references(
-        call,
+        reader,
         table,
         record,
         changed.map((row) => row.record),
@@ -535,6 +517,7 @@ class PostgrestTables {
     }));
     return this.written(
       call,
+      reader,
       table,
       changed.map(({ record }) => record),
       prefer,
@@ -547,9 +530,10 @@ class PostgrestTables {
     const prefer = preferencesOf(call.request.headers.prefer);
     const filters = this.writeFilters(table, call.request.query);
     this.whereRequired('DELETE', filters);
-    const targets = this.filtered(call, table, filters);
+    const reader = new RowReader(call.state);
+    const targets = this.filtered(reader, table, filters);
     this.unreferenced(
-      call,
+      reader,
       table,
       targets.map(({ record }) => record),
       new Set(targets.map(({ id }) => id)),
@@ -558,6 +542,7 @@ class PostgrestTables {
     const events = targets.map(({ id }): EpisodeEvent => ({ type: 'record.deleted', table: table.key, id }));
     return this.written(
       call,
+      reader,
       table,
       targets.map(({ record }) => record),
       prefer,
