@@ -12,7 +12,7 @@ import { createGatewayServer } from '../http/gateway-server';
 import { Episode } from '../episode';
 import { InMemoryEpisodeStore } from '../in-memory-episode-store';
 import { StaticStackSource, TwinEngine } from '../twin-engine';
-import { postgrestToken } from './postgrest-twin';
+import { postgrestToken } from './postgrest-auth';
 
 type Row = Record<string, unknown>;
 

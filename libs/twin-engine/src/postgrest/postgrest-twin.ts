@@ -2,103 +2,25 @@ import type { ServiceModel, StackModel } from '@libs/stack-ingestion';
 import { hashSeed, rowKey, seededUuid, WorldRecord } from '@libs/synthetic-data';
 
 import type { Outcome } from '../crud-behaviour';
-import type { ServiceCredentials } from '../episode-credentials';
 import type { EpisodeEvent } from '../episode-events';
 import type { PackBehaviour, PackCall, TwinPack } from '../packs/twin-pack';
-import { emptyResponse, TwinResponse } from '../twin-http';
+import { emptyResponse } from '../twin-http';
+import { callerOf, claimOf, postgrestToken, presented } from './postgrest-auth';
 import { PostgrestFault } from './postgrest-fault';
+import { TableConstraints } from './postgrest-constraints';
+import { readRows } from './postgrest-reads';
+import { represent } from './postgrest-representation';
 import { Row, RowReader, valuesKey } from './postgrest-rows';
 import { Filter, isEmbeddedKey, matchesAll, parseFilters } from './postgrest-filters';
-import { columnsOf, Preferences, preferencesOf, rangeOf, representationOf, Representation } from './postgrest-request';
-import { parseOrder, Selection, sortRows } from './postgrest-select';
+import { columnsOf, Preferences, preferencesOf, representationOf } from './postgrest-request';
+import { Selection } from './postgrest-select';
 import { Column, Table, TableCatalogue } from './postgrest-tables';
-import { compareValues, fromJson } from './postgrest-values';
-
-const base64url = (value: string): string => Buffer.from(value).toString('base64url');
-const jwtHeader = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-
-/**
- * A token in the shape PostgREST clients carry (a JWT: header, claims with `sub` and `role`, signature), signed with
- * the episode's MAC of the principal: it names its principal in the clear and is genuine only if the MAC is.
- */
-export const postgrestToken = (credentials: ServiceCredentials, principal: string): string =>
-  `${jwtHeader}.${base64url(JSON.stringify({ role: 'authenticated', sub: principal }))}.${credentials.mac(principal)}`;
-
-const presented = (call: PackCall): string | undefined => {
-  const authorization = call.request.headers.authorization;
-  const bearer = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
-  return bearer ?? call.request.headers.apikey?.trim();
-};
-
-const claimOf = (token: string): { sub?: string; mac: string } => {
-  const [, claims = '', mac = ''] = token.split('.');
-  try {
-    const parsed = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as { sub?: unknown };
-    return { ...(typeof parsed.sub === 'string' ? { sub: parsed.sub } : {}), mac };
-  } catch {
-    return { mac };
-  }
-};
-
-const callerOf = (call: PackCall): string | undefined => {
-  const token = presented(call);
-  const claim = token === undefined ? undefined : claimOf(token);
-  return claim?.sub !== undefined && call.credentials.verify(claim.sub, claim.mac) ? claim.sub : undefined;
-};
+import { fromJson } from './postgrest-values';
 
 const failed = (fault: PostgrestFault, headers: Record<string, string> = {}): Outcome => ({
   response: fault.response(headers),
   events: [],
 });
-
-const json = 'application/json; charset=utf-8';
-
-const csvCell = (value: unknown): string => {
-  if (value === null || value === undefined) {
-    return '';
-  }
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-};
-
-const stripNulls = (row: WorldRecord): WorldRecord =>
-  Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null));
-
-/** Rows in the representation asked for: an array, one object (406 unless exactly one) or CSV. */
-const represent = (
-  rows: WorldRecord[],
-  representation: Representation,
-  status: number,
-  headers: Record<string, string>,
-): TwinResponse => {
-  const shaped = representation.stripNulls ? rows.map(stripNulls) : rows;
-  switch (representation.kind) {
-    case 'object':
-      if (shaped.length !== 1) {
-        throw new PostgrestFault(
-          406,
-          'PGRST116',
-          'JSON object requested, multiple (or no) rows returned',
-          `The result contains ${shaped.length} rows`,
-        );
-      }
-      return {
-        status,
-        headers: { 'content-type': 'application/vnd.pgrst.object+json; charset=utf-8', ...headers },
-        body: shaped[0],
-      };
-    case 'csv': {
-      const columns = shaped.length > 0 ? Object.keys(shaped[0]) : [];
-      const lines = [columns.join(','), ...shaped.map((row) => columns.map((c) => csvCell(row[c])).join(','))];
-      return { status, headers: { 'content-type': 'text/csv; charset=utf-8', ...headers }, body: lines.join('\n') };
-    }
-    case 'array':
-      return { status, headers: { 'content-type': json, ...headers }, body: shaped };
-  }
-};
-
-const valuesText = (columns: string[], record: WorldRecord): string =>
-  `(${columns.join(', ')})=(${columns.map((c) => (typeof record[c] === 'string' ? record[c] : JSON.stringify(record[c] ?? null))).join(', ')})`;
 
 /** PostgreSQL's default for a column the request leaves out: the DDL's `DEFAULT`, a serial's next value, or NULL. */
 const defaultFor = (column: Column, call: PackCall, index: number, next: () => number): unknown => {
@@ -126,55 +48,19 @@ const defaultFor = (column: Column, call: PackCall, index: number, next: () => n
   return null;
 };
 
-/** The twin of a data service: its tables served with PostgREST's URL grammar, headers, status codes and errors. */
-class PostgrestTables {
+/** A data service's writes, with PostgREST's headers, status codes and errors and PostgreSQL's constraints. */
+class TableWrites {
   readonly catalogue: TableCatalogue;
+
+  private readonly constraints: TableConstraints;
 
   constructor(model: StackModel, service: ServiceModel) {
     this.catalogue = new TableCatalogue(model, service);
+    this.constraints = new TableConstraints(this.catalogue);
   }
 
   private filtered(reader: RowReader, table: Table, filters: Filter[]): Row[] {
     return reader.rows(table).filter(({ record }) => matchesAll(filters, record));
-  }
-
-  read(call: PackCall, table: Table, head: boolean): Outcome {
-    const { query, headers } = call.request;
-    const filters = parseFilters(table, query);
-    const selection = Selection.parse(this.catalogue, table, query);
-    const order = parseOrder(table, query.get('order'));
-    const representation = representationOf(headers.accept);
-    const prefer = preferencesOf(headers.prefer);
-    const range = rangeOf(query, headers.range);
-    const reader = new RowReader(call.state);
-    const matching = sortRows(
-      this.filtered(reader, table, filters)
-        .map(({ record }) => record)
-        .filter((record) => selection.keeps(record, reader)),
-      order,
-    );
-    const total = matching.length;
-    const totalText = prefer.count ? String(total) : '*';
-    if (prefer.count && range.offset > 0 && range.offset >= total) {
-      throw new PostgrestFault(
-        416,
-        'PGRST103',
-        'Requested range not satisfiable',
-        `An offset of ${range.offset} was requested, but there are only ${total} rows.`,
-        null,
-      );
-    }
-    const page = matching.slice(range.offset, range.limit === undefined ? undefined : range.offset + range.limit);
-    const contentRange =
-      page.length > 0 ? `${range.offset}-${range.offset + page.length - 1}/${totalText}` : `*/${totalText}`;
-    const partial = prefer.count && page.length < total;
-    const response = represent(
-      page.map((record) => selection.project(record, reader)),
-      representation,
-      partial ? 206 : 200,
-      { 'content-range': contentRange, ...(prefer.count ? { 'preference-applied': 'count=exact' } : {}) },
-    );
-    return { response: head ? { status: response.status, headers: response.headers } : response, events: [] };
   }
 
   private body(call: PackCall): unknown {
@@ -201,82 +87,6 @@ class PostgrestTables {
     }
   }
 
-  /** `NOT NULL` and `CHECK (col IN (…))` hold for a row about to be written. */
-  private notNull(table: Table, record: WorldRecord): void {
-    const failing = () => `Failing row contains ${valuesText([...table.columns.keys()], record).split('=')[1]}.`;
-    for (const column of table.columns.values()) {
-      const value = record[column.name] ?? null;
-      if (!column.nullable && value === null) {
-        throw new PostgrestFault(
-          400,
-          '23502',
-          `null value in column "${column.name}" of relation "${table.name}" violates not-null constraint`,
-          failing(),
-        );
-      }
-      if (
-        value !== null &&
-        column.allowed &&
-        !column.allowed.some((allowed) => compareValues(column, allowed, value) === 0)
-      ) {
-        throw new PostgrestFault(
-          400,
-          '23514',
-          `new row for relation "${table.name}" violates check constraint "${table.name}_${column.name}_check"`,
-          failing(),
-        );
-      }
-    }
-  }
-
-  /** Every declared foreign key of the row points at a row that exists (in the episode, or among `pending`). */
-  private references(reader: RowReader, table: Table, record: WorldRecord, pending: WorldRecord[]): void {
-    for (const relation of this.catalogue.relations.filter((r) => r.declared && r.from === table.name)) {
-      const values = relation.fromColumns.map((column) => record[column]);
-      const key = valuesKey(values);
-      if (key === undefined) {
-        continue;
-      }
-      const target = this.catalogue.tables.get(relation.to) as Table;
-      const found =
-        reader.lookup(target, relation.toColumns, values).length > 0 ||
-        (relation.to === table.name &&
-          pending.some((row) => valuesKey(relation.toColumns.map((column) => row[column])) === key));
-      if (!found) {
-        throw new PostgrestFault(
-          409,
-          '23503',
-          `insert or update on table "${table.name}" violates foreign key constraint "${table.name}_${relation.fromColumns.join('_')}_fkey"`,
-          `Key ${valuesText(relation.fromColumns, record)} is not present in table "${relation.to}".`,
-        );
-      }
-    }
-  }
-
-  /** No row of another table still points at a row that is going away, or whose key is changing. */
-  private unreferenced(reader: RowReader, table: Table, leaving: WorldRecord[], leavingIds: Set<string>): void {
-    for (const relation of this.catalogue.relations.filter((r) => r.declared && r.to === table.name)) {
-      const source = this.catalogue.tables.get(relation.from) as Table;
-      for (const gone of leaving) {
-        const holder = reader
-          .lookup(
-            source,
-            relation.fromColumns,
-            relation.toColumns.map((column) => gone[column]),
-          )
-          .find(({ id }) => source !== table || !leavingIds.has(id));
-        if (holder) {
-          throw new PostgrestFault(
-            409,
-            '23503',
-            `update or delete on table "${table.name}" violates foreign key constraint "${relation.from}_${relation.fromColumns.join('_')}_fkey" on table "${relation.from}"`,
-            `Key ${valuesText(relation.toColumns, gone)} is still referenced from table "${relation.from}".`,
-          );
-        }
-      }
-    }
-  }
-
   private conflictColumns(call: PackCall, table: Table): string[] {
     const named = columnsOf(call.request.query.get('on_conflict'));
     if (named) {
@@ -284,15 +94,6 @@ class PostgrestTables {
       return named;
     }
     return table.primaryKey;
-  }
-
-  private duplicate(table: Table, columns: string[], record: WorldRecord): PostgrestFault {
-    return new PostgrestFault(
-      409,
-      '23505',
-      `duplicate key value violates unique constraint "${table.name}_pkey"`,
-      `Key ${valuesText(columns, record)} already exists.`,
-    );
   }
 
   private written(
@@ -381,7 +182,7 @@ class PostgrestTables {
       const conflictValues = conflict.map((column) => record[column]);
       const conflictKey = conflict.length > 0 ? valuesKey(conflictValues) : undefined;
       if (conflictKey !== undefined && written.has(conflictKey)) {
-        throw this.duplicate(table, conflict, record);
+        throw this.constraints.duplicate(table, conflict, record);
       }
       const clash = conflictKey === undefined ? undefined : reader.lookup(table, conflict, conflictValues)[0];
       if (clash) {
@@ -389,19 +190,19 @@ class PostgrestTables {
           return;
         }
         if (prefer.resolution !== 'merge-duplicates') {
-          throw this.duplicate(table, conflict, record);
+          throw this.constraints.duplicate(table, conflict, record);
         }
         const merged = { ...clash.record };
         for (const name of given) {
           merged[name] = record[name];
         }
-        this.notNull(table, merged);
+        this.constraints.notNull(table, merged);
         const row = { id: clash.id, record: merged };
         updated.push(row);
         written.set(conflictKey as string, row);
         return;
       }
-      this.notNull(table, record);
+      this.constraints.notNull(table, record);
       const primaryValues = table.primaryKey.map((column) => record[column]);
       const primaryKey = table.primaryKey.length > 0 ? valuesKey(primaryValues) : undefined;
       if (
@@ -409,7 +210,7 @@ class PostgrestTables {
         conflict !== table.primaryKey &&
         (writtenKeys.has(primaryKey) || reader.lookup(table, table.primaryKey, primaryValues).length > 0)
       ) {
-        throw this.duplicate(table, table.primaryKey, record);
+        throw this.constraints.duplicate(table, table.primaryKey, record);
       }
       let id = rowKey(table.primaryKey, record) ?? `n${call.seq}-${index}`;
       if (call.state.get(table.key, id) !== undefined) {
@@ -427,7 +228,7 @@ class PostgrestTables {
     });
     const pending = [...created, ...updated].map(({ record }) => record);
     for (const record of pending) {
-      this.references(reader, table, record, pending);
+      this.constraints.references(reader, table, record, pending);
     }
     this.maxAffected(prefer, pending.length);
     const events: EpisodeEvent[] = [
@@ -485,14 +286,14 @@ class PostgrestTables {
       const key = valuesKey(values);
       const taken = reader.lookup(table, table.primaryKey, values).some(({ id }) => !targetIds.has(id));
       if (key !== undefined && (taken || movedTo.has(key))) {
-        throw this.duplicate(table, table.primaryKey, record);
+        throw this.constraints.duplicate(table, table.primaryKey, record);
       }
       if (key !== undefined) {
         movedTo.add(key);
       }
     }
     if (keyMoves.length > 0) {
-      this.unreferenced(
+      this.constraints.unreferenced(
         reader,
         table,
         keyMoves.map(({ before }) => before),
@@ -500,8 +301,8 @@ class PostgrestTables {
       );
     }
     for (const { record } of changed) {
-      this.notNull(table, record);
-      this.references(
+      this.constraints.notNull(table, record);
+      this.constraints.references(
         reader,
         table,
         record,
@@ -532,7 +333,7 @@ class PostgrestTables {
     this.whereRequired('DELETE', filters);
     const reader = new RowReader(call.state);
     const targets = this.filtered(reader, table, filters);
-    this.unreferenced(
+    this.constraints.unreferenced(
       reader,
       table,
       targets.map(({ record }) => record),
@@ -577,11 +378,11 @@ const errorCodes: Record<string, { status?: number; code: string }> = {
  * and the tables' rows are the world's, seeded from the data schemas.
  */
 export const postgrestTwin = (model: StackModel, service: ServiceModel): TwinPack => {
-  const tables = new PostgrestTables(model, service);
+  const tables = new TableWrites(model, service);
   const behaviours: Record<string, PackBehaviour> = {};
   for (const table of tables.catalogue.tables.values()) {
-    behaviours[`get_${table.name}`] = answering((call) => tables.read(call, table, false));
-    behaviours[`head_${table.name}`] = answering((call) => tables.read(call, table, true));
+    behaviours[`get_${table.name}`] = answering((call) => readRows(tables.catalogue, call, table, false));
+    behaviours[`head_${table.name}`] = answering((call) => readRows(tables.catalogue, call, table, true));
     behaviours[`post_${table.name}`] = answering((call) => tables.insert(call, table));
     behaviours[`patch_${table.name}`] = answering((call) => tables.update(call, table));
     behaviours[`delete_${table.name}`] = answering((call) => tables.remove(call, table));
