@@ -20,16 +20,16 @@ import { testInstanceKey } from './instance-key';
 import { createTestDatabase, requireEnvironment } from './test-services';
 
 /**
- * Everything an episode of the example company needs but the worker: a fresh database, the stack stored, the twins
+ * Everything an episode of the example company (or of another bundle) needs but the worker: a fresh database, the stack stored, the twins
  * behind an HTTP gateway with an event store that signals workflows, and a Temporal client on its own task queue.
  */
-export const startEpisodeHarness = async (options: { worker?: boolean } = {}) => {
+export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: string } = {}) => {
   const database = await createTestDatabase();
   const dataSource: DataSource = createDataSource(database.url);
   await dataSource.initialize();
   const { model, version } = await ingestStack({
     kind: 'path',
-    path: path.join(repositoryRoot, 'examples', 'acme-manufacturing'),
+    path: options.bundle ?? path.join(repositoryRoot, 'examples', 'acme-manufacturing'),
   });
   const stacks = new StackRepository(dataSource);
   await stacks.saveVersion('test', version, model);

@@ -9,6 +9,12 @@ export interface AgentIdentity {
   slackUser: string;
 }
 
+/** One twin as the agent reaches it: where it is served and the agent's own token for it. */
+export interface AgentEndpoint {
+  baseUrl: string;
+  token: string;
+}
+
 /**
  * What an agent gets for one episode: its brief (the goal and context it may read, never the hidden facts), the
  * twins (each called with its own token, over HTTP like any client), and two verbs of its own: let business time
@@ -18,10 +24,12 @@ export interface AgentSession {
   brief: { goal: string; context: string; policy?: string; tools: string[] };
   identity: AgentIdentity;
   /**
-   * The same twins for any HTTP client or vendor SDK: each product's base URL and the agent's own bearer token. What
-   * is reachable here is all an agent gets; the twins record every call made with these tokens.
+   * The twins for any HTTP client or vendor SDK: for every service of the scenario's tools, by its name in the stack
+   * (the client's own spec twins, its data twins, the packs), the base URL and the agent's own bearer token; `mail`,
+   * `slack` and `erp` also name the mail, Slack and procurement packs. What is reachable here is all an agent gets; the
+   * twins record every call made with these tokens.
    */
-  endpoints: Record<'mail' | 'slack' | 'erp', { baseUrl: string; token: string }>;
+  endpoints: Record<string, AgentEndpoint>;
   mail<T>(path: string, init?: CallInit): Promise<T>;
   slack<T extends { ok: boolean; error?: string }>(method: string, args: Record<string, unknown>): Promise<T>;
   erp<T>(path: string, init?: CallInit): Promise<T>;

@@ -18,10 +18,12 @@ import { readScenarios, scenarioFiles } from '@libs/scenarios';
 import { synthesizeCompany } from '@libs/synthetic-data';
 
 import { detectArchiveKind, extractArchive } from './bundle/archive-extractor';
+import { dataService } from './data-schemas/data-service';
 import { linkEntities } from './data-schemas/entity-linking';
 import { readJsonSchemaEntities } from './data-schemas/json-schema-entities';
 import { readSqlEntities } from './data-schemas/sql-ddl-entities';
 import {
+  dataSchemaFiles,
   discoverManifest,
   manifestFile,
   readManifest,
@@ -154,6 +156,10 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   let fileCount = 0;
   let references = 0;
   for (const source of manifest.services) {
+    if (source.schema !== undefined) {
+      // Served from the entities, once the data schemas are read.
+      continue;
+    }
     try {
       const loaded = source.pack
         ? await loadPackService(source.name, source.pack)
@@ -177,7 +183,9 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     throw new IngestionError(code, problems);
   }
 
-  const schemaFiles = manifest.schemas ?? [];
+  const schemaFiles = [
+    ...new Set([...(manifest.schemas ?? []), ...manifest.services.flatMap((service) => dataSchemaFiles(service))]),
+  ];
   const json = readJsonSchemaEntities(
     files,
     locator,
@@ -189,6 +197,22 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   );
   warnings.push(...sql.warnings);
   const entities = [...json.entities, ...sql.entities];
+  manifest.services.forEach((source, index) => {
+    if (source.schema === undefined) {
+      return;
+    }
+    const served = dataService(source.name, dataSchemaFiles(source), entities, source.baseUrl);
+    if (served.tables?.length === 0) {
+      problems.push(
+        locator.problem(manifestFile, `/services/${index}/schema`, 'these data schemas declare no table to serve'),
+      );
+    }
+    // In the manifest's order, so service lists read as the bundle wrote them.
+    services.splice(index, 0, served);
+  });
+  if (problems.length > 0) {
+    throw new IngestionError('MANIFEST_INVALID', problems);
+  }
   const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
 
   const sampleFiles = manifest.samples ?? files.list().filter((file) => /^samples\/.+\.(json|csv|har)$/i.test(file));

@@ -120,6 +120,11 @@ export interface ServiceModel {
   document: Record<string, unknown>;
   /** The built-in twin pack this service is (`slack`, `email` …): its behaviour and seed come with Mirror. */
   pack?: string;
+  /**
+   * The data schemas' tables (entity names) this service serves PostgREST-style, when it is a data service
+   * (`schema:` in mirror.yaml): its rows are the world's, its operations the twin engine's.
+   */
+  tables?: string[];
 }
 
 export interface FieldModel {
@@ -128,6 +133,10 @@ export interface FieldModel {
   format?: string;
   required: boolean;
   nullable: boolean;
+  /** The only values a `CHECK (col IN (…))` allows. */
+  enum?: (string | number)[];
+  /** The column's `DEFAULT`: a literal as its value, anything else (`now()`, `nextval(…)`) as SQL text. */
+  default?: { value: string | number | boolean | null } | { expression: string };
 }
 
 export interface EntityModel {

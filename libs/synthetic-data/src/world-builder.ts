@@ -7,10 +7,11 @@ import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@li
 import { canonicalName as canonical } from '@libs/stack-model';
 
 import { synthesizeCompany } from './company';
+import { buildDataTables } from './data-tables';
 import { subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
-import { World, WorldRecord, WorldSizes } from './world';
+import { World, WorldRecord, WorldSizes, WorldTable } from './world';
 
 export const worldKey = (stackVersion: string, seed: number, sizes: WorldSizes): string =>
   createHash('sha256')
@@ -313,14 +314,22 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       }
     }
   }
-  const usesPacks = model.services.some((s) => s.pack);
+  const worldTables = new Map<string, WorldTable>(tables);
+  for (const service of model.services.filter((s) => s.tables)) {
+    for (const [key, table] of buildDataTables(model, service, seed, sizes)) {
+      worldTables.set(key, table);
+      recordCount += table.ids.length;
+    }
+  }
+  // A data service's caller is someone of the company too: the agent acts there as the same employee.
+  const usesCompany = model.services.some((s) => s.pack || s.tables);
   return {
     key: worldKey(stackVersion, seed, sizes),
     stackVersion,
     seed,
     sizes,
-    tables: tables,
+    tables: worldTables,
     recordCount,
-    ...(usesPacks ? { company: synthesizeCompany(seed, sizes.company, model.company) } : {}),
+    ...(usesCompany ? { company: synthesizeCompany(seed, sizes.company, model.company) } : {}),
   };
 };
