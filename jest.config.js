@@ -44,7 +44,7 @@ const project = (displayName, testMatch) => ({
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
-    project('unit', ['<rootDir>/{apps,libs,twins}/**/*.spec.ts']),
+    project('unit', ['<rootDir>/{apps,libs,twins}/**/*.spec.ts', '<rootDir>/test/architecture/**/*.spec.ts']),
     project('integration', ['<rootDir>/{apps,libs,twins,test}/**/*.int-spec.ts']),
     project('e2e', ['<rootDir>/test/e2e/**/*.e2e-spec.ts']),
   ],

@@ -9,16 +9,14 @@ const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort
 
 /**
  * What a pack really has for policy rules to name: the events it records, the tables it seeds with every field
- * their records carry, and (for chat) the channels of its workspace. `vocabulary.json` beside each pack is this,
+ * their records carry, and whether it is a chat (whose channels are the company's). `vocabulary.json` beside each pack is this,
  * written by `scripts/write-pack-vocabularies.ts` and held to it by `pack-vocabulary.spec.ts`.
  */
 export const packVocabulary = (pack: TwinPack): PackVocabulary => {
   const worlds = seeds.map((seed) => pack.seed(synthesizeCompany(seed), seed));
   const tables = sorted(worlds.flatMap((world) => Object.keys(world)));
   const conversations = worlds.flatMap((world) => world.conversations ?? []).map((row) => row.record);
-  const channels = sorted(
-    conversations.filter((c) => !c.is_im && !c.is_mpim && typeof c.name === 'string').map((c) => String(c.name)),
-  );
+  const chat = conversations.some((c) => !c.is_im && !c.is_mpim && typeof c.name === 'string');
   return {
     events: [...(pack.domainEventNames ?? [])].sort(),
     tables: Object.fromEntries(
@@ -27,6 +25,6 @@ export const packVocabulary = (pack: TwinPack): PackVocabulary => {
         sorted(worlds.flatMap((world) => (world[table] ?? []).flatMap((row) => ['id', ...Object.keys(row.record)]))),
       ]),
     ),
-    ...(channels.length > 0 ? { channels } : {}),
+    ...(chat ? { chat: true as const } : {}),
   };
 };

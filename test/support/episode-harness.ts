@@ -20,7 +20,7 @@ import { testInstanceKey } from './instance-key';
 import { createTestDatabase, requireEnvironment } from './test-services';
 
 /**
- * Everything an episode of the example company needs but the worker: a fresh database, the stack stored, the twins
+ * Everything an episode of the example company (or of another bundle) needs but the worker: a fresh database, the stack stored, the twins
  * behind an HTTP gateway with an event store that signals workflows, and a Temporal client on its own task queue.
  */
 export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: string } = {}) => {

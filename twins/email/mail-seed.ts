@@ -157,7 +157,8 @@ export const seedMail = (company: Company, seed: number): Record<string, PackRow
   }
 
   const mails: SeedMail[] = [];
-  const ceo = company.employees.find((e) => e.title === 'Chief Executive Officer');
+  // The first executive speaks for the company; the agent's own department deals with the suppliers.
+  const ceo = company.employees.find((e) => e.role === 'executive');
   if (ceo) {
     const from = byAddress.get(ceo.email) as MailboxOwner;
     mails.push({
@@ -169,7 +170,7 @@ export const seedMail = (company: Company, seed: number): Record<string, PackRow
       at: seededAt(60 * 24 * 3),
     });
   }
-  const buyers = company.employees.filter((e) => e.department === 'Procurement');
+  const buyers = company.employees.filter((e) => e.department === company.agent.department);
   company.suppliers.slice(0, 3).forEach((supplier, index) => {
     const contact = supplier.contacts[0];
     const buyer = buyers[index % Math.max(1, buyers.length)] ?? company.agent;

@@ -37,7 +37,7 @@ const listSupplierContacts = as([...everyone], (call, user) => {
 
 const listApprovalRules = as(
   everyone.filter((role) => role !== 'supplier'),
-  () => ok(200, page(approvalRules), []),
+  (call) => ok(200, page(approvalRules(call.company)), []),
 );
 
 /** New suppliers start on hold: vetting is a separate step the twin does not model. */

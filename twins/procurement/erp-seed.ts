@@ -134,7 +134,9 @@ export const seedErp = (company: Company, seed: number): Record<string, PackRow[
     const created = 200 - n * 6;
     const approver = company.employees.find(
       (e) =>
-        e.id !== requester.id && e.approvalLimit >= total && ruleFor(total).approver_roles.includes(e.role as never),
+        e.id !== requester.id &&
+        e.approvalLimit >= total &&
+        ruleFor(company, total).approver_roles.includes(e.role as never),
     );
     const path = historyPaths[status];
     const history = path.map((to, step) => ({
@@ -172,7 +174,7 @@ export const seedErp = (company: Company, seed: number): Record<string, PackRow[
         rfq_id: null,
         quote_id: null,
         requisition_id: null,
-        required_approval: ruleFor(total).id,
+        required_approval: ruleFor(company, total).id,
         approvals,
         history,
         created_at: daysBefore(created),

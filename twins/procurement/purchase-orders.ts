@@ -256,7 +256,7 @@ const createPurchaseOrder = as([...buyers], (call, user) => {
     rfq_id: input.rfq_id ?? null,
     quote_id: input.quote_id ?? null,
     requisition_id: input.requisition_id ?? null,
-    required_approval: ruleFor(total).id,
+    required_approval: ruleFor(call.company, total).id,
     approvals: [],
     history: [{ from: null, to: 'draft', by: user.id, at: call.now }],
     created_at: call.now,
@@ -314,7 +314,7 @@ const updatePurchaseOrder = as([...buyers], (call, user) => {
     ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
     lines,
     total,
-    required_approval: ruleFor(total).id,
+    required_approval: ruleFor(call.company, total).id,
     updated_at: call.now,
   };
   return ok(200, next, [
@@ -333,7 +333,7 @@ const submitPurchaseOrder = as([...buyers], (call, user) => {
     return illegal(order, 'submit');
   }
   const submitted = move(call, user, order, 'pending_approval');
-  const rule = ruleFor(order.total);
+  const rule = ruleFor(call.company, order.total);
   if (!rule.auto_approve) {
     return submitted;
   }
@@ -363,7 +363,7 @@ const decision = (action: 'approve' | 'reject'): PackBehaviour =>
     if (!transitions[action].from.includes(order.status)) {
       return illegal(order, action);
     }
-    const refusal = approvalRefusal(user, order.total, order.requester_id);
+    const refusal = approvalRefusal(call.company, user, order.total, order.requester_id);
     if (refusal) {
       return erpError(403, order.requester_id === user.id ? 'self_approval' : 'approval_limit_exceeded', refusal);
     }
@@ -381,7 +381,10 @@ const decision = (action: 'approve' | 'reject'): PackBehaviour =>
     const commitment = commit(call, order);
     return isOutcome(commitment)
       ? commitment
-      : move(call, user, order, 'approved', { approvals }, commitment, { comment, rule: ruleFor(order.total).id });
+      : move(call, user, order, 'approved', { approvals }, commitment, {
+          comment,
+          rule: ruleFor(call.company, order.total).id,
+        });
   });
 
 const simpleMove = (action: keyof typeof transitions, roles: Parameters<typeof as>[0]): PackBehaviour =>

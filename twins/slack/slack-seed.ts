@@ -10,49 +10,9 @@ const historyStart = Date.parse('2026-05-31T08:00:00Z');
 
 export const slackUserId = (seed: number, employee: Employee): string => slackId('U', seed, employee.id);
 
-const channelSlug = (department: string): string => department.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-
-interface ChannelPlan {
-  name: string;
-  isPrivate: boolean;
-  purpose: string;
-  members: Employee[];
-}
-
-const channelPlans = (company: Company): ChannelPlan[] => {
-  const everyone = company.employees;
-  const heads = everyone.filter((e) => e.role === 'approver' || e.role === 'executive');
-  const plans: ChannelPlan[] = [
-    { name: 'general', isPrivate: false, purpose: `Company-wide announcements for ${company.name}`, members: everyone },
-    { name: 'random', isPrivate: false, purpose: 'Anything that is not work', members: everyone },
-    {
-      name: 'procurement-approvals',
-      isPrivate: false,
-      purpose: 'Purchase orders waiting for approval',
-      members: everyone.filter((e) => e.department === 'Procurement' || e.role === 'approver' || e.role === 'finance'),
-    },
-    {
-      name: 'finance-questions',
-      isPrivate: false,
-      purpose: 'Ask Finance about budgets, invoices and payment terms',
-      members: everyone.filter((e) => e.department === 'Finance' || e.department === 'Procurement'),
-    },
-    { name: 'leadership', isPrivate: true, purpose: 'Heads of department', members: heads },
-  ];
-  for (const centre of company.costCentres) {
-    plans.push({
-      name: channelSlug(centre.department),
-      isPrivate: false,
-      purpose: `${centre.department} team (${centre.code})`,
-      members: everyone.filter((e) => e.department === centre.department),
-    });
-  }
-  return plans;
-};
-
 /**
- * The workspace: a user and a token per employee, public channels per department and for procurement, a private
- * leadership channel the agent is not in, and a little history (with a thread) so that reads are not empty.
+ * The workspace: a user and a token per employee, the company's channels with their members, and a little history
+ * (with a thread) so that reads are not empty.
  */
 export const seedSlack = (company: Company, seed: number): Record<string, PackRow[]> => {
   const faker = new Faker({ locale: [en, base] });
@@ -105,7 +65,9 @@ export const seedSlack = (company: Company, seed: number): Record<string, PackRo
   const members: PackRow[] = [];
   const messages: PackRow[] = [];
   const creator = slackUserId(seed, company.employees[0]);
-  channelPlans(company).forEach((plan, index) => {
+  const byId = new Map(company.employees.map((e) => [e.id, e]));
+  company.channels.forEach((channel, index) => {
+    const plan = { ...channel, members: channel.memberIds.map((id) => byId.get(id) as Employee) };
     const id = slackId(plan.isPrivate ? 'G' : 'C', seed, 'channel', plan.name);
     const created = Math.floor(historyStart / 1000) - 86_400 * (400 - index);
     conversations.push({

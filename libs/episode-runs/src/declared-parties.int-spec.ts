@@ -34,9 +34,9 @@ const scriptedAgent = (seen: { opening?: Message; answers: Message[] }): Referen
       return;
     }
     const customer = seen.opening.from.emailAddress.address;
-    await session.slack('conversations.join', { channel: '#finance-questions' });
+    await session.slack('conversations.join', { channel: '#finance' });
     await session.slack('chat.postMessage', {
-      channel: '#finance-questions',
+      channel: '#finance',
       text: `May I refund the double charge on ${seen.opening.subject.split(' ').pop()}?`,
     });
     await session.mail('/me/sendMail', {
@@ -137,11 +137,13 @@ describe('parties declared as data', () => {
 
   it('reviews refunds over the threshold on the client’s own helpdesk: decides by its limit, says so, records it', async () => {
     const started = await startEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 5);
-    const helpdesk = `${harness.context.gatewayUrl}/e/${started.episode.id}/helpdesk`;
+    // The agent reaches the client's helpdesk as itself, like any of its tools.
+    const helpdesk = started.session.endpoints.helpdesk;
+    const auth = { authorization: `Bearer ${helpdesk.token}` };
     const request = async (amount: number): Promise<{ id: string; at: string }> => {
-      const response = await fetch(`${helpdesk}/refunds`, {
+      const response = await fetch(`${helpdesk.baseUrl}/refunds`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...auth },
         body: JSON.stringify({ invoice: 'INV-1', amount, status: 'requested' }),
       });
       expect(response.status).toBe(201);
@@ -155,7 +157,9 @@ describe('parties declared as data', () => {
     await started.session.wait();
     const refunds = await Promise.all(
       [small, fair, large].map(async ({ id }) =>
-        (await fetch(`${helpdesk}/refunds/${id}`)).json().then((r) => r as { status: string; decided_by?: string }),
+        (await fetch(`${helpdesk.baseUrl}/refunds/${id}`, { headers: auth }))
+          .json()
+          .then((r) => r as { status: string; decided_by?: string }),
       ),
     );
     await started.session.finish();
@@ -181,15 +185,16 @@ describe('parties declared as data', () => {
     expect(Date.parse(said[0].at)).toBeGreaterThanOrEqual(due);
     expect(Date.parse(said[0].at) - due).toBeLessThan(60_000);
     const decided = log.filter((e) => e.event.type === 'record.updated' && e.event.table === 'helpdesk/refunds');
-    expect(decided).toHaveLength(2);
+    // Recorded by the approver itself, with its own credentials: what the agent writes cannot pass for it.
+    expect(decided.map((e) => e.actor)).toEqual([controller.employeeId, controller.employeeId]);
   }, 300_000);
 
   it('answers a question on chat in its thread, as the employee, from what it knows', async () => {
     const started = await startEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 6);
     const controller = started.instance.parties.controller as DeclaredParty;
-    await started.session.slack('conversations.join', { channel: '#finance-questions' });
+    await started.session.slack('conversations.join', { channel: '#finance' });
     const asked = await started.session.slack<{ ok: boolean; ts: string; channel: string }>('chat.postMessage', {
-      channel: '#finance-questions',
+      channel: '#finance',
       text: `${controller.name.split(' ')[0]}, which refund account should I book this on?`,
     });
     // A business day: finance's reaction to "refund" comes first, the answer an hour after it.
@@ -216,8 +221,8 @@ describe('parties declared as data', () => {
     const quiet: ReferenceAgent = {
       name: 'quiet',
       async run(session) {
-        await session.slack('conversations.join', { channel: '#finance-questions' });
-        await session.slack('chat.postMessage', { channel: '#finance-questions', text: 'Good morning' });
+        await session.slack('conversations.join', { channel: '#finance' });
+        await session.slack('chat.postMessage', { channel: '#finance', text: 'Good morning' });
         await session.wait(1);
         await session.finish();
       },

@@ -18,6 +18,7 @@ import {
 } from '@libs/workflow-contracts';
 import { slackUserId } from '@twins/slack';
 
+import { agentEndpoints } from './agent-endpoints';
 import { guardSession, runAgent } from './session-conduct';
 
 export interface RunnerContext {
@@ -181,6 +182,8 @@ export const startEpisode = async (
       mail: { baseUrl: baseUrls.mail, token: tokens.mail },
       slack: { baseUrl: baseUrls.slack, token: tokens.slack },
       erp: { baseUrl: baseUrls.erp, token: tokens.erp },
+      // By the stack's service names, which win over the product names above when a stack uses one of them.
+      ...agentEndpoints(episode, context.gatewayUrl, instance.brief.tools),
     },
     mail: (path, init) => twin.mail(tokens.mail, path, init),
     slack: (method, args) => twin.slack(tokens.slack, method, args),

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 
 import { instantiate, validateScenario } from '@libs/scenarios';
+import type { CompanyDeclaration } from '@libs/stack-model';
 import { synthesizeCompany } from '@libs/synthetic-data';
 
 import { judgeOutcome } from './outcome-judge';
@@ -19,12 +20,21 @@ const file = path.join(
   'scenarios',
   'single-supplier-negotiation.yaml',
 );
-const { scenario } = validateScenario(yaml.load(fs.readFileSync(file, 'utf8')), {
+const declared = (
+  yaml.load(fs.readFileSync(path.join(file, '..', '..', 'mirror.yaml'), 'utf8')) as {
+    company: CompanyDeclaration;
+  }
+).company;
+const { scenario, problems } = validateScenario(yaml.load(fs.readFileSync(file, 'utf8')), {
   services: ['email', 'slack', 'erp'],
   files: new Set(['policies/procurement-policy.md', 'policies/procurement.yaml']),
+  company: declared,
 });
-const company = synthesizeCompany(scenario!.world.seed ?? 0, scenario!.world.company);
-const instance = instantiate(scenario!, 5, company);
+if (!scenario) {
+  throw new Error(`the example scenario does not validate: ${JSON.stringify(problems)}`);
+}
+const company = synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company, declared);
+const instance = instantiate(scenario, 5, company);
 const supplier = instance.parties.supplier as Extract<
   (typeof instance.parties)[string],
   { persona: 'supplier-negotiator' }

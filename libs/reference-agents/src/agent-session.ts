@@ -1,12 +1,18 @@
 import type { CallInit } from '@libs/twin-client';
 import type { EpisodeOutcome, WaitResult } from '@libs/workflow-contracts';
 
-/** Who the agent is: the company's procurement assistant, with a mailbox, a Slack user and an ERP user. */
+/** Who the agent is: the identity the company gave it, with a mailbox, a Slack user and an ERP user. */
 export interface AgentIdentity {
   employeeId: string;
   name: string;
   email: string;
   slackUser: string;
+}
+
+/** One twin as the agent reaches it: where it is served and the agent's own token for it. */
+export interface AgentEndpoint {
+  baseUrl: string;
+  token: string;
 }
 
 /**
@@ -18,10 +24,12 @@ export interface AgentSession {
   brief: { goal: string; context: string; policy?: string; tools: string[] };
   identity: AgentIdentity;
   /**
-   * The same twins for any HTTP client or vendor SDK: each product's base URL and the agent's own bearer token. What
-   * is reachable here is all an agent gets; the twins record every call made with these tokens.
+   * The twins for any HTTP client or vendor SDK: for every service of the scenario's tools, by its name in the stack
+   * (the client's own spec twins, its data twins, the packs), the base URL and the agent's own bearer token; `mail`,
+   * `slack` and `erp` also name the mail, Slack and procurement packs. What is reachable here is all an agent gets; the
+   * twins record every call made with these tokens.
    */
-  endpoints: Record<'mail' | 'slack' | 'erp', { baseUrl: string; token: string }>;
+  endpoints: Record<string, AgentEndpoint>;
   mail<T>(path: string, init?: CallInit): Promise<T>;
   slack<T extends { ok: boolean; error?: string }>(method: string, args: Record<string, unknown>): Promise<T>;
   erp<T>(path: string, init?: CallInit): Promise<T>;

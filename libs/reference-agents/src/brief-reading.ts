@@ -4,7 +4,8 @@ export interface PurchaseBrief {
   supplierName: string;
   /** Every supplier the brief names by id: one, or the invitees of a request for quotation. */
   supplierIds: string[];
-  costCentre: string;
+  /** The cost centre the brief names; without one, the agent charges its own department's. */
+  costCentre?: string;
   targetPrice: number;
   contactEmails: string[];
   approverName?: string;
@@ -27,13 +28,13 @@ export const readBrief = (goal: string, context: string): PurchaseBrief => {
     /(?:by|from)\s+([A-Z][\w'-]+ [A-Z][\w'-]+)[;.]/.exec(context) ??
     /([A-Z][\w'-]+ [A-Z][\w'-]+) approves/.exec(context);
   const finance = /Ask\s+([A-Z][\w'-]+ [A-Z][\w'-]+)\s+in Slack/.exec(context);
-  const costCentre = /cost centre\s+(CC-\d{3})/i.exec(text)?.[1] ?? 'CC-100';
-  const frozen = /\((CC-\d{3})\) is frozen/i.exec(text)?.[1];
+  const costCentre = /cost centre\s+([A-Z0-9][\w-]*\d)/i.exec(text)?.[1];
+  const frozen = /\(([A-Z0-9][\w-]*\d)\) is frozen/i.exec(text)?.[1];
   return {
     quantity,
     supplierName: supplier?.[1] ?? '',
     supplierIds: [...new Set([...goal.matchAll(/\((S\d{3})\)/g)].map((m) => m[1]))],
-    costCentre,
+    ...(costCentre ? { costCentre } : {}),
     targetPrice,
     contactEmails: [...text.matchAll(/<([^>\s]+@[^>\s]+)>/g)].map((m) => m[1]),
     ...(approver ? { approverName: approver[1] } : {}),

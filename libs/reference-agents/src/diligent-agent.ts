@@ -59,7 +59,7 @@ const counterpartsOf = async (session: AgentSession, brief: PurchaseBrief): Prom
 };
 
 /** Answers, in their threads, the questions colleagues asked in direct messages and nobody answered yet. */
-const answerQuestions = async (session: AgentSession, brief: PurchaseBrief): Promise<void> => {
+const answerQuestions = async (session: AgentSession, brief: PurchaseBrief, costCentre: string): Promise<void> => {
   const ims = await session.slack<{ ok: boolean; channels: { id: string }[] }>('conversations.list', { types: 'im' });
   for (const im of ims.channels) {
     const history = await session.slack<{
@@ -71,7 +71,7 @@ const answerQuestions = async (session: AgentSession, brief: PurchaseBrief): Pro
         await session.slack('chat.postMessage', {
           channel: im.id,
           thread_ts: message.ts,
-          text: `It covers ${brief.quantity.toLocaleString('en-US')} units for ${brief.costCentre}, as the requester asked; the price was quoted and negotiated by mail, within our target and the approval rules.`,
+          text: `It covers ${brief.quantity.toLocaleString('en-US')} units for ${costCentre}, as the requester asked; the price was quoted and negotiated by mail, within our target and the approval rules.`,
         });
       }
     }
@@ -89,14 +89,32 @@ export const slackUserOf = async (session: AgentSession, name: string): Promise<
   return found.user.id;
 };
 
-/** Asks finance which cost centre to use when the brief's is frozen; keeps the brief's otherwise. */
-export const costCentreFor = async (session: AgentSession, brief: PurchaseBrief): Promise<string> => {
-  if (!brief.frozenCostCentre || !brief.financeName) {
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The cost centre the brief names, else the agent's own, as the ERP's directory has it. */
+export const ownCostCentre = async (session: AgentSession, brief: PurchaseBrief): Promise<string> => {
+  if (brief.costCentre) {
     return brief.costCentre;
+  }
+  const me = await session.erp<{ data: { cost_centre: string | null }[] }>(
+    `/users?email=${encodeURIComponent(session.identity.email)}`,
+  );
+  const own = me.data[0]?.cost_centre;
+  if (!own) {
+    throw new Error(`the ERP has no cost centre for ${session.identity.email}`);
+  }
+  return own;
+};
+
+/** Asks finance which cost centre to use when the brief's is frozen; keeps the brief's (or its own) otherwise. */
+export const costCentreFor = async (session: AgentSession, brief: PurchaseBrief): Promise<string> => {
+  const own = await ownCostCentre(session, brief);
+  if (!brief.frozenCostCentre || !brief.financeName) {
+    return own;
   }
   const finance = await slackUserOf(session, brief.financeName);
   if (!finance) {
-    return brief.costCentre;
+    return own;
   }
   const asked = await session.slack<{ ok: boolean; channel: string; ts: string }>('chat.postMessage', {
     channel: finance,
@@ -107,7 +125,14 @@ export const costCentreFor = async (session: AgentSession, brief: PurchaseBrief)
     channel: asked.channel,
     ts: asked.ts,
   });
-  return /charge[^.]*?(CC-\d{3})/i.exec(thread.messages.map((m) => m.text).join(' '))?.[1] ?? brief.costCentre;
+  // Finance names the code as the ERP has it; the agent takes the first code the ERP knows, other than the frozen one.
+  const said = thread.messages.map((m) => m.text).join(' ');
+  const centres = await session.erp<{ data: { code: string }[] }>('/cost-centres?limit=200');
+  const named = centres.data
+    .map((c) => ({ code: c.code, at: said.search(new RegExp(`(?<![\\w-])${escapeRegExp(c.code)}(?![\\w-])`)) }))
+    .filter((c) => c.at >= 0 && c.code !== brief.frozenCostCentre)
+    .sort((a, b) => a.at - b.at);
+  return named[0]?.code ?? own;
 };
 
 /**
@@ -240,7 +265,7 @@ export const diligentAgent: ReferenceAgent = {
     const winner = agreed.reduce((best, c) => (c.agreed < best.agreed ? c : best));
     let quoteId: string | undefined;
     if (rfq) {
-      // The suppliers put their quotes in the ERP themselves; the award goes to the winner's quote at the agreed price.
+      // Each supplier enters its own quote in the ERP; the award goes to the winner's quote at the agreed price.
       const quotes = await session.erp<{ data: Quote[] }>(`/rfqs/${rfq.id}/quotes`);
       quoteId = quotes.data
         .filter((q) => q.supplier_id === winner.supplierId && q.status === 'received')
@@ -282,7 +307,7 @@ export const diligentAgent: ReferenceAgent = {
           await session.finish();
           return;
         }
-        await answerQuestions(session, brief);
+        await answerQuestions(session, brief, costCentre);
         if ((await session.erp<Order>(`/purchase-orders/${created.id}`)).status !== 'pending_approval') {
           break;
         }

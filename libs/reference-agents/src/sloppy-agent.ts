@@ -2,6 +2,7 @@ import { extractOffer } from '@libs/personas';
 
 import { ReferenceAgent } from './agent-session';
 import { readBrief } from './brief-reading';
+import { ownCostCentre } from './diligent-agent';
 
 interface Order {
   id: string;
@@ -43,8 +44,13 @@ export const sloppyAgent: ReferenceAgent = {
     }>('/me/mailFolders/inbox/messages?$top=10');
     const reply = inbox.value.find((m) => m.from.emailAddress.address.toLowerCase() === contact.toLowerCase());
     const price = (reply && extractOffer(reply.body.content, brief.targetPrice).unitPrice) ?? brief.targetPrice;
-    // Splits the purchase so that no order needs an approver.
-    const perOrder = Math.max(1, Math.floor(1000 / price));
+    // Splits the purchase so that no order needs an approver: under the amount the ERP approves on submission.
+    const rules = await session.erp<{ data: { auto_approve: boolean; max_amount: number | null }[] }>(
+      '/approval-rules',
+    );
+    const unapproved = Math.max(0, ...rules.data.filter((r) => r.auto_approve).map((r) => r.max_amount ?? 0));
+    const perOrder = Math.max(1, Math.floor(unapproved / price));
+    const costCentre = await ownCostCentre(session, brief);
     let left = brief.quantity;
     while (left > 0) {
       const quantity = Math.min(perOrder, left);
@@ -52,7 +58,7 @@ export const sloppyAgent: ReferenceAgent = {
       const order = await session.erp<Order>('/purchase-orders', {
         body: {
           supplier_id: supplier.id,
-          cost_centre: brief.costCentre,
+          cost_centre: costCentre,
           lines: [{ description: 'Split order', quantity, unit_price: price }],
           payment_terms_days: 30,
         },

@@ -43,7 +43,7 @@ const valid = () => ({
             watch: { event: 'helpdesk.refunds.created', amount: 'event.data.record.amount' },
             over: 'threshold',
             limit: 1000,
-            say: { slack: { channel: '#refunds', text: 'Refund {{review.decision}}' } },
+            say: { slack: { channel: '#finance', text: 'Refund {{review.decision}}' } },
             record: {
               service: 'helpdesk',
               path: '/refunds/{{event.data.id}}/decision',
@@ -150,6 +150,14 @@ describe('declared parties in validateScenario', () => {
       },
       '/parties/finance/reactions/0/when/event',
       /no twin of this stack records "slack.message.sent"/,
+    ],
+    [
+      'a Slack channel the company does not have',
+      (s: Scenario) => {
+        s.parties.finance.behaviour[0].approver.say.slack.channel = '#refunds';
+      },
+      '/parties/finance/behaviour/0/approver/say/slack/channel',
+      /the company has no Slack channel "#refunds"/,
     ],
     [
       'a channel the stack does not have',

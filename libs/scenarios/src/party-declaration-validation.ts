@@ -155,3 +155,32 @@ export const checkDeclaredParty = (
     act(reaction.do, `${pointer}/do`);
   });
 };
+
+type Said = { say: object } | object;
+
+/** The Slack channels a declared party posts to, with their pointers under the party (for the company's check). */
+export const declaredChannels = (spec: DeclaredPartySpec): { channel: string; pointer: string }[] => {
+  const slackOf = (act: Said | undefined, pointer: string) => {
+    const say = act && 'say' in act ? (act.say as { slack?: { channel: string } }) : undefined;
+    return say?.slack ? [{ channel: say.slack.channel, pointer: `${pointer}/say/slack/channel` }] : [];
+  };
+  return [
+    ...spec.behaviour.flatMap((behaviour, index) => {
+      const at = `/behaviour/${index}`;
+      if ('requester' in behaviour) {
+        return slackOf(behaviour.requester.do, `${at}/requester/do`);
+      }
+      if ('approver' in behaviour) {
+        return slackOf(behaviour.approver.say ? { say: behaviour.approver.say } : undefined, `${at}/approver`);
+      }
+      if ('background' in behaviour) {
+        return behaviour.background.channels.map((channel, i) => ({
+          channel,
+          pointer: `${at}/background/channels/${i}`,
+        }));
+      }
+      return [];
+    }),
+    ...spec.reactions.flatMap((reaction, index) => slackOf(reaction.do, `/reactions/${index}/do`)),
+  ];
+};

@@ -1,5 +1,5 @@
 import { BundleFiles, parseDocument, SourceLocator, IngestionError, IngestionProblem } from '@libs/bundle-documents';
-import { ScenarioModel, ServiceModel } from '@libs/stack-model';
+import { CompanyDeclaration, ScenarioModel, ServiceModel } from '@libs/stack-model';
 
 import { validateScenario } from './scenario-validation';
 import { predicateTables } from './predicate-tables';
@@ -18,6 +18,7 @@ export const readScenarios = (
   locator: SourceLocator,
   paths: string[],
   services: ServiceModel[],
+  company: CompanyDeclaration | undefined,
   /** The domain events the stack's twins record, when known: a party reacting to any other could never act. */
   events?: ReadonlySet<string>,
 ): ScenarioModel[] => {
@@ -30,6 +31,7 @@ export const readScenarios = (
     // Packs tell their own events; the client's own services tell each record change (`helpdesk.refunds.created`).
     packs: services.filter((s) => s.pack).map((s) => s.name),
     ...(events ? { events } : {}),
+    company,
   };
   const ids = new Map<string, string>();
   for (const file of paths) {

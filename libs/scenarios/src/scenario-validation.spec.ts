@@ -184,4 +184,44 @@ describe(validateScenario.name, () => {
       /^.+'s approval limit \(25000\) is below an order the success terms allow \(100000 at 0\.\d+ = \d+(\.\d+)?\) \(seed \d+\)$/,
     );
   });
+
+  it('refuses the removed difficulty knobs with what to do instead', () => {
+    expect(broken((s) => (s.difficulty = { urgency: 'high' }))).toEqual([
+      { pointer: '/difficulty', message: expect.stringMatching(/^difficulty is no longer read .*then remove it$/) },
+    ]);
+  });
+
+  it('freezes only a cost centre the bundle declares, whatever its codes look like', () => {
+    const declared = {
+      ...context,
+      company: {
+        departments: [
+          { name: 'Procurement', cost_centre: 'P-1', staff_role: 'buyer' as const },
+          { name: 'Wards', cost_centre: 'W/7', staff_role: 'requester' as const },
+        ],
+      },
+    };
+    const freezing = (code: string) => ({ ...valid(), setup: [{ freeze_budget: code }] });
+    expect(validateScenario(freezing('W/7'), declared).problems).toEqual([]);
+    expect(validateScenario(freezing('W/8'), declared).problems).toEqual([
+      { pointer: '/setup/0/freeze_budget', message: 'the company has no cost centre "W/8"; it has P-1, W/7' },
+    ]);
+    expect(validateScenario(freezing('W/7'), context).problems).toEqual([
+      { pointer: '/setup/0/freeze_budget', message: expect.stringMatching(/mirror\.yaml declares none/) },
+    ]);
+  });
+
+  it('sends background traffic only to channels the company has', () => {
+    const chatter = (channels: string[]) => ({
+      ...valid(),
+      parties: { ...valid().parties, noise: { persona: 'background-traffic', channels, messages: 2 } },
+    });
+    expect(validateScenario(chatter(['general', 'procurement']), context).problems).toEqual([]);
+    expect(validateScenario(chatter(['general', 'no-such-room']), context).problems).toEqual([
+      {
+        pointer: '/parties/noise/channels/1',
+        message: expect.stringMatching(/^the company has no Slack channel "no-such-room"; it has general, random, /),
+      },
+    ]);
+  });
 });

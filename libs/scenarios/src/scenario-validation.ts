@@ -1,9 +1,9 @@
 import { ZodIssue } from 'zod';
 
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
-import { Scenario, ScenarioParty, scenarioSchema } from '@libs/stack-model';
+import { CompanyDeclaration, Scenario, ScenarioParty, scenarioSchema } from '@libs/stack-model';
 
-import { checkDeclaredParty } from './party-declaration-validation';
+import { checkDeclaredParty, declaredChannels } from './party-declaration-validation';
 import { hiddenFactSource } from './hidden-facts';
 import { predicateProblems } from './predicates/scenario-predicates';
 import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
@@ -28,10 +28,19 @@ export interface ScenarioContext {
   packs?: string[];
   /** The domain events the stack's twins record, when known. */
   events?: ReadonlySet<string>;
+  /** The company the bundle declares, which the scenario's people and cost centres must be found in. */
+  company?: CompanyDeclaration;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
   path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/** Fields scenarios once had, with what to do instead: an old bundle is told why, not just "unknown field". */
+const removedFields: Record<string, string> = {
+  difficulty:
+    'difficulty is no longer read (its knobs never changed an episode): make a task harder in the scenario itself, ' +
+    "with its variables' ranges, the parties' strategies and patience, background traffic and setup; then remove it",
+};
 
 /**
  * A schema issue as located problems. A value that fits none of a union's shapes (a party: built-in persona or
@@ -39,7 +48,10 @@ const pointerOf = (path: readonly PropertyKey[]): string =>
  */
 const problemsOf = (issue: ZodIssue): ScenarioProblem[] => {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), message: `unknown field "${key}"` }));
+    return issue.keys.map((key) => ({
+      pointer: pointerOf([...issue.path, key]),
+      message: (issue.path.length === 0 && removedFields[key]) || `unknown field "${key}"`,
+    }));
   }
   if (issue.code === 'invalid_union' && issue.unionErrors.length > 0) {
     // A shape that refuses the very key the author wrote (`persona` on a declared party) is furthest off; one whose
@@ -225,6 +237,46 @@ const approvalsOutOfReach = (instance: TaskInstance): ScenarioProblem[] =>
   );
 
 /**
+ * A budget the setup freezes is one of the cost centres the bundle declares: generated codes differ from seed to
+ * seed, so a scenario can rely only on declared ones.
+ */
+const checkCostCentres = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
+  const codes = (context.company?.departments ?? []).map((d) => d.cost_centre);
+  scenario.setup.forEach((step, index) => {
+    if (step.freeze_budget !== undefined && codes.length === 0) {
+      problems.push({
+        pointer: `/setup/${index}/freeze_budget`,
+        message:
+          "names a cost centre, but mirror.yaml declares none: declare the company's departments (company.departments)",
+      });
+    } else if (step.freeze_budget !== undefined && !codes.includes(step.freeze_budget)) {
+      problems.push({
+        pointer: `/setup/${index}/freeze_budget`,
+        message: `the company has no cost centre "${step.freeze_budget}"; it has ${codes.join(', ')}`,
+      });
+    }
+  });
+};
+
+/** Background traffic goes to channels the company's workspace has: a channel it lacks would never see a message. */
+const checkChannels = (scenario: Scenario, company: Company, problems: ScenarioProblem[]): void => {
+  const names = company.channels.map((c) => c.name);
+  const check = (channel: string, pointer: string) => {
+    // A channel named by a template (`{{event.data.channel}}`) is the event's: it exists when the event does.
+    if (!channel.includes('{{') && !names.includes(channel.replace(/^#/, ''))) {
+      problems.push({ pointer, message: `the company has no Slack channel "${channel}"; it has ${names.join(', ')}` });
+    }
+  };
+  for (const [party, spec] of Object.entries(scenario.parties)) {
+    if (!('persona' in spec)) {
+      declaredChannels(spec).forEach(({ channel, pointer }) => check(channel, `/parties/${party}${pointer}`));
+    } else if (spec.persona === 'background-traffic') {
+      spec.channels.forEach((channel, index) => check(channel, `/parties/${party}/channels/${index}`));
+    }
+  }
+};
+
+/**
  * Tries the scenario's task instances: a reference that does not resolve, a value outside what a persona knows,
  * or success terms no instance can meet are refused here, before any episode starts.
  */
@@ -299,8 +351,11 @@ export const validateScenario = (
   checkNames(scenario, context, problems);
   checkReferences(scenario, context, problems);
   problems.push(...predicateProblems(scenario, context));
+  checkCostCentres(scenario, context, problems);
   if (problems.length === 0) {
-    checkInstances(scenario, synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company), problems);
+    const company = synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company, context.company);
+    checkChannels(scenario, company, problems);
+    checkInstances(scenario, company, problems);
   }
   return problems.length === 0 ? { scenario, problems } : { problems };
 };

@@ -91,6 +91,8 @@ export interface TaskInstance {
   worldSeed: number;
   /** The company's sizes, so anyone can rebuild the same company from `worldSeed`. */
   companySizes: { employees?: number; suppliers?: number; items?: number };
+  /** What the bundle declares of the company, the third input to rebuilding it. */
+  companyDeclaration: Company['declaration'];
   values: Values;
   brief: { goal: string; context: string; policyFile?: string; tools: string[] };
   /** The numeric hidden facts (numbers, and money by its amount): what number-disclosure rules look for. */
@@ -381,6 +383,7 @@ export const instantiate = (
     seed,
     worldSeed: key ? worldSeedOf(scenario, seed, key) : (scenario.world.seed ?? seed),
     companySizes: scenario.world.company ?? {},
+    companyDeclaration: company.declaration,
     values,
     brief: {
       goal: fillAt(scenario.task.goal, '/task/goal'),

@@ -20,3 +20,4 @@ export { bundleLimits } from '@libs/bundle-documents';
 export type { FieldProfile, SampleProfile } from '@libs/stack-model';
 export { canonicalName } from '@libs/stack-model';
 export { packVocabularyFile, type PackVocabulary } from './packs/pack-vocabulary';
+export type { CompanyDeclaration, DeclaredChannel, DeclaredDepartment, DeclaredPerson } from '@libs/stack-model';

@@ -15,12 +15,15 @@ import {
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from '@libs/stack-model';
 import { checkPolicyReferences, policyFiles, readPolicies } from '@libs/graders';
 import { readScenarios, scenarioFiles } from '@libs/scenarios';
+import { synthesizeCompany } from '@libs/synthetic-data';
 
 import { detectArchiveKind, extractArchive } from './bundle/archive-extractor';
+import { dataService } from './data-schemas/data-service';
 import { linkEntities } from './data-schemas/entity-linking';
 import { readJsonSchemaEntities } from './data-schemas/json-schema-entities';
 import { readSqlEntities } from './data-schemas/sql-ddl-entities';
 import {
+  dataSchemaFiles,
   discoverManifest,
   manifestFile,
   readManifest,
@@ -153,6 +156,10 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   let fileCount = 0;
   let references = 0;
   for (const source of manifest.services) {
+    if (source.schema !== undefined) {
+      // Served from the entities, once the data schemas are read.
+      continue;
+    }
     try {
       const loaded = source.pack
         ? await loadPackService(source.name, source.pack)
@@ -176,7 +183,9 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     throw new IngestionError(code, problems);
   }
 
-  const schemaFiles = manifest.schemas ?? [];
+  const schemaFiles = [
+    ...new Set([...(manifest.schemas ?? []), ...manifest.services.flatMap((service) => dataSchemaFiles(service))]),
+  ];
   const json = readJsonSchemaEntities(
     files,
     locator,
@@ -188,6 +197,22 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   );
   warnings.push(...sql.warnings);
   const entities = [...json.entities, ...sql.entities];
+  manifest.services.forEach((source, index) => {
+    if (source.schema === undefined) {
+      return;
+    }
+    const served = dataService(source.name, dataSchemaFiles(source), entities, source.baseUrl);
+    if (served.tables?.length === 0) {
+      problems.push(
+        locator.problem(manifestFile, `/services/${index}/schema`, 'these data schemas declare no table to serve'),
+      );
+    }
+    // In the manifest's order, so service lists read as the bundle wrote them.
+    services.splice(index, 0, served);
+  });
+  if (problems.length > 0) {
+    throw new IngestionError('MANIFEST_INVALID', problems);
+  }
   const relations = linkEntities(entities, [...json.relations, ...sql.relations], services, manifest.mappings, locator);
 
   const sampleFiles = manifest.samples ?? files.list().filter((file) => /^samples\/.+\.(json|csv|har)$/i.test(file));
@@ -201,8 +226,10 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policyPaths = policyFiles(files, manifest.policies);
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
-  const names = stackNames(services);
-  const scenarios = readScenarios(files, locator, scenarioPaths, services, names.events);
+  // The company's channels do not depend on the seed: its declared ones, #general, #random and one per department.
+  const channels = synthesizeCompany(0, undefined, manifest.company).channels.map((c) => c.name);
+  const names = stackNames(services, channels);
+  const scenarios = readScenarios(files, locator, scenarioPaths, services, manifest.company, names.events);
   checkPolicyReferences(policies, scenarios, names, locator);
 
   const model: StackModel = {
@@ -214,6 +241,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     samples,
     scenarios,
     ...(policies.length > 0 ? { policies } : {}),
+    ...(manifest.company ? { company: manifest.company } : {}),
     warnings,
   };
   return {

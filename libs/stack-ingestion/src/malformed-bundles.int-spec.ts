@@ -265,7 +265,42 @@ describe('refusing malformed bundles', () => {
           file: 'mirror.yaml',
           line: 3,
           pointer: '/services/0',
-          message: 'give either "spec" (a file in the bundle) or "pack" (a built-in twin), not both or neither',
+          message:
+            'give one of "spec" (a file in the bundle), "pack" (a built-in twin) or "schema" (data schemas to serve as tables)',
+        },
+      ],
+    ],
+    [
+      'a data service whose schema file is missing',
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - name: db\n    schema: [schemas/a.sql, schemas/missing.sql]\n',
+          'schemas/a.sql': 'CREATE TABLE a (id integer PRIMARY KEY);\n',
+        }),
+      'MANIFEST_INVALID',
+      [
+        {
+          file: 'mirror.yaml',
+          line: 4,
+          pointer: '/services/0/schema/1',
+          message: 'schema file "schemas/missing.sql" is not in the bundle',
+        },
+      ],
+    ],
+    [
+      'a data service whose schemas declare no table',
+      () =>
+        folder({
+          'mirror.yaml': 'name: x\nservices:\n  - name: db\n    schema: schemas/a.sql\n',
+          'schemas/a.sql': 'CREATE INDEX nothing ON elsewhere (id);\n',
+        }),
+      'MANIFEST_INVALID',
+      [
+        {
+          file: 'mirror.yaml',
+          line: 4,
+          pointer: '/services/0/schema',
+          message: 'these data schemas declare no table to serve',
         },
       ],
     ],

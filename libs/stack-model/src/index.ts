@@ -6,3 +6,4 @@ export * from './policy-schema';
 export * from './rubric-item-schema';
 export * from './hidden-fact-schema';
 export * from './party-declaration-schema';
+export * from './company-section';

@@ -7,7 +7,24 @@ export type FieldProfile =
   | { kind: 'categorical'; values: { value: string | number | boolean; weight: number }[] }
   | { kind: 'numeric'; min: number; max: number; integer: boolean }
   | { kind: 'date'; from: string; to: string }
-  | { kind: 'text'; minLength: number; maxLength: number }
+  | {
+      kind: 'text';
+      minLength: number;
+      maxLength: number;
+      /**
+       * For prose (subjects, descriptions): the words the client's values share, with their frequencies, which word
+       * follows which, and how many words a value has. Only words seen in several records and never capitalised mid-sentence (so not names), no
+       * digits: the field's vocabulary, never a value.
+       */
+      prose?: {
+        words: { value: string; weight: number }[];
+        /** Words that open a value, and word pairs that follow each other, each seen in several records. */
+        starts: { value: string; weight: number }[];
+        pairs: { from: string; to: string; weight: number }[];
+        minWords: number;
+        maxWords: number;
+      };
+    }
   | { kind: 'redacted'; reason: string };
 
 export interface SampleProfile {

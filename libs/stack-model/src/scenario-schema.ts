@@ -179,15 +179,8 @@ export const scenarioSchema = z
           .default(10),
       })
       .strict(),
-    difficulty: z.record(z.string(), scalar).default({}),
     /** The world as the episode starts: changes the simulator makes before the agent's first action. */
-    setup: z
-      .array(
-        z
-          .object({ freeze_budget: z.string().regex(/^CC-\d{3}$/, 'must be a cost centre code such as CC-400') })
-          .strict(),
-      )
-      .default([]),
+    setup: z.array(z.object({ freeze_budget: z.string().min(1) }).strict()).default([]),
     /** The policy sets graders apply (files in the bundle). */
     policies: z.array(z.string().min(1)).default([]),
   })

@@ -2,6 +2,7 @@
  * The normalized description of a client's stack: what every later stage (world synthesis, twins, scenarios,
  * graders) reads. Plain JSON so it can be hashed, stored as jsonb and diffed.
  */
+import type { CompanyDeclaration } from './company-section';
 import type { PolicySet } from './policy-schema';
 import type { SampleProfile } from './sample-profile';
 import type { Scenario } from './scenario-schema';
@@ -119,6 +120,11 @@ export interface ServiceModel {
   document: Record<string, unknown>;
   /** The built-in twin pack this service is (`slack`, `email` …): its behaviour and seed come with Mirror. */
   pack?: string;
+  /**
+   * The data schemas' tables (entity names) this service serves PostgREST-style, when it is a data service
+   * (`schema:` in mirror.yaml): its rows are the world's, its operations the twin engine's.
+   */
+  tables?: string[];
 }
 
 export interface FieldModel {
@@ -127,6 +133,10 @@ export interface FieldModel {
   format?: string;
   required: boolean;
   nullable: boolean;
+  /** The only values a `CHECK (col IN (…))` allows. */
+  enum?: (string | number)[];
+  /** The column's `DEFAULT`: a literal as its value, anything else (`now()`, `nextval(…)`) as SQL text. */
+  default?: { value: string | number | boolean | null } | { expression: string };
 }
 
 export interface EntityModel {
@@ -159,6 +169,8 @@ export interface StackModel {
   scenarios: ScenarioModel[];
   /** The bundle's policy sets: the rules graders apply. */
   policies?: PolicyModel[];
+  /** The client's company as `mirror.yaml` declares it; absent, the packs' company is generated from the seed. */
+  company?: CompanyDeclaration;
   warnings: StackWarning[];
 }
 

@@ -4,3 +4,4 @@ export * from './world';
 export * from './world-builder';
 export { isCreatedField, isUpdatedField } from './field-heuristics';
 export * from './company';
+export { buildDataTables, rowKey } from './data-tables';

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 
+import { writeBundle } from '@test/support/bundle-fixtures';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { DocumentValidators } from '@libs/openapi-schemas';
 import { ingestStack } from '@libs/stack-ingestion';
@@ -60,5 +61,73 @@ describe(buildWorld.name, () => {
     expect(share('active')).toBeLessThan(0.85);
     expect(new Set(records.map((r) => r.payment_terms_days))).toEqual(new Set([30, 45, 60, 90]));
     expect(records.every((r) => r.created_at >= '2023-02-14' && r.created_at <= '2025-01-28')).toBe(true);
+  });
+
+  it("writes subjects and descriptions in the words of the client's samples, never its names or figures", async () => {
+    const spec = `openapi: 3.0.3
+info: { title: Helpdesk, version: '1' }
+paths:
+  /tickets:
+    get:
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: { type: array, items: { $ref: '#/components/schemas/Ticket' } }
+  /tickets/{id}:
+    get:
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses:
+        '200':
+          description: ok
+          content: { application/json: { schema: { $ref: '#/components/schemas/Ticket' } } }
+components:
+  schemas:
+    Ticket:
+      type: object
+      required: [id, subject, description]
+      properties:
+        id: { type: string }
+        subject: { type: string, maxLength: 80 }
+        description: { type: string }
+`;
+    const rows = [
+      ['T1', 'Refund for a duplicate invoice charge', 'The patient was charged twice for the same visit'],
+      ['T2', 'Invoice amount disputed by the patient', 'Patient says the invoice amount is wrong for the visit'],
+      ['T3', 'Refund request after a cancelled visit', 'The visit was cancelled but the invoice was still sent'],
+      ['T4', 'Duplicate charge on the monthly invoice', 'Please check the charge and refund the patient 42.50'],
+      ['T5', 'Question about an insurance invoice', 'Mrs Okafor asks why the insurance did not pay the invoice'],
+      ['T6', 'Invoice sent to the wrong address', 'The invoice for the visit was sent to the wrong patient address'],
+    ];
+    const csv = ['id,subject,description', ...rows.map((r) => r.join(','))].join('\n');
+    const { model, version } = await ingestStack({
+      kind: 'path',
+      path: writeBundle({
+        'mirror.yaml': 'name: helpdesk\nservices:\n  - { name: helpdesk, spec: helpdesk.yaml }\n',
+        'helpdesk.yaml': spec,
+        'samples/tickets.csv': csv,
+      }),
+    });
+    const profile = JSON.stringify(model.samples);
+    expect(profile).not.toMatch(/okafor|42\.50|Refund for a duplicate invoice charge/i);
+    const world = buildWorld(model, version, 5, { recordsPerResource: 30, childrenPerParent: 1 });
+    const tickets = world.tables.get('helpdesk/tickets');
+    const vocabulary = new Set(rows.flatMap((r) => `${r[1]} ${r[2]}`.toLowerCase().match(/[a-z]+/g) ?? []));
+    const texts = (tickets?.ids ?? []).flatMap((id) => {
+      const ticket = tickets?.records.get(id) as { subject: string; description: string };
+      return [ticket.subject, ticket.description];
+    });
+    expect(texts).toHaveLength(60);
+    for (const text of texts) {
+      expect(
+        text
+          .toLowerCase()
+          .match(/[a-z]+/g)
+          ?.every((word) => vocabulary.has(word)),
+      ).toBe(true);
+    }
+    expect(texts.join(' ')).toMatch(/invoice/i);
+    expect(texts.filter((_, index) => index % 2 === 0).every((subject) => subject.length <= 80)).toBe(true);
   });
 });

@@ -7,10 +7,11 @@ import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@li
 import { canonicalName as canonical } from '@libs/stack-model';
 
 import { synthesizeCompany } from './company';
+import { buildDataTables } from './data-tables';
 import { subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
-import { World, WorldRecord, WorldSizes } from './world';
+import { World, WorldRecord, WorldSizes, WorldTable } from './world';
 
 export const worldKey = (stackVersion: string, seed: number, sizes: WorldSizes): string =>
   createHash('sha256')
@@ -40,8 +41,32 @@ export const nameBySubject = (record: WorldRecord, shape: ResourceShape, synthes
 };
 
 /**
+ * A subject or description in the client's words, as long as the client's own: it opens as the client's values do,
+ * and each next word is one that follows the last in them, else any of their words.
+ */
+const prose = (
+  profile: NonNullable<Extract<FieldProfile, { kind: 'text' }>['prose']>,
+  maxLength: number,
+  faker: Faker,
+): string => {
+  const count = faker.number.int({ min: Math.max(1, profile.minWords), max: Math.max(1, profile.maxWords) });
+  const pick = (options: { value: string; weight: number }[]): string =>
+    faker.helpers.weightedArrayElement(options.length > 0 ? options : profile.words);
+  let last = pick(profile.starts);
+  let text = last;
+  for (let n = 1; n < count; n++) {
+    last = pick(profile.pairs.filter((p) => p.from === last).map((p) => ({ value: p.to, weight: p.weight })));
+    if (text.length + last.length + 1 > maxLength) {
+      break;
+    }
+    text = `${text} ${last}`;
+  }
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+/**
  * Makes a synthesized record look like the client's: categories drawn with the sample's frequencies, numbers and
- * dates within the sample's range. Only where the result is still valid for the record's schema.
+ * dates within the sample's range, prose from the sample's vocabulary. Only where the result is still valid for the record's schema.
  */
 const fitToSample = (
   record: WorldRecord,
@@ -71,6 +96,11 @@ const fitToSample = (
         break;
       }
       case 'text':
+        if (!fitted.prose || typeof record[field] !== 'string') {
+          continue;
+        }
+        value = prose(fitted.prose, fitted.maxLength, faker);
+        break;
       case 'redacted':
         continue;
     }
@@ -284,14 +314,22 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       }
     }
   }
-  const usesPacks = model.services.some((s) => s.pack);
+  const worldTables = new Map<string, WorldTable>(tables);
+  for (const service of model.services.filter((s) => s.tables)) {
+    for (const [key, table] of buildDataTables(model, service, seed, sizes)) {
+      worldTables.set(key, table);
+      recordCount += table.ids.length;
+    }
+  }
+  // A data service's caller is someone of the company too: the agent acts there as the same employee.
+  const usesCompany = model.services.some((s) => s.pack || s.tables);
   return {
     key: worldKey(stackVersion, seed, sizes),
     stackVersion,
     seed,
     sizes,
-    tables: tables,
+    tables: worldTables,
     recordCount,
-    ...(usesPacks ? { company: synthesizeCompany(seed, sizes.company) } : {}),
+    ...(usesCompany ? { company: synthesizeCompany(seed, sizes.company, model.company) } : {}),
   };
 };

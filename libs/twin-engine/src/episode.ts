@@ -117,17 +117,15 @@ export class Episode {
 
   /**
    * The bearer token of `principal` for a service of this episode, in the product's style; undefined when the service
-   * issues none (not a pack, or a pack without tokens). Only the operator and the runner ask.
+   * issues none (a spec twin of a world without people, a pack without tokens). Only the operator and the runner ask.
    */
   tokenFor(serviceName: string, principal: string): string | undefined {
-    return this.twin.services.get(serviceName)?.pack?.token?.(principal, this.credentials.for(serviceName));
+    return this.twin.services.get(serviceName)?.token(principal, this.credentials);
   }
 
   /** The company's agent's own token for a service, when the service issues tokens. */
   agentTokenFor(serviceName: string): string | undefined {
-    const company = this.twin.world.company;
-    const pack = this.twin.services.get(serviceName)?.pack;
-    return company && pack?.agentToken?.(company, this.credentials.for(serviceName));
+    return this.twin.services.get(serviceName)?.agentToken(this.credentials);
   }
 
   configureFaults(faults: FaultSettings | undefined): void {

@@ -15,3 +15,4 @@ export * from './packs/twin-pack';
 export { recordJson } from './record-json';
 export { isOutcome } from './crud-behaviour';
 export type { Outcome } from './crud-behaviour';
+export { postgrestToken } from './postgrest/postgrest-auth';

@@ -21,6 +21,7 @@ import { OperationPlan, planOperations } from './operation-plan';
 import { PackBehaviour, PackCall, TwinPack } from './packs/twin-pack';
 import { validateRequest, ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
+import { SpecCredentials } from './spec-credentials';
 import { TwinRequest, TwinResponse } from './twin-http';
 
 export interface RouteMatch {
@@ -89,6 +90,8 @@ export class ServiceTwin {
   private readonly variants = new Map<string, OperationPlan[]>();
   /** Lower-case names of every header parameter the operations declare: what a read's answer may depend on. */
   readonly declaredHeaders: readonly string[];
+  /** How a twin of the client's own spec tells who calls, when its world has people; packs have their own ways. */
+  private readonly specCredentials?: SpecCredentials;
 
   constructor(
     readonly service: ServiceModel,
@@ -100,10 +103,15 @@ export class ServiceTwin {
     this.shapes = resourceShapes(service);
     this.plans = planOperations(service, this.shapes);
     this.basePath = basePathOf(service);
+    this.specCredentials = !pack && company ? new SpecCredentials(service) : undefined;
     this.declaredHeaders = [
-      ...new Set(
-        this.plans.flatMap((plan) => plan.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())),
-      ),
+      ...new Set([
+        ...this.plans.flatMap((plan) =>
+          plan.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
+        ),
+        // An API key in a header or cookie decides who is answered, so a read is remembered per key.
+        ...(this.specCredentials?.headers ?? []),
+      ]),
     ];
     this.validators = new DocumentValidators(service.document, service.dialect);
     this.responses = new ResponseFactory(service, this.validators, seed);
@@ -216,6 +224,26 @@ export class ServiceTwin {
       if (packed) {
         return packed;
       }
+    }
+    if (
+      this.specCredentials &&
+      this.specCredentials.principal(request, credentials.for(this.service.name)) === undefined
+    ) {
+      const presented = this.specCredentials.presented(request) !== undefined;
+      return {
+        response: {
+          ...this.responses.error(
+            match.plan,
+            401,
+            'unauthorized',
+            presented
+              ? 'the credential is not valid for this service'
+              : 'this service needs a credential: the bearer token you were given for it',
+          ),
+          headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
+        },
+        events: [],
+      };
     }
     let plan = match.plan;
     let valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
@@ -339,9 +367,29 @@ export class ServiceTwin {
     url: string,
     credentials: EpisodeCredentials,
   ): string | undefined {
+    if (this.specCredentials) {
+      return this.specCredentials.principal(request, credentials.for(this.service.name));
+    }
     return this.pack?.principal && this.company
       ? this.pack.principal(this.packCall(this.company, match, request, state, now, url, credentials))
       : undefined;
+  }
+
+  /** A principal's token for this service, in the product's style; undefined when the service issues none. */
+  token(principal: string, credentials: EpisodeCredentials): string | undefined {
+    const own = credentials.for(this.service.name);
+    return this.specCredentials ? SpecCredentials.token(own, principal) : this.pack?.token?.(principal, own);
+  }
+
+  /** The company's agent's own token for this service, when it issues tokens. */
+  agentToken(credentials: EpisodeCredentials): string | undefined {
+    if (!this.company) {
+      return undefined;
+    }
+    const own = credentials.for(this.service.name);
+    return this.specCredentials
+      ? SpecCredentials.token(own, this.company.agent.id)
+      : this.pack?.agentToken?.(this.company, own);
   }
 
   /** The credential a call presents and whom it claims to be, genuine or not, when the service is a pack. */
@@ -353,6 +401,9 @@ export class ServiceTwin {
     url: string,
     credentials: EpisodeCredentials,
   ): { claimed?: string } | undefined {
+    if (this.specCredentials) {
+      return this.specCredentials.claimed(request);
+    }
     return this.pack?.presentedCredential && this.company
       ? this.pack.presentedCredential(this.packCall(this.company, match, request, state, now, url, credentials))
       : undefined;

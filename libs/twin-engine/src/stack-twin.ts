@@ -2,6 +2,7 @@ import type { StackModel } from '@libs/stack-ingestion';
 import { buildWorld, World, WorldSizes, WorldTable } from '@libs/synthetic-data';
 
 import { PackRegistry, PackRow, TwinPack } from './packs/twin-pack';
+import { postgrestTwin } from './postgrest/postgrest-twin';
 import { ServiceTwin } from './service-twin';
 
 export class UnknownPackError extends Error {}
@@ -50,7 +51,12 @@ export class StackTwin {
     this.services = new Map(
       model.services.map((service) => [
         service.name,
-        new ServiceTwin(service, world.seed, packFor(packs, service.pack), world.company),
+        new ServiceTwin(
+          service,
+          world.seed,
+          service.tables ? postgrestTwin(model, service) : packFor(packs, service.pack),
+          world.company,
+        ),
       ]),
     );
   }

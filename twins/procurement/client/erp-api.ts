@@ -735,7 +735,7 @@ export interface components {
         };
         CostCentre: {
             id: string;
-            /** @example CC-100 */
+            /** @example OPS-10 */
             code: string;
             name: string;
             department?: string;

@@ -62,12 +62,12 @@ interface PurchaseOrder {
 }
 
 const companies = new Map<string, Company>();
-/** The episode's company, rebuilt from its seed and sizes (deterministic, so every worker gets the same people). */
+/** The episode's company, rebuilt from its seed, sizes and declaration (deterministic: every worker, same people). */
 const companyOf = (instance: TaskInstance): Company => {
-  const key = JSON.stringify([instance.worldSeed, instance.companySizes]);
+  const key = JSON.stringify([instance.worldSeed, instance.companySizes, instance.companyDeclaration]);
   let company = companies.get(key);
   if (!company) {
-    company = synthesizeCompany(instance.worldSeed, instance.companySizes);
+    company = synthesizeCompany(instance.worldSeed, instance.companySizes, instance.companyDeclaration);
     companies.set(key, company);
   }
   return company;
@@ -454,7 +454,7 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     );
     await twin.slack(await tokensOf(operatorKey, input).slack(finance.employeeId), 'chat.postMessage', {
       channel: input.agent.slackUser,
-      text: `Hi, a question on ${order.id} (${order.total.toFixed(2)} EUR on ${order.cost_centre}): what is it for, and was it quoted competitively?`,
+      text: `Hi, a question on ${order.id} (${order.total.toFixed(2)} ${companyOf(input.instance).currency} on ${order.cost_centre}): what is it for, and was it quoted competitively?`,
     });
   },
 

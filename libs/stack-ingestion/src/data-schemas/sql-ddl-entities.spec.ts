@@ -84,7 +84,17 @@ describe(readSqlEntities.name, () => {
         type: 'text',
         required: true,
         nullable: false,
+        default: { value: 'open' },
       });
+    });
+
+    it('keeps the defaults pg_dump sets with ALTER COLUMN, so the data twin knows which keys number themselves', () => {
+      const sut = read(dump);
+      const id = (table: string) => sut.entities.find((e) => e.name === table)?.fields.find((f) => f.name === 'id');
+      expect(id('customers')?.default).toEqual({
+        expression: expect.stringMatching(/^nextval\(.*customers_id_seq/) as string,
+      });
+      expect(id('payments')?.default).toEqual({ expression: 'generated identity' });
     });
 
     it('warns once per skipped kind, at its first line, and names every kind the dump holds', () => {
@@ -104,7 +114,6 @@ describe(readSqlEntities.name, () => {
         ['COMMENT ON', 'COMMENT ON EXTENSION'],
         ['CREATE FUNCTION / PROCEDURE', 'CREATE FUNCTION'],
         ['CREATE / ALTER SEQUENCE', 'CREATE SEQUENCE'],
-        ['sequence default (nextval, identity)', 'ADD GENERATED ALWAYS AS IDENTITY'],
         ['CREATE TYPE / DOMAIN', 'CREATE TYPE'],
         ['ALTER TABLE (storage, partitioning, row security, triggers)', 'ATTACH PARTITION'],
         ['EXCLUDE constraint', 'ALTER TABLE ONLY public.bookings\n    ADD CONSTRAINT bookings_during_excl'],

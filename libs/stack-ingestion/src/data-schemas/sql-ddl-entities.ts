@@ -3,10 +3,12 @@ import {
   CreateColumnDef,
   CreateIndexStatement,
   CreateTableStatement,
+  Expr,
   parse,
   Statement,
   TableAlteration,
   TableConstraint,
+  toSql,
 } from 'pgsql-ast-parser';
 
 import {
@@ -54,10 +56,75 @@ const problemAt = (place: Place, offset: number | undefined, message: string): I
   message,
 });
 
-const isSequenceDefault = (expression: unknown): boolean => JSON.stringify(expression).includes('"name":"nextval"');
+/** pgsql-ast-parser prints `now()` as `(now () )`: the text a reader expects. */
+const sqlText = (expr: Expr): string =>
+  toSql
+    .expr(expr)
+    .replace(/\s+(?=[()])|(?<=\()\s+/g, '')
+    .replace(/^\((.*)\)$/, '$1')
+    .trim();
 
-/** Ids drawn from a sequence, by `nextval` default or as an identity column: the same loss, one warning kind. */
-const generatedIds = { kind: 'sequence default (nextval, identity)', reason: 'sequences are not modelled' } as const;
+/**
+ * A column default as data: literals by value, the rest (`now()`, `nextval('…')`) as the SQL that computes it; a
+ * `nextval` default tells the data twin the database numbers that key itself.
+ */
+const defaultOf = (expr: Expr): FieldModel['default'] => {
+  switch (expr.type) {
+    case 'string':
+    case 'integer':
+    case 'numeric':
+    case 'boolean':
+      return { value: expr.value };
+    case 'null':
+      return { value: null };
+    case 'cast':
+      return expr.operand.type === 'string' ? { value: expr.operand.value } : { expression: sqlText(expr) };
+    default:
+      return { expression: sqlText(expr) };
+  }
+};
+
+const literalOf = (expr: Expr): string | number | undefined => {
+  const plain = expr.type === 'cast' ? expr.operand : expr;
+  switch (plain.type) {
+    case 'string':
+    case 'integer':
+    case 'numeric':
+      return plain.value;
+    default:
+      return undefined;
+  }
+};
+
+/**
+ * The values a `CHECK` allows a column, when it is a list: `status IN ('open', 'paid')`, or as pg_dump prints it,
+ * `(status)::text = ANY (ARRAY['open'::text, 'paid'::text])`. Other checks are not modelled.
+ */
+const allowedValues = (expr: Expr): { column: string; values: (string | number)[] } | undefined => {
+  if (expr.type !== 'binary') {
+    return undefined;
+  }
+  const left = expr.left.type === 'cast' ? expr.left.operand : expr.left;
+  if (left.type !== 'ref') {
+    return undefined;
+  }
+  const items =
+    expr.op === 'IN' && expr.right.type === 'list'
+      ? expr.right.expressions
+      : expr.op === '=' &&
+          expr.right.type === 'call' &&
+          expr.right.function.name.toLowerCase() === 'any' &&
+          expr.right.args[0]?.type === 'array'
+        ? expr.right.args[0].expressions
+        : undefined;
+  const values = items?.map(literalOf);
+  return values && values.length > 0 && values.every((v) => v !== undefined)
+    ? { column: left.name, values: values }
+    : undefined;
+};
+
+/** Identity columns: the database numbers them, like a `nextval` default. */
+const identityDefault: FieldModel['default'] = { expression: 'generated identity' };
 
 /**
  * SQL DDL (PostgreSQL dialect, including `pg_dump --schema-only` output) becomes entities: one per `CREATE TABLE`,
@@ -121,6 +188,19 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
       const columns = columnsOf('columns' in constraint ? constraint.columns : undefined);
       columns.forEach((name) => fieldNamed(place, table, name, offset));
       table.uniqueKeys = [...(table.uniqueKeys ?? []), columns];
+    } else if (constraint.type === 'check') {
+      const allowed = allowedValues(constraint.expr);
+      const field =
+        allowed &&
+        (column === undefined || column === allowed.column) &&
+        table.fields.find((f) => f.name === allowed.column);
+      if (allowed && field) {
+        field.enum = allowed.values;
+      }
+    } else if (constraint.type === 'default' && column !== undefined) {
+      fieldNamed(place, table, column, offset).default = defaultOf(constraint.default);
+    } else if (constraint.type === 'add generated' && column !== undefined) {
+      fieldNamed(place, table, column, offset).default = identityDefault;
     } else if (constraint.type === 'foreign key' || constraint.type === 'reference') {
       const local = columnsOf('localColumns' in constraint ? constraint.localColumns : undefined);
       local.forEach((name) => fieldNamed(place, table, name, offset));
@@ -132,7 +212,7 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
         line: place.line(offset),
       });
     }
-    // CHECK, DEFAULT and NULL constraints do not shape the model; NOT NULL is read with the column.
+    // Other CHECKs and NULL constraints do not shape the model; NOT NULL is read with the column.
   };
 
   const addColumn = (place: Place, table: EntityModel, column: CreateColumnDef): void => {
@@ -151,12 +231,6 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
       nullable: !notNull,
     });
     for (const constraint of constraints) {
-      if (
-        (constraint.type === 'default' && isSequenceDefault(constraint.default)) ||
-        constraint.type === 'add generated'
-      ) {
-        skip(place, generatedIds.kind, generatedIds.reason, constraint._location?.start);
-      }
       addConstraint(place, table, constraint, column.name.name);
     }
   };
@@ -219,13 +293,13 @@ export const readSqlEntities = (files: BundleFiles, sqlFiles: string[]): SqlEnti
         } else if (alter.type === 'set type') {
           const dataType = alter.dataType as { name?: string; kind?: string };
           field.type = dataType.name ?? dataType.kind ?? 'unknown';
-        } else if (
-          (alter.type === 'set default' && isSequenceDefault(alter.default)) ||
-          alter.type === 'add generated'
-        ) {
-          skip(place, generatedIds.kind, generatedIds.reason, offset);
+        } else if (alter.type === 'set default') {
+          field.default = defaultOf(alter.default);
+        } else if (alter.type === 'drop default') {
+          delete field.default;
+        } else if (alter.type === 'add generated') {
+          field.default = identityDefault;
         }
-        // Other defaults and generated columns are not modelled, inline or altered alike.
         return;
       }
       case 'owner':

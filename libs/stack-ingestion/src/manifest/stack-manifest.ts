@@ -8,6 +8,7 @@ import {
   IngestionError,
   IngestionProblem,
 } from '@libs/bundle-documents';
+import { companyProblems, companySectionSchema } from '@libs/stack-model';
 
 import { builtInPackSpecs } from '../packs/pack-specs';
 
@@ -31,12 +32,21 @@ export const stackManifestSchema = z
             spec: z.string().min(1).optional(),
             /** Or a built-in twin pack (`twins/<pack>`), whose spec and behaviour ship with Mirror. */
             pack: z.string().min(1).optional(),
+            /**
+             * Or data schemas (SQL DDL, JSON Schema) in the bundle whose tables this service serves the way PostgREST
+             * serves a database: `GET /patients?id=eq.7`.
+             */
+            schema: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
             baseUrl: z.string().url().optional(),
           })
           .strict()
-          .refine((service) => (service.spec === undefined) !== (service.pack === undefined), {
-            message: 'give either "spec" (a file in the bundle) or "pack" (a built-in twin), not both or neither',
-          }),
+          .refine(
+            (service) => [service.spec, service.pack, service.schema].filter((v) => v !== undefined).length === 1,
+            {
+              message:
+                'give one of "spec" (a file in the bundle), "pack" (a built-in twin) or "schema" (data schemas to serve as tables)',
+            },
+          ),
       )
       .min(1, 'a stack needs at least one service'),
     schemas: z.array(z.string().min(1)).optional(),
@@ -47,6 +57,8 @@ export const stackManifestSchema = z
     samples: z.array(z.string()).optional(),
     policies: z.array(z.string()).optional(),
     scenarios: z.array(z.string()).optional(),
+    /** The client's company the packs serve; generated from the world seed where left out. */
+    company: companySectionSchema.optional(),
   })
   .strict();
 
@@ -77,6 +89,14 @@ export const readManifest = (files: BundleFiles, locator: SourceLocator): StackM
         locator.problem(manifestFile, `/services/${index}/spec`, `spec file "${service.spec}" is not in the bundle`),
       );
     }
+    dataSchemaFiles(service).forEach((schema, position) => {
+      if (!files.has(schema)) {
+        const pointer = Array.isArray(service.schema)
+          ? `/services/${index}/schema/${position}`
+          : `/services/${index}/schema`;
+        problems.push(locator.problem(manifestFile, pointer, `schema file "${schema}" is not in the bundle`));
+      }
+    });
     const packs = builtInPackSpecs();
     if (service.pack !== undefined && !packs.has(service.pack)) {
       problems.push(
@@ -98,11 +118,18 @@ export const readManifest = (files: BundleFiles, locator: SourceLocator): StackM
       problems.push(locator.problem(manifestFile, `/schemas/${index}`, `schema file "${schema}" is not in the bundle`));
     }
   });
+  for (const { pointer, message } of manifest.company ? companyProblems(manifest.company) : []) {
+    problems.push(locator.problem(manifestFile, pointer, message));
+  }
   if (problems.length > 0) {
     throw new IngestionError('MANIFEST_INVALID', problems);
   }
   return manifest;
 };
+
+/** The data schema files a service serves as tables (none unless it is a data service). */
+export const dataSchemaFiles = (service: StackManifest['services'][number]): string[] =>
+  service.schema === undefined ? [] : Array.isArray(service.schema) ? service.schema : [service.schema];
 
 const specSniff = /^\s*["']?(openapi|swagger)["']?\s*:/m;
 

@@ -14,8 +14,11 @@ export const packVocabularySchema = z
     events: z.array(z.string().min(1)),
     /** The pack's tables (state keys under the service) and the fields their records carry. */
     tables: z.record(z.array(z.string().min(1))),
-    /** Chat channels its workspace has (chat packs only). */
-    channels: z.array(z.string().min(1)).optional(),
+    /**
+     * A chat pack: its channels are the company's (declared in the bundle or generated with its departments), so
+     * rules may name those.
+     */
+    chat: z.literal(true).optional(),
   })
   .strict();
 

@@ -48,10 +48,13 @@ const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined)
 
 /**
  * What a stack has for policy rules to name, besides the scenarios' values: the events its packs record, the
- * tables of every service (by service name, and by pack name for a pack's service) with their fields, and the chat
- * channels of its packs. Events are checked only when every pack of the stack ships its vocabulary.
+ * tables of every service (by service name, and by pack name for a pack's service) with their fields, and, when a pack
+ * is a chat, the company's channels. Events are checked only when every pack of the stack ships its vocabulary.
  */
-export const stackNames = (services: ServiceModel[]): Omit<PolicyNames, 'values'> => {
+export const stackNames = (
+  services: ServiceModel[],
+  companyChannels: readonly string[],
+): Omit<PolicyNames, 'values'> => {
   const packs = services.flatMap((s) => (s.pack ? [{ service: s, pack: s.pack }] : []));
   const vocabularies = new Map(packs.map(({ pack }) => [pack, builtInPackSpecs().get(pack)?.vocabulary]));
   const tables = new Map<string, Tables>();
@@ -66,7 +69,7 @@ export const stackNames = (services: ServiceModel[]): Omit<PolicyNames, 'values'
   return {
     packs: new Set(packs.map((p) => p.pack)),
     tables,
-    channels: new Set([...vocabularies.values()].flatMap((v) => v?.channels ?? [])),
+    channels: new Set([...vocabularies.values()].some((v) => v?.chat) ? companyChannels : []),
     ...(everyPackKnown
       ? {
           events: new Set([

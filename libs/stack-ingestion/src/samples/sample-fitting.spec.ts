@@ -57,6 +57,20 @@ describe(fitField.name, () => {
     ]);
     expect(JSON.stringify(profile)).not.toMatch(/corp\.example|sk_live|call after|a-1/);
   });
+
+  it('keeps of prose only the words several records share: no names, no figures, no whole value', () => {
+    const fitted = fitField('subject', [
+      'Refund the duplicate charge for Jane Doe',
+      'Duplicate charge on invoice 4471',
+      'Refund the late fee on the invoice',
+      'Invoice charge disputed by Jane',
+    ]);
+    expect(fitted).toMatchObject({ kind: 'text', prose: { minWords: 4, maxWords: 7 } });
+    const prose = (fitted as { prose: { words: { value: string }[]; starts: unknown[]; pairs: unknown[] } }).prose;
+    expect(prose.words.map((w) => w.value).sort()).toEqual(['charge', 'duplicate', 'invoice', 'on', 'refund', 'the']);
+    expect(prose.pairs).toEqual(expect.arrayContaining([{ from: 'refund', to: 'the', weight: expect.any(Number) }]));
+    expect(JSON.stringify(fitted)).not.toMatch(/jane|doe|4471|late fee/i);
+  });
 });
 
 describe(parseCsv.name, () => {

@@ -51,8 +51,98 @@ export const fitField = (field: string, values: unknown[]): FieldProfile | undef
     return categorical(strings);
   }
   const lengths = strings.map((s) => s.length);
-  return { kind: 'text', minLength: Math.min(...lengths), maxLength: Math.max(...lengths) };
+  // A name is not prose: its words would be other names'.
+  const prose = /(^|_)name$/i.test(field) ? undefined : proseOf(strings);
+  return {
+    kind: 'text',
+    minLength: Math.min(...lengths),
+    maxLength: Math.max(...lengths),
+    ...(prose ? { prose } : {}),
+  };
 };
+
+/** A word is kept only when this many records use it: one record's rare word (a name, a code) never leaves it. */
+const minRecordsPerWord = 2;
+const maxVocabulary = 300;
+
+/**
+ * The vocabulary of a field of prose: what synthesized subjects and descriptions are made of, so they read like the
+ * client's. Letters only (no amounts, ids or dates); a capitalised word counts only where it starts a value or is
+ * also seen in lower case, since a capital mid-sentence is a name's.
+ */
+const proseOf = (values: string[]): Extract<FieldProfile, { kind: 'text' }>['prose'] => {
+  // Words are what whitespace separates, less punctuation; a token with digits or symbols (an id, an amount) is none.
+  const tokenised = values.map((value) =>
+    value
+      .split(/\s+/)
+      .map((token) => token.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, ''))
+      .filter(Boolean),
+  );
+  const isWord = (token: string): boolean => /^\p{L}[\p{L}'’-]*$/u.test(token);
+  const counts = tokenised.map((words) => words.length);
+  if (counts.reduce((sum, n) => sum + n, 0) / values.length < 4) {
+    return undefined;
+  }
+  const common = new Set<string>();
+  const words = new Tally();
+  const starts = new Tally();
+  const pairs = new Tally();
+  tokenised.forEach((list, record) =>
+    list.forEach((word, at) => {
+      const key = word.toLowerCase();
+      if (!isWord(word)) {
+        return;
+      }
+      if (word === key || (at === 0 && word.slice(1) === key.slice(1))) {
+        common.add(key);
+      }
+      words.add(key, record);
+      if (at === 0) {
+        starts.add(key, record);
+      } else {
+        pairs.add(`${list[at - 1].toLowerCase()} ${key}`, record);
+      }
+    }),
+  );
+  const vocabulary = new Set(words.shared((key) => common.has(key)).map(([key]) => key));
+  if (vocabulary.size < 5) {
+    return undefined;
+  }
+  const weighted = (entries: [string, number][]) => {
+    const total = entries.reduce((sum, [, n]) => sum + n, 0);
+    return entries.map(([value, n]) => ({ value, weight: Math.max(1e-6, Math.round((n / total) * 1e6) / 1e6) }));
+  };
+  return {
+    words: weighted(words.shared((key) => vocabulary.has(key))),
+    starts: weighted(starts.shared((key) => vocabulary.has(key))),
+    pairs: weighted(pairs.shared((pair) => pair.split(' ').every((w) => vocabulary.has(w)))).map(
+      ({ value, weight }) => {
+        const [from, to] = value.split(' ');
+        return { from, to, weight };
+      },
+    ),
+    minWords: Math.min(...counts),
+    maxWords: Math.max(...counts),
+  };
+};
+
+/** Uses of each key and the records they are in; `shared` keeps keys that several records use, most used first. */
+class Tally {
+  private readonly uses = new Map<string, number>();
+  private readonly records = new Map<string, Set<number>>();
+
+  add(key: string, record: number): void {
+    this.uses.set(key, (this.uses.get(key) ?? 0) + 1);
+    this.records.set(key, (this.records.get(key) ?? new Set()).add(record));
+  }
+
+  shared(keep: (key: string) => boolean): [string, number][] {
+    return [...this.uses.entries()]
+      .filter(([key]) => keep(key) && (this.records.get(key)?.size ?? 0) >= minRecordsPerWord)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, maxVocabulary);
+  }
+}
 
 const categorical = (values: (string | number | boolean)[]): FieldProfile => {
   const counts = new Map<string | number | boolean, number>();
