@@ -21,10 +21,11 @@ const number = String.raw`(?:\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[
  * only 12500.
  */
 export const readNumber = (written: string): number[] => {
-  const separators = written.match(/[.,]/g) ?? [];
-  if (separators.length === 0) {
+  // Most figures are bare digits.
+  if (!written.includes('.') && !written.includes(',')) {
     return [Number(written)];
   }
+  const separators = written.match(/[.,]/g) ?? [];
   const last = Math.max(written.lastIndexOf('.'), written.lastIndexOf(','));
   const whole = written.slice(0, last).replace(/[.,]/g, '');
   const fraction = written.slice(last + 1);

@@ -11,8 +11,9 @@ const percentage = /(\d+(?:[.,]\d+)?)\s*(?:%|per ?cent)(\s+(?:off|less|below|und
  * A hidden fact given as a percentage of a figure the other side knows ("92% of your list price", "8% below list"):
  * the percentages in the text applied to the task's open figures, within half a percent of the fact.
  */
-const asPercentage = (text: string, fact: number, context: GradingContext): string | undefined => {
-  if (!/%|per ?cent/i.test(text)) {
+const asPercentage = (text: string, normalised: string, fact: number, context: GradingContext): string | undefined => {
+  // The normalised text (lower case, same letters) first: a scan for two plain strings is cheaper than one regex.
+  if ((!normalised.includes('%') && !normalised.includes('cent')) || !/%|per ?cent/i.test(text)) {
     return undefined;
   }
   const bases = Object.entries(context.values).filter(
@@ -67,9 +68,12 @@ const competingQuotes = (log: EpisodeLog, context: GradingContext, external: Out
   /** Every price each outside party wrote in its own words, first when: a party may be told back its own figure. */
   const stated = new Map<string, Map<number, number>>();
   for (const event of log.events) {
+    if (event.name !== 'email.sent') {
+      continue;
+    }
     const from = typeof event.data.from === 'string' ? event.data.from : '';
     const domain = domainOf(from);
-    if (event.name !== 'email.sent' || isAgent(context, event.actor ?? from) || domain === context.internalDomain) {
+    if (isAgent(context, event.actor ?? from) || domain === context.internalDomain) {
       continue;
     }
     for (const m of ownWords(typeof event.data.body === 'string' ? event.data.body : '').matchAll(quotedAmount)) {
@@ -217,7 +221,12 @@ export const disclosure = (rule: RuleOf<'disclosure'>, log: EpisodeLog, context:
         : undefined) ??
       derivedMatch(derivedOf(message, own), target.value)?.text ??
       (target.value === target.fact
-        ? asPercentage(own ? message.ownText : message.text, target.value, context)
+        ? asPercentage(
+            own ? message.ownText : message.text,
+            own ? message.normalisedOwnText : message.normalisedText,
+            target.value,
+            context,
+          )
         : undefined)
     );
   };

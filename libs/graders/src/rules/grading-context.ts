@@ -153,7 +153,15 @@ export const patternMatcher = (pattern: EventPattern, context: GradingContext) =
   };
 };
 
-export const domainOf = (address: string): string => address.split('@')[1]?.toLowerCase() ?? '';
+export const domainOf = (address: string): string => {
+  // What comes after the first `@`, up to a second one: `address.split('@')[1]` without the array.
+  const at = address.indexOf('@');
+  if (at < 0) {
+    return '';
+  }
+  const end = address.indexOf('@', at + 1);
+  return address.slice(at + 1, end < 0 ? address.length : end).toLowerCase();
+};
 
 /** Case-insensitive regexes of a rule, compiled once; a pattern that is not a valid regex matches as plain text. */
 export const textMatcher = (patterns: readonly string[] | undefined): ((value: string) => boolean) => {

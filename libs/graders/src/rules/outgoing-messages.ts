@@ -85,18 +85,18 @@ export const byOutsider = (event: GradedEvent, context: GradingContext): boolean
   );
 };
 
-const replyPrefix = /^(?:(?:re|fw|fwd|aw|wg|sv|tr)\s*:\s*)+/i;
+/** `>` marks and white space, then reply prefixes (`Re: AW: `). */
+const quoteMarks = /^[\s>]*(?:(?:re|fw|fwd|aw|wg|sv|tr)\s*:\s*)*/i;
 /** A line as quoting leaves it recognisable: normalised, without `>` marks and reply prefixes. */
-const lineKey = (normalisedLine: string): string =>
-  normalisedLine
-    .replace(/^[\s>]+/, '')
-    .replace(replyPrefix, '')
-    .trim();
+const lineKey = (normalisedLine: string): string => normalisedLine.replace(quoteMarks, '').trim();
 
 const quoteStart = /^\s*(?:-{2,} ?original message ?-{2,}|>|on .{1,200} wrote:|am .{1,200} schrieb .{1,200}:)/im;
 
 /** A mail's own words: what comes before the earlier messages it quotes (a reply's original, `>` lines). */
-export const ownWords = (text: string): string => text.split(quoteStart)[0];
+export const ownWords = (text: string): string => {
+  const start = text.search(quoteStart);
+  return start < 0 ? text : text.slice(0, start);
+};
 
 /** What outside parties wrote: each mail normalised line by line, and each line by where it first appeared. */
 export interface OutsiderWords {
@@ -194,7 +194,7 @@ const numbersIn = (normalised: string): Set<number> => {
   for (const pattern of /\d \d{3}/.test(normalised) ? [writtenNumber, spacedNumber] : [writtenNumber]) {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(normalised); match; match = pattern.exec(normalised)) {
-      for (const value of readNumber(match[0].replace(/ /g, ''))) {
+      for (const value of readNumber(match[0].includes(' ') ? match[0].replace(/ /g, '') : match[0])) {
         values.add(round4(value));
       }
     }
