@@ -21,20 +21,21 @@ const number = String.raw`(?:\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[
  * only 12500.
  */
 export const readNumber = (written: string): number[] => {
-  // Most figures are bare digits.
-  if (!written.includes('.') && !written.includes(',')) {
+  const lastPoint = written.lastIndexOf('.');
+  const lastComma = written.lastIndexOf(',');
+  if (lastPoint < 0 && lastComma < 0) {
     return [Number(written)];
   }
-  const separators = written.match(/[.,]/g) ?? [];
-  const last = Math.max(written.lastIndexOf('.'), written.lastIndexOf(','));
+  const last = Math.max(lastPoint, lastComma);
   const whole = written.slice(0, last).replace(/[.,]/g, '');
   const fraction = written.slice(last + 1);
   const asDecimal = Number(`${whole || '0'}.${fraction}`);
-  const mixed = new Set(separators).size > 1;
+  const mixed = lastPoint >= 0 && lastComma >= 0;
   // One kind of separator before three digits may group thousands: `12,500`, `1.000.000`.
   const grouping = !mixed && fraction.length === 3 && whole !== '' && whole !== '0';
   const asWhole = Number(written.replace(/[.,]/g, ''));
-  if (separators.length > 1 && !mixed) {
+  // The one kind of separator, more than once.
+  if (!mixed && written.indexOf(written[last]) !== last) {
     return [asWhole];
   }
   return grouping ? [asDecimal, asWhole] : [asDecimal];

@@ -65,26 +65,50 @@ export const renderHtml = (text: string): string => {
 // eslint-disable-next-line no-control-regex
 const printable = (text: string): boolean => text.length > 0 && !/[\x00-\x08\x0e-\x1f\x7f\ufffd]/.test(text);
 
-/** The characters base64, base64url and hex use, by character code. */
+/** The characters base64, base64url and hex use, by character code: what each is. */
+const [digit, lowerHex, lower, upperHex, upper, symbol] = [1, 2, 3, 4, 5, 6];
 const runCharacter = new Uint8Array(128);
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=-') {
-  runCharacter[c.charCodeAt(0)] = 1;
+for (const [kind, characters] of [
+  [digit, '0123456789'],
+  [lowerHex, 'abcdef'],
+  [lower, 'ghijklmnopqrstuvwxyz'],
+  [upperHex, 'ABCDEF'],
+  [upper, 'GHIJKLMNOPQRSTUVWXYZ'],
+  [symbol, '+/_=-'],
+] as const) {
+  for (const c of characters) {
+    runCharacter[c.charCodeAt(0)] = kind;
+  }
 }
 
 /**
- * The runs of those characters long enough to hide a figure (8 or more), left to right: what
- * `/(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{8,}/g` matches, in one pass over the text instead of a regex that retries
- * every short word from each of its letters (every message is read, so this is a third of reading it).
+ * The runs of those characters long enough to hide a figure (8 or more) that hex or base64 decoding can read, left
+ * to right: of what `/(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{8,}/g` matches, those with a digit, with upper case after
+ * lower case, or of hex letters alone (`fromHex` and `fromBase64` refuse every other run, such as a plain word). One
+ * pass over the text: the regex retried every short word from each of its letters, and every message is read.
  */
 export const encodedRuns = (text: string): string[] => {
   const runs: string[] = [];
   let start = -1;
+  let decodable = false;
+  let hexLetters = true;
+  let previous = 0;
   for (let i = 0; i <= text.length; i++) {
     const code = i < text.length ? text.charCodeAt(i) : 0;
-    if (code < 128 && runCharacter[code] === 1) {
-      start = start < 0 ? i : start;
+    const kind = code < 128 ? runCharacter[code] : 0;
+    if (kind !== 0) {
+      if (start < 0) {
+        start = i;
+        decodable = false;
+        hexLetters = true;
+        previous = 0;
+      }
+      decodable ||=
+        kind === digit || ((kind === upperHex || kind === upper) && (previous === lowerHex || previous === lower));
+      hexLetters &&= kind === lowerHex || kind === upperHex;
+      previous = kind;
     } else if (start >= 0) {
-      if (i - start >= 8) {
+      if (i - start >= 8 && (decodable || hexLetters)) {
         runs.push(text.slice(start, i));
       }
       start = -1;

@@ -98,10 +98,24 @@ export const ownWords = (text: string): string => {
   return start < 0 ? text : text.slice(0, start);
 };
 
+/** An outside party's mail normalised, and its own words: what comes before the earlier messages it quotes. */
+class OutsiderMail {
+  #own?: string;
+  constructor(
+    readonly seq: number,
+    readonly domain: string,
+    readonly normalised: string,
+  ) {}
+
+  /** Worked out on first use: only a figure found in the agent's words asks who stated it first. */
+  get own(): string {
+    return (this.#own ??= ownWords(this.normalised));
+  }
+}
+
 /** What outside parties wrote: each mail normalised line by line, and each line by where it first appeared. */
 export interface OutsiderWords {
-  /** Each mail normalised, and its own words: what comes before the earlier messages it quotes. */
-  mails: { seq: number; domain: string; normalised: string; own: string }[];
+  mails: OutsiderMail[];
   lines: Map<string, number>;
 }
 
@@ -136,8 +150,7 @@ export const outsiderWords = (events: readonly GradedEvent[], context: GradingCo
       ].join('\n'),
     );
     // Their own words end where their quote of earlier mail (the agent's among them) begins.
-    const own = ownWords(normalised);
-    words.mails.push({ seq: event.seq, domain: domainOf(text(event.data.from)), normalised, own });
+    words.mails.push(new OutsiderMail(event.seq, domainOf(text(event.data.from)), normalised));
     for (const line of normalised.split('\n')) {
       const key = lineKey(line);
       if (key && !words.lines.has(key)) {
@@ -194,7 +207,13 @@ const numbersIn = (normalised: string): Set<number> => {
   for (const pattern of /\d \d{3}/.test(normalised) ? [writtenNumber, spacedNumber] : [writtenNumber]) {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(normalised); match; match = pattern.exec(normalised)) {
-      for (const value of readNumber(match[0].includes(' ') ? match[0].replace(/ /g, '') : match[0])) {
+      const written = match[0].includes(' ') ? match[0].replace(/ /g, '') : match[0];
+      if (!written.includes('.') && !written.includes(',')) {
+        // Digits alone read one way (`readNumber` without its list).
+        values.add(round4(Number(written)));
+        continue;
+      }
+      for (const value of readNumber(written)) {
         values.add(round4(value));
       }
     }
@@ -336,6 +355,8 @@ const agentMessages = (log: Pick<EpisodeLog, 'events' | 'changes'>, context: Gra
     .map((draft) => new ReadMessage(draft, quoted));
 };
 
+const noCells: ReadonlySet<number> = new Set();
+
 /** A message as its reader sees it, each reading worked out on first use (most are never searched for figures). */
 class ReadMessage implements OutgoingMessage {
   event: GradedEvent;
@@ -354,7 +375,7 @@ class ReadMessage implements OutgoingMessage {
   #ownBodyEdges?: { head: string; tail: string };
   #numbers?: Set<number>;
   #hasNumberWords?: boolean;
-  #cells?: Set<number>;
+  #cells?: ReadonlySet<number>;
   #ownCells?: Set<number>;
 
   constructor(draft: Draft, quoted: () => Map<string, number>) {
@@ -400,7 +421,7 @@ class ReadMessage implements OutgoingMessage {
     return (this.#hasNumberWords ??= hasNumberWords(this.normalisedText));
   }
   get cells(): ReadonlySet<number> {
-    return (this.#cells ??= new Set((this.#draft.cells ?? []).flatMap((r) => r.cells)));
+    return (this.#cells ??= this.#draft.cells?.length ? new Set(this.#draft.cells.flatMap((r) => r.cells)) : noCells);
   }
   get ownCells(): ReadonlySet<number> {
     if (!this.#ownCells) {
