@@ -42,7 +42,25 @@ const fold = (text: string): string => {
         .replace(/ä/g, 'ae')
         .replace(/ö/g, 'oe')
         .replace(/ü/g, 'ue');
-  return folded.includes('-') ? folded.replace(/-(?<=[a-z]-)(?=[a-z])/g, ' ') : folded;
+  return spacedHyphens(folded);
+};
+
+const isLetter = (code: number): boolean => code >= 0x61 && code <= 0x7a;
+
+/**
+ * Hyphens between letters as spaces (`/-(?<=[a-z]-)(?=[a-z])/g` to `' '`), hyphen by hyphen: most hyphens in mail
+ * are rules (`-----Original Message-----`) or part of ids (`PO-2026-0012`), and most text keeps every one of them.
+ */
+const spacedHyphens = (text: string): string => {
+  let spaced = '';
+  let from = 0;
+  for (let at = text.indexOf('-'); at >= 0; at = text.indexOf('-', at + 1)) {
+    if (isLetter(text.charCodeAt(at - 1)) && isLetter(text.charCodeAt(at + 1))) {
+      spaced += `${text.slice(from, at)} `;
+      from = at + 1;
+    }
+  }
+  return from === 0 ? text : spaced + text.slice(from);
 };
 
 const grouped = (whole: string, separator: string): string => whole.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
