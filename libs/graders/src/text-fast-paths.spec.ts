@@ -3,7 +3,7 @@ import { EpisodeLog, evaluateRules, GradedEvent, GradingContext, policySetSchema
 import { normaliseLines, normaliseText } from './number-forms';
 import { encodedRuns, renderHtml, withDecodedRuns } from './reader-text';
 import { domainOf } from './rules/grading-context';
-import { ownWords } from './rules/outgoing-messages';
+import { lineKey, ownWords } from './rules/outgoing-messages';
 
 /**
  * The fast paths grading takes to read a 1,000-event episode in a few milliseconds give what the plain forms they
@@ -186,8 +186,18 @@ describe('fast paths read text as the plain forms did', () => {
   it('cuts a mail at its quote, parts an address and reads a figure as before', () => {
     const quoteStart = /^\s*(?:-{2,} ?original message ?-{2,}|>|on .{1,200} wrote:|am .{1,200} schrieb .{1,200}:)/im;
     const quoted = ['x\n-----Original Message-----\ny', 'a\r\n> b', 'On Monday Bob wrote:\nhi', 'Am 1. Mai schrieb X:'];
-    for (const text of [...corpus, ...quoted]) {
+    const replyPrefix = /^(?:(?:re|fw|fwd|aw|wg|sv|tr)\s*:\s*)+/i;
+    const lineKeySlow = (line: string) =>
+      line
+        .replace(/^[\s>]+/, '')
+        .replace(replyPrefix, '')
+        .trim();
+    const lines = ['re: aw: offer', ' > > fw:x', 'Sv:', 'tr : wg: a ', 'offer ', '\u00a0re: x', 'r', 'fwd:fw: y'];
+    for (const text of [...corpus, ...quoted, ...lines]) {
       expect([text, ownWords(text)]).toEqual([text, text.split(quoteStart)[0]]);
+      for (const line of [text, ...text.split('\n'), normaliseLines(text)]) {
+        expect([line, lineKey(line)]).toEqual([line, lineKeySlow(line)]);
+      }
       expect([text, domainOf(text)]).toEqual([text, text.split('@')[1]?.toLowerCase() ?? '']);
     }
     const readNumberSlow = (written: string): number[] => {

@@ -88,7 +88,13 @@ export const byOutsider = (event: GradedEvent, context: GradingContext): boolean
 /** `>` marks and white space, then reply prefixes (`Re: AW: `). */
 const quoteMarks = /^[\s>]*(?:(?:re|fw|fwd|aw|wg|sv|tr)\s*:\s*)*/i;
 /** A line as quoting leaves it recognisable: normalised, without `>` marks and reply prefixes. */
-const lineKey = (normalisedLine: string): string => normalisedLine.replace(quoteMarks, '').trim();
+export const lineKey = (normalisedLine: string): string => {
+  // A line that starts with a visible character that can start neither a `>` mark nor a reply prefix has none.
+  const first = normalisedLine.charCodeAt(0);
+  return first > 0x20 && first < 0x7f && !'>rfawstRFAWST'.includes(normalisedLine[0])
+    ? normalisedLine.trim()
+    : normalisedLine.replace(quoteMarks, '').trim();
+};
 
 const quoteStart = /^\s*(?:-{2,} ?original message ?-{2,}|>|on .{1,200} wrote:|am .{1,200} schrieb .{1,200}:)/im;
 
