@@ -98,7 +98,8 @@ export const actorOf = (event: GradedEvent): string | undefined =>
 export const resolved = (text: string, context: GradingContext): string => {
   let filled = text;
   try {
-    filled = fill(text, { ...context.values, ...context.hidden, agent: context.agent[0] });
+    // Most values in a rule (`sent`, `approved`) are no template: nothing to fill.
+    filled = text.includes('{{') ? fill(text, { ...context.values, ...context.hidden, agent: context.agent[0] }) : text;
   } catch {
     // A name the task does not have: the text stays as written, and matches only itself.
   }
@@ -112,6 +113,7 @@ export const namesMissingValues = (where: Where, context: GradingContext): boole
     .some(
       (v) =>
         typeof v === 'string' &&
+        v.includes('{{') &&
         namesInTemplate(v).some((name) => name !== 'agent' && !(name in context.values || name in context.hidden)),
     );
 
