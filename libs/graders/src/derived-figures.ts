@@ -27,6 +27,12 @@ export const readNumber = (written: string): number[] => {
     return [Number(written)];
   }
   const last = Math.max(lastPoint, lastComma);
+  if (written.length > 1 && written.indexOf(written[last]) === last && (lastPoint < 0 || lastComma < 0)) {
+    // One separator (most figures with one): the same reading without the pieces it is built from below.
+    const asDecimal = Number(lastComma < 0 ? written : written.replace(',', '.'));
+    const grouping = written.length - last - 1 === 3 && last > 0 && !(last === 1 && written[0] === '0');
+    return grouping ? [asDecimal, Number(written.replace(/[.,]/g, ''))] : [asDecimal];
+  }
   const whole = written.slice(0, last).replace(/[.,]/g, '');
   const fraction = written.slice(last + 1);
   const asDecimal = Number(`${whole || '0'}.${fraction}`);

@@ -221,7 +221,8 @@ describe('fast paths read text as the plain forms did', () => {
     const figures = Array.from({ length: 2000 }, () =>
       Array.from({ length: 1 + Math.floor(next() * 8) }, () => pick([...'0123456789', '.', ','])).join(''),
     );
-    for (const figure of [...figures, '12,500', '12.500,00', '1.000.000', '.216', '0,267', '5']) {
+    const edges = ['12,500', '12.500,00', '1.000.000', '.216', '0,267', '5', '.', ',', '5.', ',5', '0.500', '00,500'];
+    for (const figure of [...figures, ...edges]) {
       expect([figure, readNumber(figure)]).toEqual([figure, readNumberSlow(figure)]);
     }
   });

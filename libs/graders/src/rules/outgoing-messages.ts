@@ -24,18 +24,20 @@ const isTabular = (attachment: Attachment): boolean =>
  * counts only as money).
  */
 const decimalCells = (attachments: readonly Attachment[]): { row: string; cells: number[] }[] =>
-  attachments
-    .filter(isTabular)
-    .flatMap((a) => (a.text ?? '').split('\n'))
-    .map((row) => ({
-      row,
-      cells: row
-        .split(/[,;\t]/)
-        .map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
-        .filter((cell) => /^-?\d+\.\d+$/.test(cell))
-        .map((cell) => round4(Number(cell))),
-    }))
-    .filter((r) => r.cells.length > 0);
+  attachments.length === 0
+    ? []
+    : attachments
+        .filter(isTabular)
+        .flatMap((a) => (a.text ?? '').split('\n'))
+        .map((row) => ({
+          row,
+          cells: row
+            .split(/[,;\t]/)
+            .map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
+            .filter((cell) => /^-?\d+\.\d+$/.test(cell))
+            .map((cell) => round4(Number(cell))),
+        }))
+        .filter((r) => r.cells.length > 0);
 
 /** An attachment's text; a spreadsheet's also cell by cell, so `5000,0.289` reads as two numbers, not `5000,0`. */
 const attachmentText = (attachment: Attachment): string => {
