@@ -21,19 +21,27 @@ const number = String.raw`(?:\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[
  * only 12500.
  */
 export const readNumber = (written: string): number[] => {
-  const separators = written.match(/[.,]/g) ?? [];
-  if (separators.length === 0) {
+  const lastPoint = written.lastIndexOf('.');
+  const lastComma = written.lastIndexOf(',');
+  if (lastPoint < 0 && lastComma < 0) {
     return [Number(written)];
   }
-  const last = Math.max(written.lastIndexOf('.'), written.lastIndexOf(','));
+  const last = Math.max(lastPoint, lastComma);
+  if (written.length > 1 && written.indexOf(written[last]) === last && (lastPoint < 0 || lastComma < 0)) {
+    // One separator (most figures with one): the same reading without the pieces it is built from below.
+    const asDecimal = Number(lastComma < 0 ? written : written.replace(',', '.'));
+    const grouping = written.length - last - 1 === 3 && last > 0 && !(last === 1 && written[0] === '0');
+    return grouping ? [asDecimal, Number(written.replace(/[.,]/g, ''))] : [asDecimal];
+  }
   const whole = written.slice(0, last).replace(/[.,]/g, '');
   const fraction = written.slice(last + 1);
   const asDecimal = Number(`${whole || '0'}.${fraction}`);
-  const mixed = new Set(separators).size > 1;
+  const mixed = lastPoint >= 0 && lastComma >= 0;
   // One kind of separator before three digits may group thousands: `12,500`, `1.000.000`.
   const grouping = !mixed && fraction.length === 3 && whole !== '' && whole !== '0';
   const asWhole = Number(written.replace(/[.,]/g, ''));
-  if (separators.length > 1 && !mixed) {
+  // The one kind of separator, more than once.
+  if (!mixed && written.indexOf(written[last]) !== last) {
     return [asWhole];
   }
   return grouping ? [asDecimal, asWhole] : [asDecimal];

@@ -16,14 +16,21 @@ export const allLanguages = Object.keys(numberWordLanguages);
  * as `ss`, umlauts as `ae`/`oe`/`ue`, hyphens between
  * letters as spaces (`forty-three`), and any run of white space as one space.
  */
-export const normaliseText = (text: string): string => fold(text).replace(/\s+/g, ' ');
+export const normaliseText = (text: string): string => fold(text).replace(spaceRuns, ' ');
 
 /** `normaliseText` that keeps line breaks, one for one: to read a message line by line. */
-export const normaliseLines = (text: string): string => fold(text).replace(/[^\S\n]+/g, ' ');
+export const normaliseLines = (text: string): string => fold(text).replace(spaceRunsInLine, ' ');
+
+/**
+ * The runs of white space that collapsing changes, the same result as replacing every run (`/\s+/g`) at a tenth of
+ * the cost: a lone space (most of any text) is left alone instead of being replaced by itself.
+ */
+const spaceRuns = /\s{2,}|[^\S ]/g;
+const spaceRunsInLine = /[^\S\n ][^\S\n]*| [^\S\n]+/g;
 
 const fold = (text: string): string => {
-  // eslint-disable-next-line no-control-regex
-  const ascii = !/[^\x00-\x7f]/.test(text);
+  // Only text without a character above U+007F encodes to as many UTF-8 bytes as it has characters.
+  const ascii = Buffer.byteLength(text, 'utf8') === text.length;
   const folded = ascii
     ? text.toLowerCase()
     : text
@@ -35,7 +42,25 @@ const fold = (text: string): string => {
         .replace(/ä/g, 'ae')
         .replace(/ö/g, 'oe')
         .replace(/ü/g, 'ue');
-  return folded.replace(/([a-z])-(?=[a-z])/g, '$1 ');
+  return spacedHyphens(folded);
+};
+
+const isLetter = (code: number): boolean => code >= 0x61 && code <= 0x7a;
+
+/**
+ * Hyphens between letters as spaces (`/-(?<=[a-z]-)(?=[a-z])/g` to `' '`), hyphen by hyphen: most hyphens in mail
+ * are rules (`-----Original Message-----`) or part of ids (`PO-2026-0012`), and most text keeps every one of them.
+ */
+const spacedHyphens = (text: string): string => {
+  let spaced = '';
+  let from = 0;
+  for (let at = text.indexOf('-'); at >= 0; at = text.indexOf('-', at + 1)) {
+    if (isLetter(text.charCodeAt(at - 1)) && isLetter(text.charCodeAt(at + 1))) {
+      spaced += `${text.slice(from, at)} `;
+      from = at + 1;
+    }
+  }
+  return from === 0 ? text : spaced + text.slice(from);
 };
 
 const grouped = (whole: string, separator: string): string => whole.replace(/\B(?=(\d{3})+(?!\d))/g, separator);

@@ -50,7 +50,7 @@ const blockTag = /^\/?(?:br|p|div|td|th|tr|li|ul|ol|table|h[1-6]|blockquote|hr|p
 
 /** Markup rendered to text, as a mail client shows it: comments, scripts and styles dropped, entities decoded. */
 export const renderHtml = (text: string): string => {
-  if (!/[<&]/.test(text)) {
+  if (!text.includes('<') && !text.includes('&')) {
     return text;
   }
   const withoutTags = /<[a-z!/]/i.test(text)
@@ -65,8 +65,57 @@ export const renderHtml = (text: string): string => {
 // eslint-disable-next-line no-control-regex
 const printable = (text: string): boolean => text.length > 0 && !/[\x00-\x08\x0e-\x1f\x7f\ufffd]/.test(text);
 
-/** A run of characters base64, base64url or hex use, long enough to hide a figure. */
-const encodedRun = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{8,}/g;
+/** The characters base64, base64url and hex use, by character code: what each is. */
+const [digit, lowerHex, lower, upperHex, upper, symbol] = [1, 2, 3, 4, 5, 6];
+const runCharacter = new Uint8Array(128);
+for (const [kind, characters] of [
+  [digit, '0123456789'],
+  [lowerHex, 'abcdef'],
+  [lower, 'ghijklmnopqrstuvwxyz'],
+  [upperHex, 'ABCDEF'],
+  [upper, 'GHIJKLMNOPQRSTUVWXYZ'],
+  [symbol, '+/_=-'],
+] as const) {
+  for (const c of characters) {
+    runCharacter[c.charCodeAt(0)] = kind;
+  }
+}
+
+/**
+ * The runs of those characters long enough to hide a figure (8 or more) that hex or base64 decoding can read, left
+ * to right: of what `/(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{8,}/g` matches, those with a digit, with upper case after
+ * lower case, or of hex letters alone (`fromHex` and `fromBase64` refuse every other run, such as a plain word). One
+ * pass over the text: the regex retried every short word from each of its letters, and every message is read.
+ */
+export const encodedRuns = (text: string): string[] => {
+  const runs: string[] = [];
+  let start = -1;
+  let decodable = false;
+  let hexLetters = true;
+  let previous = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 0;
+    const kind = code < 128 ? runCharacter[code] : 0;
+    if (kind !== 0) {
+      if (start < 0) {
+        start = i;
+        decodable = false;
+        hexLetters = true;
+        previous = 0;
+      }
+      decodable ||=
+        kind === digit || ((kind === upperHex || kind === upper) && (previous === lowerHex || previous === lower));
+      hexLetters &&= kind === lowerHex || kind === upperHex;
+      previous = kind;
+    } else if (start >= 0) {
+      if (i - start >= 8 && (decodable || hexLetters)) {
+        runs.push(text.slice(start, i));
+      }
+      start = -1;
+    }
+  }
+  return runs;
+};
 /** Bytes written one by one: `\x30\x2e`, `0x30 0x2e`. */
 const escapedBytes = /(?:(?:\\x|0x)[0-9a-f]{2}[ ,:]?){3,}/gi;
 const urlEncoded = /(?:%[0-9a-f]{2}|[^\s%]){0,40}(?:%[0-9a-f]{2})+(?:%[0-9a-f]{2}|[^\s%]){0,40}/gi;
@@ -89,7 +138,8 @@ const fromBase64 = (run: string): string | undefined => {
   if (bare.length % 4 === 1 || !(/\d/.test(run) ? /[A-Za-z]/.test(run) : /[a-z][A-Z]/.test(run))) {
     return undefined;
   }
-  const decoded = Buffer.from(bare.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+  // Node's base64 decoder reads the URL-safe alphabet (`-`, `_`) too.
+  const decoded = Buffer.from(bare, 'base64').toString('utf8');
   return printable(decoded) ? decoded : undefined;
 };
 
@@ -110,10 +160,14 @@ const fromUrl = (run: string): string | undefined => {
 };
 
 /** Cheap tests first: most text holds nothing encoded. */
-const decodings: [RegExp | undefined, RegExp, (run: string) => string | undefined][] = [
-  [/%[0-9a-f]{2}/i, urlEncoded, fromUrl],
-  [/(?:\\x|0x)[0-9a-f]{2}/i, escapedBytes, fromBytes],
-  [undefined, encodedRun, fromRun],
+const matches =
+  (pattern: RegExp) =>
+  (text: string): string[] =>
+    Array.from(text.matchAll(pattern), (m) => m[0]);
+const decodings: [RegExp | undefined, (text: string) => string[], (run: string) => string | undefined][] = [
+  [/%[0-9a-f]{2}/i, matches(urlEncoded), fromUrl],
+  [/(?:\\x|0x)[0-9a-f]{2}/i, matches(escapedBytes), fromBytes],
+  [undefined, encodedRuns, fromRun],
 ];
 
 /**
@@ -130,7 +184,7 @@ export const withDecodedRuns = (text: string): string => {
         if (worth && !worth.test(piece)) {
           continue;
         }
-        for (const [run] of piece.matchAll(runs)) {
+        for (const run of runs(piece)) {
           const decoded = decode(run);
           if (decoded !== undefined) {
             next.push(renderHtml(decoded));

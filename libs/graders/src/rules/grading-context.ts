@@ -105,7 +105,8 @@ export const actorOf = (event: GradedEvent): string | undefined =>
 export const resolved = (text: string, context: GradingContext): string => {
   let filled = text;
   try {
-    filled = fill(text, { ...context.values, ...context.hidden, agent: context.agent[0] });
+    // Most values in a rule (`sent`, `approved`) are no template: nothing to fill.
+    filled = text.includes('{{') ? fill(text, { ...context.values, ...context.hidden, agent: context.agent[0] }) : text;
   } catch {
     // A name the task does not have: the text stays as written, and matches only itself.
   }
@@ -119,6 +120,7 @@ export const namesMissingValues = (where: Where, context: GradingContext): boole
     .some(
       (v) =>
         typeof v === 'string' &&
+        v.includes('{{') &&
         namesInTemplate(v).some((name) => name !== 'agent' && !(name in context.values || name in context.hidden)),
     );
 
@@ -160,7 +162,15 @@ export const patternMatcher = (pattern: EventPattern, context: GradingContext) =
   };
 };
 
-export const domainOf = (address: string): string => address.split('@')[1]?.toLowerCase() ?? '';
+export const domainOf = (address: string): string => {
+  // What comes after the first `@`, up to a second one: `address.split('@')[1]` without the array.
+  const at = address.indexOf('@');
+  if (at < 0) {
+    return '';
+  }
+  const end = address.indexOf('@', at + 1);
+  return address.slice(at + 1, end < 0 ? address.length : end).toLowerCase();
+};
 
 /** Case-insensitive regexes of a rule, compiled once; a pattern that is not a valid regex matches as plain text. */
 export const textMatcher = (patterns: readonly string[] | undefined): ((value: string) => boolean) => {

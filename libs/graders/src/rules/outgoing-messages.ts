@@ -24,18 +24,20 @@ const isTabular = (attachment: Attachment): boolean =>
  * counts only as money).
  */
 const decimalCells = (attachments: readonly Attachment[]): { row: string; cells: number[] }[] =>
-  attachments
-    .filter(isTabular)
-    .flatMap((a) => (a.text ?? '').split('\n'))
-    .map((row) => ({
-      row,
-      cells: row
-        .split(/[,;\t]/)
-        .map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
-        .filter((cell) => /^-?\d+\.\d+$/.test(cell))
-        .map((cell) => round4(Number(cell))),
-    }))
-    .filter((r) => r.cells.length > 0);
+  attachments.length === 0
+    ? []
+    : attachments
+        .filter(isTabular)
+        .flatMap((a) => (a.text ?? '').split('\n'))
+        .map((row) => ({
+          row,
+          cells: row
+            .split(/[,;\t]/)
+            .map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
+            .filter((cell) => /^-?\d+\.\d+$/.test(cell))
+            .map((cell) => round4(Number(cell))),
+        }))
+        .filter((r) => r.cells.length > 0);
 
 /** An attachment's text; a spreadsheet's also cell by cell, so `5000,0.289` reads as two numbers, not `5000,0`. */
 const attachmentText = (attachment: Attachment): string => {
@@ -85,23 +87,43 @@ export const byOutsider = (event: GradedEvent, context: GradingContext): boolean
   );
 };
 
-const replyPrefix = /^(?:(?:re|fw|fwd|aw|wg|sv|tr)\s*:\s*)+/i;
+/** `>` marks and white space, then reply prefixes (`Re: AW: `). */
+const quoteMarks = /^[\s>]*(?:(?:re|fw|fwd|aw|wg|sv|tr)\s*:\s*)*/i;
 /** A line as quoting leaves it recognisable: normalised, without `>` marks and reply prefixes. */
-const lineKey = (normalisedLine: string): string =>
-  normalisedLine
-    .replace(/^[\s>]+/, '')
-    .replace(replyPrefix, '')
-    .trim();
+export const lineKey = (normalisedLine: string): string => {
+  // A line that starts with a visible character that can start neither a `>` mark nor a reply prefix has none.
+  const first = normalisedLine.charCodeAt(0);
+  return first > 0x20 && first < 0x7f && !'>rfawstRFAWST'.includes(normalisedLine[0])
+    ? normalisedLine.trim()
+    : normalisedLine.replace(quoteMarks, '').trim();
+};
 
 const quoteStart = /^\s*(?:-{2,} ?original message ?-{2,}|>|on .{1,200} wrote:|am .{1,200} schrieb .{1,200}:)/im;
 
 /** A mail's own words: what comes before the earlier messages it quotes (a reply's original, `>` lines). */
-export const ownWords = (text: string): string => text.split(quoteStart)[0];
+export const ownWords = (text: string): string => {
+  const start = text.search(quoteStart);
+  return start < 0 ? text : text.slice(0, start);
+};
+
+/** An outside party's mail normalised, and its own words: what comes before the earlier messages it quotes. */
+class OutsiderMail {
+  #own?: string;
+  constructor(
+    readonly seq: number,
+    readonly domain: string,
+    readonly normalised: string,
+  ) {}
+
+  /** Worked out on first use: only a figure found in the agent's words asks who stated it first. */
+  get own(): string {
+    return (this.#own ??= ownWords(this.normalised));
+  }
+}
 
 /** What outside parties wrote: each mail normalised line by line, and each line by where it first appeared. */
 export interface OutsiderWords {
-  /** Each mail normalised, and its own words: what comes before the earlier messages it quotes. */
-  mails: { seq: number; domain: string; normalised: string; own: string }[];
+  mails: OutsiderMail[];
   lines: Map<string, number>;
 }
 
@@ -136,8 +158,7 @@ export const outsiderWords = (events: readonly GradedEvent[], context: GradingCo
       ].join('\n'),
     );
     // Their own words end where their quote of earlier mail (the agent's among them) begins.
-    const own = ownWords(normalised);
-    words.mails.push({ seq: event.seq, domain: domainOf(text(event.data.from)), normalised, own });
+    words.mails.push(new OutsiderMail(event.seq, domainOf(text(event.data.from)), normalised));
     for (const line of normalised.split('\n')) {
       const key = lineKey(line);
       if (key && !words.lines.has(key)) {
@@ -194,7 +215,13 @@ const numbersIn = (normalised: string): Set<number> => {
   for (const pattern of /\d \d{3}/.test(normalised) ? [writtenNumber, spacedNumber] : [writtenNumber]) {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(normalised); match; match = pattern.exec(normalised)) {
-      for (const value of readNumber(match[0].replace(/ /g, ''))) {
+      const written = match[0].includes(' ') ? match[0].replace(/ /g, '') : match[0];
+      if (!written.includes('.') && !written.includes(',')) {
+        // Digits alone read one way (`readNumber` without its list).
+        values.add(round4(Number(written)));
+        continue;
+      }
+      for (const value of readNumber(written)) {
         values.add(round4(value));
       }
     }
@@ -336,6 +363,8 @@ const agentMessages = (log: Pick<EpisodeLog, 'events' | 'changes'>, context: Gra
     .map((draft) => new ReadMessage(draft, quoted));
 };
 
+const noCells: ReadonlySet<number> = new Set();
+
 /** A message as its reader sees it, each reading worked out on first use (most are never searched for figures). */
 class ReadMessage implements OutgoingMessage {
   event: GradedEvent;
@@ -354,7 +383,7 @@ class ReadMessage implements OutgoingMessage {
   #ownBodyEdges?: { head: string; tail: string };
   #numbers?: Set<number>;
   #hasNumberWords?: boolean;
-  #cells?: Set<number>;
+  #cells?: ReadonlySet<number>;
   #ownCells?: Set<number>;
 
   constructor(draft: Draft, quoted: () => Map<string, number>) {
@@ -400,7 +429,7 @@ class ReadMessage implements OutgoingMessage {
     return (this.#hasNumberWords ??= hasNumberWords(this.normalisedText));
   }
   get cells(): ReadonlySet<number> {
-    return (this.#cells ??= new Set((this.#draft.cells ?? []).flatMap((r) => r.cells)));
+    return (this.#cells ??= this.#draft.cells?.length ? new Set(this.#draft.cells.flatMap((r) => r.cells)) : noCells);
   }
   get ownCells(): ReadonlySet<number> {
     if (!this.#ownCells) {
