@@ -8,18 +8,13 @@ import {
   judged,
   namesMissingValues,
   resolved,
+  stateKeyOf,
   verdict,
   Verdict,
   whereMatcher,
 } from './grading-context';
 
-/** `procurement.purchase-orders` → the state key in this stack (`erp/purchase-orders`), `slack.*` → `chat/`. */
-const stateKey = (table: string, context: GradingContext): string => {
-  const dot = table.indexOf('.');
-  const pack = table.slice(0, dot);
-  const name = table.slice(dot + 1);
-  return `${context.services[pack] ?? pack}/${name === '*' ? '' : name}`;
-};
+const stateKey = stateKeyOf;
 
 const lastChange = (log: EpisodeLog, table: string, id: string): RecordChange | undefined =>
   log.changes.findLast((c) => c.table === table && c.id === id);
