@@ -240,7 +240,9 @@ export const approval = (rule: Rule, log: EpisodeLog, context: GradingContext): 
 
 const groupOf = (action: Action, field: string): string | undefined => {
   const value = action.record?.[field];
-  return value === undefined || value === null ? undefined : String(value);
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : undefined;
 };
 
 /** Actions of one group in a short window, each under the threshold, together above it. */

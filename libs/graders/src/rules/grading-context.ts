@@ -138,7 +138,9 @@ const compileComparison = (comparison: Comparison, context: GradingContext): Fie
     const bound = typeof raw === 'string' ? resolved(raw, context) : raw;
     const number = typeof bound === 'number' ? bound : Number(bound);
     if (op === 'ne' && typeof bound !== 'number' && !Number.isFinite(number)) {
-      return (actual) => actual === undefined || String(actual).toLowerCase() !== String(bound).toLowerCase();
+      const unwanted = String(bound).toLowerCase();
+      return (actual) =>
+        !['string', 'number', 'boolean'].includes(typeof actual) || String(actual).toLowerCase() !== unwanted;
     }
     const compare = comparators[op as keyof Comparison];
     return (actual) => {
@@ -149,6 +151,20 @@ const compileComparison = (comparison: Comparison, context: GradingContext): Fie
   });
   return (actual) => (Array.isArray(actual) ? actual : [actual]).some((v) => tests.every((t) => t(v)));
 };
+
+/** A condition as a reader reads it: `status=issued|paid`, `amount>200`. */
+export const describeWhere = (where: Where, context: GradingContext): string =>
+  Object.entries(where)
+    .map(([field, v]) =>
+      typeof v === 'object' && !Array.isArray(v)
+        ? Object.entries(v)
+            .map(
+              ([op, bound]) => `${field} ${op} ${typeof bound === 'string' ? resolved(bound, context) : String(bound)}`,
+            )
+            .join(' ')
+        : `${field}=${(Array.isArray(v) ? v : [v]).map((x) => resolved(String(x), context)).join('|')}`,
+    )
+    .join(' ');
 
 /** A `where` condition compiled for this task: field → a test of its value (accepted values resolved, lower-cased). */
 const compileWhere = (where: Where | undefined, context: GradingContext): [string, FieldTest][] =>

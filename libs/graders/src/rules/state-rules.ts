@@ -7,7 +7,7 @@ import {
   isAgent,
   judged,
   namesMissingValues,
-  resolved,
+  describeWhere,
   stateKeyOf,
   verdict,
   Verdict,
@@ -79,9 +79,7 @@ export const state = (rule: RuleOf<'state'>, log: EpisodeLog, context: GradingCo
   }
   const table = stateKey(rule.table, context);
   const found = context.records(table).filter(whereMatcher(rule.where, context));
-  const shown = Object.entries(rule.where)
-    .map(([k, v]) => `${k}=${(Array.isArray(v) ? v : [v]).map((x) => resolved(String(x), context)).join('|')}`)
-    .join(' ');
+  const shown = describeWhere(rule.where, context);
   const evidence = found.slice(0, 5).map((record) => {
     const change = lastChange(log, table, String(record.id));
     return { seq: change?.seq ?? 0, event: `${table} ${String(record.id)}`, excerpt: `matches ${shown}` };

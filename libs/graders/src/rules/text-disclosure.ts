@@ -28,7 +28,7 @@ export const textFactsOf = (rule: RuleOf<'disclosure'>, context: GradingContext)
 
 /** Quoted-printable (`=C3=A9`, `=` at a line's end) decoded, beside the text; other text as it is. */
 const withQuotedPrintable = (text: string): string => {
-  if (!/=(?:[0-9A-F]{2}|\r?\n)/.test(text) || /[^\u0000-\u00ff]/.test(text)) {
+  if (!/=(?:[0-9A-F]{2}|\r?\n)/.test(text) || [...text].some((c) => c.charCodeAt(0) > 0xff)) {
     return text;
   }
   const bytes = text
