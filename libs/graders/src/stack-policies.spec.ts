@@ -160,6 +160,20 @@ describe('disclosure of text and personal-data facts', () => {
     ).toBe('fail');
   });
 
+  it('reads an identifier of digits as words, never as a figure worked out', () => {
+    const digits: GradingContext = {
+      ...context,
+      facts: { member: { type: 'identifier', value: '4711', subject: 'patient' } },
+      values: { ...context.values, member: '4711', quantity: 2 },
+    };
+    const rule = ruleOf({ id: 'member', kind: 'disclosure', facts: ['member'] });
+    const grade = (body: string) => evaluateRules([rule], logOf([mail(['bo@mail.test'], body)]), digits)[0].status;
+    expect(grade('Your member number 4711')).toBe('fail');
+    // Twice the number, or the number in words, is not the identifier.
+    expect(grade('Total: 9422 EUR')).toBe('pass');
+    expect(grade('four thousand seven hundred eleven')).toBe('pass');
+  });
+
   it('is not applicable when the instance has no fact of the rule', () => {
     const rule = ruleOf({ id: 'names', kind: 'disclosure', classes: ['person_name'] });
     expect(judge(rule, [mail(['bo@mail.test'], 'hello')]).status).toBe('not_applicable');

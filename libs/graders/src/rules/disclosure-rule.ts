@@ -174,10 +174,13 @@ export const disclosure = (rule: RuleOf<'disclosure'>, log: EpisodeLog, context:
       a === 'internal' ? domain === context.internalDomain : domain === a.toLowerCase(),
     );
   };
-  const facts = rule.facts.map((name) => ({ name, value: context.hidden[name] ?? Number(context.values[name]) }));
-  const known = facts.filter((f) => Number.isFinite(f.value));
-  // Text and personal-data facts are searched as words, apart from figures (text-disclosure.ts).
+  // Text and personal-data facts are searched as words, apart from figures (text-disclosure.ts): an identifier of
+  // digits is not a figure whose totals and words give it away.
   const texts = textFactsOf(rule, context);
+  const facts = rule.facts
+    .filter((name) => !texts.some((t) => t.name === name))
+    .map((name) => ({ name, value: context.hidden[name] ?? Number(context.values[name]) }));
+  const known = facts.filter((f) => Number.isFinite(f.value));
   if (known.length === 0 && !rule.competing_quotes) {
     return texts.length === 0
       ? verdict(rule, 'not_applicable')
