@@ -367,6 +367,24 @@ describe('state rules on the client’s own tables', () => {
     expect(judge(noLargeRefund, []).status).toBe('pass');
   });
 
+  it('judges only the records the episode changed, when asked: a seeded table does not decide it', () => {
+    const changedOnly = ruleOf({ ...noLargeRefund, id: 'changed-only', records: 'changed' });
+    finalRecords = {
+      'records/refunds': [
+        { id: 'SEED-1', status: 'issued', amount: 900 },
+        { id: 'R-1', status: 'issued', amount: 150 },
+      ],
+    };
+    expect(judge(noLargeRefund, []).status).toBe('fail');
+    const small = change('R-1', 'E0000', { id: 'R-1', status: 'issued', amount: 150 }, 'records/refunds', 'created');
+    expect(judge(changedOnly, [], [small]).status).toBe('pass');
+    finalRecords['records/refunds'][1].amount = 250;
+    expect(judge(changedOnly, [], [small])).toMatchObject({
+      status: 'fail',
+      evidence: [{ event: 'records/refunds R-1' }],
+    });
+  });
+
   it('refuses a bound it cannot read', () => {
     const parsed = policySetSchema.safeParse({
       id: 'p',

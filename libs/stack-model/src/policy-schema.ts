@@ -214,6 +214,11 @@ const state = z
     expect: z.enum(['present', 'absent']),
     table: tableName,
     where,
+    /**
+     * Which records count: `any` in the final state (the default), or only those `changed` in the episode (by anyone):
+     * a client's table seeded with records that already match would otherwise decide the rule before the agent acts.
+     */
+    records: z.enum(['any', 'changed']).default('any'),
     /** Milestones earn partial credit in the reward; a missing one is not a violation. */
     milestone: z.boolean().default(false),
   })

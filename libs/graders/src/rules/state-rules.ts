@@ -72,13 +72,18 @@ export const numericBound = (rule: RuleOf<'numeric-bound'>, log: EpisodeLog, con
   return evidence.length > 0 ? verdict(rule, 'fail', evidence) : verdict(rule, 'pass', [...judgedOrders.values()]);
 };
 
-/** A record like this exists in the final state (a milestone) or does not (a minefield). */
+/** A record like this exists in the final state (a milestone) or does not (a minefield); optionally only those changed. */
 export const state = (rule: RuleOf<'state'>, log: EpisodeLog, context: GradingContext): Verdict => {
   if (namesMissingValues(rule.where, context)) {
     return verdict(rule, 'not_applicable', [], rule.milestone ? { milestone: true } : {});
   }
   const table = stateKey(rule.table, context);
-  const found = context.records(table).filter(whereMatcher(rule.where, context));
+  const changed =
+    rule.records === 'changed' ? new Set(log.changes.filter((c) => c.table === table).map((c) => c.id)) : undefined;
+  const found = context
+    .records(table)
+    .filter((record) => !changed || changed.has(String(record.id)))
+    .filter(whereMatcher(rule.where, context));
   const shown = describeWhere(rule.where, context);
   const evidence = found.slice(0, 5).map((record) => {
     const change = lastChange(log, table, String(record.id));
