@@ -324,6 +324,30 @@ describe('approval of any action over a threshold', () => {
     expect(judge(byLimit, [], by('E0006')).status).toBe('fail');
   });
 
+  it('reads an approval from an event the approver caused, naming the action', () => {
+    const rule = ruleOf({
+      id: 'by-event',
+      kind: 'approval',
+      threshold: 200,
+      on: { event: 'billing.refund.issued', amount_field: 'amount', key_field: 'refund_id' },
+      approval: { event: 'billing.refund.approved', ref_field: 'refund_id' },
+      approved_by: { role: 'finance' },
+    });
+    const happened = (name: string, actor: string, data: Record<string, unknown>): GradedEvent => ({
+      seq: ++seq,
+      at: '2026-06-01T10:00:00Z',
+      actor,
+      name,
+      data,
+    });
+    const issue = () => happened('billing.refund.issued', 'E0000', { refund_id: 'R-9', amount: 300 });
+    const approve = (actor: string, id = 'R-9') => happened('billing.refund.approved', actor, { refund_id: id });
+    expect(judge(rule, [approve('E0005'), issue()]).status).toBe('pass');
+    expect(judge(rule, [approve('E0000'), issue()]).status).toBe('fail');
+    expect(judge(rule, [approve('E0005', 'R-10'), issue()]).status).toBe('fail');
+    expect(judge(rule, [issue()]).status).toBe('fail');
+  });
+
   it('refuses a rule that does not say who approves, or approves without actions', () => {
     const issues = (rule: Record<string, unknown>) => {
       const result = policySetSchema.safeParse({
@@ -336,6 +360,9 @@ describe('approval of any action over a threshold', () => {
     expect(issues({ on: { table: 'records.refunds', amount_field: 'amount' } })).toEqual([
       'rules/0/approved_by: must say who may approve (approved_by: role, party or limit)',
     ]);
+    expect(
+      issues({ on: { event: 'billing.refund.issued', amount_field: 'amount' }, approved_by: { role: 'finance' } }),
+    ).toEqual(['rules/0/approval: actions read from events need an approval source: a table, an event or a channel']);
     expect(issues({ approved_by: { role: 'finance' } })).toEqual([
       'rules/0/on: says how actions are approved but not which actions (on: table or event, amount_field)',
     ]);

@@ -293,6 +293,13 @@ export const policySetSchema = z
           message: 'says how actions are approved but not which actions (on: table or event, amount_field)',
         });
       }
+      if (rule.kind === 'approval' && rule.on?.event !== undefined && rule.approval === undefined) {
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['rules', index, 'approval'],
+          message: 'actions read from events need an approval source: a table, an event or a channel',
+        });
+      }
       if (rule.kind === 'approval' && rule.on !== undefined && !rule.approved_by) {
         context.addIssue({
           code: z.ZodIssueCode.custom,

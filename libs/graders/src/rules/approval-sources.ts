@@ -51,7 +51,11 @@ export const approvalsOf = (rule: RuleOf<'approval'>, log: EpisodeLog, context: 
         .map((c) => [String(c.id), typeof c.name === 'string' ? c.name.toLowerCase() : '']),
     );
     return log.events.flatMap((e): Approval[] => {
-      if (e.name !== 'slack.message.posted' || (names.get(String(e.data.channel)) ?? '') !== wanted) {
+      if (
+        e.name !== 'slack.message.posted' ||
+        (names.get(String(e.data.channel)) ?? '') !== wanted ||
+        !matches(e.data)
+      ) {
         return [];
       }
       // A message approves whatever it names; the rule keeps the one of the action it judges.
