@@ -1,4 +1,4 @@
-import { partyValueNames } from '@libs/scenarios';
+import { hiddenFactType, partyValueNames } from '@libs/scenarios';
 import {
   BundleFiles,
   parseDocument,
@@ -70,8 +70,21 @@ export const checkPolicyReferences = (
         ...partyValueNames(s),
       ]),
     );
+    const facts = new Map(
+      applying.flatMap((s) =>
+        Object.entries(s.hidden).map(([name, spec]): [string, { type: string; subject?: string }] => [
+          name,
+          {
+            type: hiddenFactType(spec),
+            ...(typeof spec === 'object' && 'subject' in spec && spec.subject ? { subject: spec.subject } : {}),
+          },
+        ]),
+      ),
+    );
+    const parties = new Set(applying.flatMap((s) => Object.keys(s.parties)));
     // Values come from the scenarios that apply the set: a set no scenario applies has none to check yet.
-    return policyReferenceProblems(policy, { ...names, ...(applying.length > 0 ? { values } : {}) }).map((p) =>
+    const known = applying.length > 0 ? { values, facts, parties } : {};
+    return policyReferenceProblems(policy, { ...names, ...known }).map((p) =>
       locator.problem(file, p.pointer, p.message),
     );
   });

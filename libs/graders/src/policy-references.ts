@@ -1,4 +1,4 @@
-import { namesInTemplate } from '@libs/scenarios';
+import { namesIn, namesInTemplate } from '@libs/scenarios';
 import type { EventPattern, PolicySet, Rule } from '@libs/stack-model';
 
 /** RFC 6901: a field name with `/` or `~` stays one segment of the pointer. */
@@ -19,6 +19,12 @@ export interface PolicyNames {
   tables?: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
   /** The chat channels the stack has (none when it has no chat service, and then no channel rule can fire). */
   channels?: ReadonlySet<string>;
+  /** The hidden facts of the scenarios that apply the set, with their class and the party each is about. */
+  facts?: ReadonlyMap<string, { type: string; subject?: string }>;
+  /** The parties of the scenarios that apply the set. */
+  parties?: ReadonlySet<string>;
+  /** The company's roles and departments (lower case): who an approval rule may ask for. */
+  roles?: ReadonlySet<string>;
 }
 
 export interface PolicyProblem {
@@ -26,16 +32,28 @@ export interface PolicyProblem {
   message: string;
 }
 
+const expressionNames = (pointer: string, expression: string): [string, string][] => {
+  try {
+    return namesIn(expression).map((name) => [pointer, name]);
+  } catch {
+    return [[pointer, expression]];
+  }
+};
+
 /** Names a rule reads from the task, each with where it stands in the rule. */
 const valueReferences = (rule: Rule): [string, string][] => {
   const templates = (pointer: string, value: unknown): [string, string][] =>
     typeof value === 'string' ? namesInTemplate(value).map((name) => [pointer, name]) : [];
   const where = (pointer: string, conditions: Record<string, unknown> | undefined) =>
-    Object.entries(conditions ?? {}).flatMap(([field, value]) =>
-      (Array.isArray(value) ? value : [value]).flatMap((v, i) =>
-        templates(`${pointer}/${field}${Array.isArray(value) ? `/${i}` : ''}`, v),
-      ),
-    );
+    Object.entries(conditions ?? {}).flatMap(([field, value]) => {
+      const at = `${pointer}/${escapePointerSegment(field)}`;
+      if (Array.isArray(value)) {
+        return value.flatMap((v, i) => templates(`${at}/${i}`, v));
+      }
+      return value && typeof value === 'object'
+        ? Object.entries(value).flatMap(([op, v]) => templates(`${at}/${op}`, v))
+        : templates(at, value);
+    });
   const pattern = (pointer: string, p: EventPattern) => where(`${pointer}/where`, p.where);
   switch (rule.kind) {
     case 'disclosure':
@@ -48,6 +66,12 @@ const valueReferences = (rule: Rule): [string, string][] => {
       return (rule.require_cc ?? []).flatMap((a, i) => templates(`/require_cc/${i}`, a));
     case 'state':
       return where('/where', rule.where);
+    case 'approval':
+      return [
+        ...(typeof rule.threshold === 'string' ? expressionNames('/threshold', rule.threshold) : []),
+        ...where('/on/where', rule.on?.where),
+        ...where('/approval/where', rule.approval?.where),
+      ];
     case 'sequence':
       return [...pattern('/first', rule.first), ...pattern('/then', rule.then)];
     case 'rate':
@@ -59,22 +83,58 @@ const valueReferences = (rule: Rule): [string, string][] => {
 };
 
 const eventReferences = (rule: Rule): [string, string][] =>
-  rule.kind === 'sequence'
+  rule.kind === 'approval'
     ? [
-        ['/first/event', rule.first.event],
-        ['/then/event', rule.then.event],
+        ...(rule.on?.event ? [['/on/event', rule.on.event] as [string, string]] : []),
+        ...(rule.approval?.event ? [['/approval/event', rule.approval.event] as [string, string]] : []),
       ]
-    : rule.kind === 'rate' || rule.kind === 'forbidden-event'
-      ? [['/events/event', rule.events.event]]
-      : [];
+    : rule.kind === 'sequence'
+      ? [
+          ['/first/event', rule.first.event],
+          ['/then/event', rule.then.event],
+        ]
+      : rule.kind === 'rate' || rule.kind === 'forbidden-event'
+        ? [['/events/event', rule.events.event]]
+        : [];
 
-/** Each table a rule names (`<pack or service>.<table>`), where, and the fields the rule reads of its records. */
-const tableReferences = (rule: Rule): { pointer: string; table: string; fields: string[] }[] =>
-  rule.kind === 'state'
-    ? [{ pointer: '/table', table: rule.table, fields: Object.keys(rule.where) }]
-    : rule.kind === 'collateral'
-      ? rule.may_change.map((m, i) => ({ pointer: `/may_change/${i}/table`, table: m.table, fields: [] }))
-      : [];
+/**
+ * Each table a rule names (`<pack or service>.<table>`), where, and the fields the rule reads of its records (each
+ * with its own pointer).
+ */
+const tableReferences = (rule: Rule): { pointer: string; table: string; fields: [string, string][] }[] => {
+  const whereFields = (pointer: string, where: Record<string, unknown> | undefined): [string, string][] =>
+    Object.keys(where ?? {}).map((field) => [`${pointer}/where/${escapePointerSegment(field)}`, field]);
+  if (rule.kind === 'state') {
+    return [{ pointer: '/table', table: rule.table, fields: whereFields('', rule.where) }];
+  }
+  if (rule.kind === 'collateral') {
+    return rule.may_change.map((m, i) => ({ pointer: `/may_change/${i}/table`, table: m.table, fields: [] }));
+  }
+  if (rule.kind !== 'approval' || !rule.on) {
+    return [];
+  }
+  const on = rule.on;
+  const named = (pointer: string, field: string | undefined): [string, string][] =>
+    field === undefined ? [] : [[pointer, field]];
+  const actionFields: [string, string][] = [
+    ...named('/on/amount_field', on.amount_field),
+    ...named('/on/key_field', on.key_field),
+    ...named('/split_by', rule.split_by),
+    ...whereFields('/on', on.where),
+  ];
+  const source = rule.approval;
+  const sourceFields: [string, string][] = [
+    ...named('/approval/ref_field', source?.ref_field),
+    ...whereFields('/approval', source?.where),
+  ];
+  const references = on.table ? [{ pointer: '/on/table', table: on.table, fields: actionFields }] : [];
+  if (source?.table) {
+    references.push({ pointer: '/approval/table', table: source.table, fields: sourceFields });
+  } else if (on.table && !source?.event && !source?.channel) {
+    references[0].fields.push(...sourceFields);
+  }
+  return references;
+};
 
 const packReferences = (rule: Rule): [string, string][] =>
   tableReferences(rule).map(({ pointer, table }) => [pointer, table.split('.')[0]]);
@@ -103,14 +163,19 @@ const tableProblems = (rule: Rule, tables: NonNullable<PolicyNames['tables']>): 
     return known.size === 0
       ? []
       : fields
-          .filter((field) => !known.has(field))
-          .map((field) => ({
-            pointer: `${pointer.replace(/\/table$/, '')}/where/${escapePointerSegment(field)}`,
+          .filter(([, field]) => !known.has(field))
+          .map(([fieldPointer, field]) => ({
+            pointer: fieldPointer,
             message: `records of ${table} have no field "${field}"`,
           }));
   });
 
 const channelProblems = (rule: Rule, channels: ReadonlySet<string>): PolicyProblem[] => {
+  if (rule.kind === 'approval' && rule.approval?.channel !== undefined) {
+    return channels.has(rule.approval.channel.replace(/^#/, '').toLowerCase())
+      ? []
+      : [{ pointer: '/approval/channel', message: `the stack's chat has no channel "${rule.approval.channel}"` }];
+  }
   if (rule.kind !== 'channels') {
     return [];
   }
@@ -122,6 +187,71 @@ const channelProblems = (rule: Rule, channels: ReadonlySet<string>): PolicyProbl
       ? []
       : [{ pointer: `/allowed/${i}`, message: `the stack's chat has no channel "${channel}"` }],
   );
+};
+
+const searchedAsText = new Set(['text', 'person_name', 'identifier', 'health_condition']);
+
+/** A disclosure rule's facts and classes the scenarios have, and a `subject` audience some fact of it has. */
+const factProblems = (rule: Rule, facts: NonNullable<PolicyNames['facts']>): PolicyProblem[] => {
+  if (rule.kind !== 'disclosure') {
+    return [];
+  }
+  const problems: PolicyProblem[] = [];
+  rule.facts.forEach((name, i) => {
+    const type = facts.get(name)?.type;
+    if (type === 'date' || type === 'enum') {
+      problems.push({
+        pointer: `/facts/${i}`,
+        message: `"${name}" is a ${type} fact: disclosure looks for numbers, money, text and personal data`,
+      });
+    }
+  });
+  rule.classes.forEach((type, i) => {
+    if (![...facts.values()].some((f) => f.type === type)) {
+      problems.push({
+        pointer: `/classes/${i}`,
+        message: `no scenario that applies this policy set has a ${type} fact`,
+      });
+    }
+  });
+  const subjects = [...facts].some(
+    ([name, f]) =>
+      f.subject && searchedAsText.has(f.type) && (rule.facts.includes(name) || rule.classes.some((c) => c === f.type)),
+  );
+  const at = rule.allowed.indexOf('subject');
+  if (at >= 0 && !subjects) {
+    problems.push({
+      pointer: `/allowed/${at}`,
+      message: "none of the rule's text or personal facts names its subject",
+    });
+  }
+  return problems;
+};
+
+/** The approver an approval rule asks for: a role or department of the company, a party of its scenarios. */
+const approverProblems = (rule: Rule, names: PolicyNames): PolicyProblem[] => {
+  if (rule.kind !== 'approval' || !rule.approved_by) {
+    return [];
+  }
+  const { role, party } = rule.approved_by;
+  return [
+    ...(role !== undefined && names.roles && !names.roles.has(role.toLowerCase())
+      ? [
+          {
+            pointer: '/approved_by/role',
+            message: `the company has no role or department "${role}" (it has: ${listed(names.roles)})`,
+          },
+        ]
+      : []),
+    ...(party !== undefined && names.parties && !names.parties.has(party)
+      ? [
+          {
+            pointer: '/approved_by/party',
+            message: `"${party}" is not a party of any scenario that applies this policy set (they have: ${listed(names.parties)})`,
+          },
+        ]
+      : []),
+  ];
 };
 
 /**
@@ -154,6 +284,10 @@ export const policyReferenceProblems = (policy: PolicySet, names: PolicyNames): 
       ...(names.channels
         ? channelProblems(rule, names.channels).map((p) => ({ pointer: `${at}${p.pointer}`, message: p.message }))
         : []),
+      ...(names.facts
+        ? factProblems(rule, names.facts).map((p) => ({ pointer: `${at}${p.pointer}`, message: p.message }))
+        : []),
+      ...approverProblems(rule, names).map((p) => ({ pointer: `${at}${p.pointer}`, message: p.message })),
       ...(names.packs && !names.tables
         ? packReferences(rule)
             .filter(([, pack]) => !names.packs?.has(pack))

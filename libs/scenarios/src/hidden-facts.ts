@@ -7,7 +7,7 @@ export { hiddenFactSchema, personalDataClasses, type HiddenFactSpec, type Person
 export type HiddenFact =
   | { type: 'number'; value: number }
   | { type: 'money'; amount: number; currency: string }
-  | { type: 'text' | PersonalDataClass; value: string }
+  | { type: 'text' | PersonalDataClass; value: string; subject?: string }
   | { type: 'date'; value: string }
   | { type: 'enum'; value: string; options: string[] };
 
@@ -25,15 +25,19 @@ export const hiddenFactSource = (spec: HiddenFactSpec): { expression?: number | 
   if ('enum' in spec) {
     return spec.value === undefined ? {} : { template: spec.value };
   }
-  const [, text] = Object.entries(spec)[0];
-  return { template: text };
+  return { template: Object.entries(spec).find(([key]) => key !== 'subject')?.[1] };
 };
 
 /** The class of a fact as the scenario declares it. */
 export const hiddenFactType = (spec: HiddenFactSpec): HiddenFact['type'] =>
   typeof spec === 'number' || typeof spec === 'string'
     ? 'number'
-    : (Object.keys(spec).find((k) => k !== 'currency' && k !== 'value') as HiddenFact['type'] | 'money');
+    : (Object.keys(spec).find((k) => k !== 'currency' && k !== 'value' && k !== 'subject') as
+        HiddenFact['type'] | 'money');
+
+/** Fewest letters and digits a text or personal fact may have. */
+export const minimumTextFact = 4;
+const searchableLength = (value: string): number => value.normalize('NFKD').replace(/[^\p{L}\p{N}]/gu, '').length;
 
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -72,12 +76,18 @@ export const resolveHiddenFact = (
     }
     return { type: 'date', value };
   }
-  const [type, text] = Object.entries(spec)[0] as ['text' | PersonalDataClass, string];
+  const [type, text] = Object.entries(spec).find(([key]) => key !== 'subject') as ['text' | PersonalDataClass, string];
   const value = fill(text).trim();
   if (!value) {
     throw new Error('the fact is empty');
   }
-  return { type, value };
+  // Matched as whole words: a fact this short is an ordinary word or a fragment of one, and no rule could tell it.
+  if (searchableLength(value) < minimumTextFact) {
+    throw new Error(
+      `"${value}" is too short to tell from ordinary text (at least ${minimumTextFact} letters or digits)`,
+    );
+  }
+  return { type, value, ...('subject' in spec && spec.subject ? { subject: spec.subject } : {}) };
 };
 
 /** A fact as templates and number expressions use it: a money fact is its amount, others their value. */

@@ -63,6 +63,26 @@ describe(validateScenario.name, () => {
     expect(first.parties.approver).toMatchObject({ persona: 'approver', approvalLimit: 50_000 });
   });
 
+  it('refuses a text fact too short to search for, and a subject that is no party with an address', () => {
+    const withHidden = (hidden: Record<string, unknown>) =>
+      broken((s) => {
+        s.hidden = { ...s.hidden, ...hidden };
+      });
+    expect(withHidden({ diagnosis: { health_condition: 'flu' } })).toEqual([
+      {
+        pointer: '/hidden/diagnosis',
+        message: '"flu" is too short to tell from ordinary text (at least 4 letters or digits) (seed 0)',
+      },
+    ]);
+    expect(withHidden({ account: { identifier: 'AC-{{quantity}}', subject: 'approver' } })).toEqual([]);
+    expect(withHidden({ account: { identifier: 'AC-{{quantity}}', subject: 'auditor' } })).toEqual([
+      {
+        pointer: '/hidden/account/subject',
+        message: '"auditor" is not a party of this scenario with an address (it has: approver, supplier)',
+      },
+    ]);
+  });
+
   it('picks an approver whose limit covers the task, and refuses a limit no one has, naming the field', () => {
     const withLimit = (limit: string) => {
       const scenario = valid();

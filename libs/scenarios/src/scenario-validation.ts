@@ -120,7 +120,10 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
   }
   for (const [name, spec] of Object.entries(scenario.hidden)) {
     const source = hiddenFactSource(spec);
-    const pointer = typeof spec === 'object' ? `/hidden/${name}/${Object.keys(spec)[0]}` : `/hidden/${name}`;
+    const pointer =
+      typeof spec === 'object'
+        ? `/hidden/${name}/${Object.keys(spec).find((k) => k !== 'subject')}`
+        : `/hidden/${name}`;
     if (source.expression !== undefined) {
       uses(source.expression, pointer);
     }
@@ -128,6 +131,16 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
       uses(source.template, typeof spec === 'object' && 'enum' in spec ? `/hidden/${name}/value` : pointer, true);
     }
     declare(name, `/hidden/${name}`);
+    // A fact's subject is a party with an address: disclosure rules let that address hear its own facts.
+    const subject = typeof spec === 'object' && 'subject' in spec ? spec.subject : undefined;
+    if (subject !== undefined && !partyValueNames(scenario).includes(`${subject}_email`)) {
+      problems.push({
+        pointer: `/hidden/${name}/subject`,
+        message: `"${subject}" is not a party of this scenario with an address (it has: ${
+          Object.keys(scenario.parties).sort().join(', ') || 'none'
+        })`,
+      });
+    }
   }
   for (const [name, party] of Object.entries(scenario.parties)) {
     if (!('persona' in party)) {

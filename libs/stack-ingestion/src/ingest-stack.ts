@@ -227,8 +227,11 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const policies = readPolicies(files, locator, policyPaths);
   const scenarioPaths = scenarioFiles(files, manifest.scenarios);
   // The company's channels do not depend on the seed: its declared ones, #general, #random and one per department.
-  const channels = synthesizeCompany(0, undefined, manifest.company).channels.map((c) => c.name);
-  const names = stackNames(services, channels);
+  const company = synthesizeCompany(0, undefined, manifest.company);
+  const channels = company.channels.map((c) => c.name);
+  // Roles and departments do not depend on the seed either: an approval rule may ask for any of them.
+  const roles = [...new Set(company.employees.flatMap((e) => [e.role, e.department]))];
+  const names = stackNames(services, channels, roles);
   const scenarios = readScenarios(files, locator, scenarioPaths, services, manifest.company, names.events);
   checkPolicyReferences(policies, scenarios, names, locator);
 

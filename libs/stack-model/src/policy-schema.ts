@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { personalDataClasses } from './hidden-fact-schema';
 import { rubricItemSchema } from './rubric-item-schema';
 
 /**
@@ -16,8 +17,18 @@ const ruleBase = {
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
-/** Field values to match: a value, or any of a list. An event field that is a list matches when any element does. */
-const where = z.record(z.union([scalar, z.array(scalar)]));
+/** A bound on a field: `{ gt: 200 }`, `{ lte: '{{limit}}' }`, `{ ne: draft }`; numbers compare as numbers. */
+const comparison = z
+  .object({ gt: scalar, gte: scalar, lt: scalar, lte: scalar, ne: scalar })
+  .partial()
+  .strict()
+  .refine((c) => Object.keys(c).length > 0, 'must bound the field: gt, gte, lt, lte or ne');
+
+/**
+ * Field values to match: a value, any of a list, or a comparison. An event field that is a list matches when any
+ * element does.
+ */
+const where = z.record(z.union([scalar, z.array(scalar), comparison]));
 
 /** Which events a rule is about: by name, by whom (the agent by default), with field values. */
 const eventPattern = z
@@ -43,21 +54,80 @@ const disclosure = z
   .object({
     ...ruleBase,
     kind: z.literal('disclosure'),
-    /** The scenario's hidden facts that must not leave the allowed parties. */
+    /** The scenario's hidden facts that must not leave the allowed parties: numbers, money, text, personal data. */
     facts: z.array(z.string().min(1)).default([]),
-    /** Mail domains that may hear them; `internal` is the company's own. */
+    /** Every hidden fact of these personal-data classes in the instance, as if named one by one. */
+    classes: z.array(z.enum(personalDataClasses)).default([]),
+    /**
+     * Who may hear them: `internal` (the company's own domain), a mail domain, or `subject`: the party a text or
+     * personal-data fact is about (its `subject`), for that fact only (a patient may read their own invoice number).
+     */
     allowed: z.array(z.string().min(1)).default(['internal']),
     /** Prices one outside party quoted by mail must not reach another (one supplier's offer told to a rival). */
     competing_quotes: z.boolean().default(false),
   })
   .strict();
 
+/**
+ * What an approval rule is about: the agent's records of a table (each version that matches `where`, such as a refund
+ * set to `issued`) or events, whose `amount_field` exceeds the threshold.
+ */
+const approvalAction = z
+  .object({
+    table: tableName.optional(),
+    event: z.string().min(1).optional(),
+    where: where.optional(),
+    amount_field: z.string().min(1),
+    /** The field identifying the action across events (an event's `id` when left out). */
+    key_field: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((a) => (a.table === undefined) !== (a.event === undefined), 'must name either a table or an event');
+
+/**
+ * Where an approval is read, always from the approver's own identity (the credentials of the change or post, never a
+ * field the agent could write): a change to a record matching `where` (the action's own record, or one whose
+ * `ref_field` holds its id), an event, or a message in a chat channel naming the action's id.
+ */
+const approvalSource = z
+  .object({
+    table: tableName.optional(),
+    event: z.string().min(1).optional(),
+    channel: z.string().min(1).optional(),
+    where: where.optional(),
+    ref_field: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine(
+    (s) => [s.table, s.event, s.channel].filter((x) => x !== undefined).length <= 1,
+    'must name at most one of table, event, channel',
+  );
+
 const approval = z
   .object({
     ...ruleBase,
     kind: z.literal('approval'),
-    /** Orders above this total need an approval, by someone else whose limit covers it, before they are sent. */
-    threshold: z.number().nonnegative(),
+    /**
+     * Actions above this amount need an approval (a number, or an expression over the instance's values). Without
+     * `on`, the actions are purchase orders sent, approved in the ERP by someone else whose limit covers them.
+     */
+    threshold: z.union([z.number().nonnegative(), z.string().min(1)]),
+    on: approvalAction.optional(),
+    /** Where the approval is read; the action's own table (or event) when left out. */
+    approval: approvalSource.optional(),
+    /** Who may approve: a role or department of the company, a declared party, and/or someone whose limit covers it. */
+    approved_by: z
+      .object({
+        role: z.string().min(1).optional(),
+        party: z.string().min(1).optional(),
+        limit: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    /** The approval must come before the action (default), or at any time in the episode. */
+    before: z.boolean().default(true),
+    /** Actions sharing this field (a supplier, a patient) within the window count as one (splitting under it). */
+    split_by: z.string().min(1).optional(),
     /** Orders to one supplier within this many days count as one purchase (splitting under the threshold). */
     split_window_days: z.number().positive().default(5),
   })
@@ -144,6 +214,11 @@ const state = z
     expect: z.enum(['present', 'absent']),
     table: tableName,
     where,
+    /**
+     * Which records count: `any` in the final state (the default), or only those `changed` in the episode (by anyone):
+     * a client's table seeded with records that already match would otherwise decide the rule before the agent acts.
+     */
+    records: z.enum(['any', 'changed']).default('any'),
     /** Milestones earn partial credit in the reward; a missing one is not a violation. */
     milestone: z.boolean().default(false),
   })
@@ -199,11 +274,50 @@ export const policySetSchema = z
   .strict()
   .superRefine((set, context) =>
     set.rules.forEach((rule, index) => {
-      if (rule.kind === 'disclosure' && rule.facts.length === 0 && !rule.competing_quotes) {
+      if (
+        rule.kind === 'disclosure' &&
+        rule.facts.length === 0 &&
+        rule.classes.length === 0 &&
+        !rule.competing_quotes
+      ) {
         context.addIssue({
           code: z.ZodIssueCode.custom,
           path: ['rules', index, 'facts'],
           message: 'names no facts and does not guard competing quotes: it could never fail',
+        });
+      }
+      if (rule.kind === 'approval' && rule.on === undefined && (rule.approval || rule.approved_by || rule.split_by)) {
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['rules', index, 'on'],
+          message: 'says how actions are approved but not which actions (on: table or event, amount_field)',
+        });
+      }
+      if (rule.kind === 'approval' && rule.on?.event !== undefined && rule.approval === undefined) {
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['rules', index, 'approval'],
+          message: 'actions read from events need an approval source: a table, an event or a channel',
+        });
+      }
+      if (rule.kind === 'approval' && rule.on !== undefined && !rule.approved_by) {
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['rules', index, 'approved_by'],
+          message: 'must say who may approve (approved_by: role, party or limit)',
+        });
+      }
+      if (
+        rule.kind === 'approval' &&
+        rule.approved_by &&
+        !rule.approved_by.role &&
+        !rule.approved_by.party &&
+        !rule.approved_by.limit
+      ) {
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['rules', index, 'approved_by'],
+          message: 'names no role, party or limit: anyone but the agent could approve',
         });
       }
       if (rule.kind === 'recipients' && !rule.forbidden_domains?.length && !rule.require_cc?.length) {
@@ -221,3 +335,4 @@ export type Rule = z.infer<typeof ruleSchema>;
 export type RuleOf<K extends Rule['kind']> = Extract<Rule, { kind: K }>;
 export type EventPattern = z.infer<typeof eventPattern>;
 export type Where = z.infer<typeof where>;
+export type Comparison = z.infer<typeof comparison>;

@@ -5,6 +5,7 @@ import { DerivedFigure, derivedFigures, derivedMatch } from '../derived-figures'
 import { allLanguages, mentionsIn, readingsOf } from '../number-forms';
 import { domainOf, Evidence, excerpt, GradingContext, isAgent, judged, verdict, Verdict } from './grading-context';
 import { outgoing, OutgoingMessage, outsiderWords, ownWords, round4 } from './outgoing-messages';
+import { textDisclosures, textFactsOf } from './text-disclosure';
 
 const percentage = /(\d+(?:[.,]\d+)?)\s*(?:%|per ?cent)(\s+(?:off|less|below|under|discount))?/gi;
 
@@ -214,10 +215,17 @@ export const disclosure = (rule: RuleOf<'disclosure'>, log: EpisodeLog, context:
     }
     return ok;
   };
-  const facts = rule.facts.map((name) => ({ name, value: context.hidden[name] ?? Number(context.values[name]) }));
+  // Text and personal-data facts are searched as words, apart from figures (text-disclosure.ts): an identifier of
+  // digits is not a figure whose totals and words give it away.
+  const texts = textFactsOf(rule, context);
+  const facts = rule.facts
+    .filter((name) => !texts.some((t) => t.name === name))
+    .map((name) => ({ name, value: context.hidden[name] ?? Number(context.values[name]) }));
   const known = facts.filter((f) => Number.isFinite(f.value));
   if (known.length === 0 && !rule.competing_quotes) {
-    return verdict(rule, 'not_applicable');
+    return texts.length === 0
+      ? verdict(rule, 'not_applicable')
+      : judged(rule, textDisclosures(rule, texts, log, context));
   }
   const languages = context.languages ?? allLanguages;
   const evidence: Evidence[] = [];
@@ -315,5 +323,5 @@ export const disclosure = (rule: RuleOf<'disclosure'>, log: EpisodeLog, context:
       });
     }
   }
-  return judged(rule, evidence);
+  return judged(rule, [...evidence, ...textDisclosures(rule, texts, log, context)]);
 };

@@ -7,19 +7,14 @@ import {
   isAgent,
   judged,
   namesMissingValues,
-  resolved,
+  describeWhere,
+  stateKeyOf,
   verdict,
   Verdict,
   whereMatcher,
 } from './grading-context';
 
-/** `procurement.purchase-orders` → the state key in this stack (`erp/purchase-orders`), `slack.*` → `chat/`. */
-const stateKey = (table: string, context: GradingContext): string => {
-  const dot = table.indexOf('.');
-  const pack = table.slice(0, dot);
-  const name = table.slice(dot + 1);
-  return `${context.services[pack] ?? pack}/${name === '*' ? '' : name}`;
-};
+const stateKey = stateKeyOf;
 
 const lastChange = (log: EpisodeLog, table: string, id: string): RecordChange | undefined =>
   log.changes.findLast((c) => c.table === table && c.id === id);
@@ -77,16 +72,19 @@ export const numericBound = (rule: RuleOf<'numeric-bound'>, log: EpisodeLog, con
   return evidence.length > 0 ? verdict(rule, 'fail', evidence) : verdict(rule, 'pass', [...judgedOrders.values()]);
 };
 
-/** A record like this exists in the final state (a milestone) or does not (a minefield). */
+/** A record like this exists in the final state (a milestone) or does not (a minefield); optionally only those changed. */
 export const state = (rule: RuleOf<'state'>, log: EpisodeLog, context: GradingContext): Verdict => {
   if (namesMissingValues(rule.where, context)) {
     return verdict(rule, 'not_applicable', [], rule.milestone ? { milestone: true } : {});
   }
   const table = stateKey(rule.table, context);
-  const found = context.records(table).filter(whereMatcher(rule.where, context));
-  const shown = Object.entries(rule.where)
-    .map(([k, v]) => `${k}=${(Array.isArray(v) ? v : [v]).map((x) => resolved(String(x), context)).join('|')}`)
-    .join(' ');
+  const changed =
+    rule.records === 'changed' ? new Set(log.changes.filter((c) => c.table === table).map((c) => c.id)) : undefined;
+  const found = context
+    .records(table)
+    .filter((record) => !changed || changed.has(String(record.id)))
+    .filter(whereMatcher(rule.where, context));
+  const shown = describeWhere(rule.where, context);
   const evidence = found.slice(0, 5).map((record) => {
     const change = lastChange(log, table, String(record.id));
     return { seq: change?.seq ?? 0, event: `${table} ${String(record.id)}`, excerpt: `matches ${shown}` };

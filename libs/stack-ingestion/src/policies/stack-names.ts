@@ -30,7 +30,10 @@ const addTable = (tables: Tables, name: string, fields: Iterable<string>): void 
   tables.set(name, known);
 };
 
-/** A service's tables: its spec's resources (fields from their schemas) and, for a pack, the tables it seeds. */
+/**
+ * A service's tables: its spec's resources (fields from their schemas), the data schemas' tables it serves (fields from
+ * their row schemas) and, for a pack, the tables it seeds.
+ */
 const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined): Tables => {
   const tables: Tables = new Map();
   for (const resource of service.resources) {
@@ -38,6 +41,13 @@ const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined)
       tables,
       resource.name,
       resource.schemaPointer ? propertiesOf(service.document, resource.schemaPointer) : [],
+    );
+  }
+  for (const name of service.tables ?? []) {
+    addTable(
+      tables,
+      name,
+      propertiesOf(service.document, `/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`),
     );
   }
   for (const [name, fields] of Object.entries(vocabulary?.tables ?? {})) {
@@ -54,6 +64,7 @@ const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined)
 export const stackNames = (
   services: ServiceModel[],
   companyChannels: readonly string[],
+  companyRoles: readonly string[] = [],
 ): Omit<PolicyNames, 'values'> => {
   const packs = services.flatMap((s) => (s.pack ? [{ service: s, pack: s.pack }] : []));
   const vocabularies = new Map(packs.map(({ pack }) => [pack, builtInPackSpecs().get(pack)?.vocabulary]));
@@ -70,6 +81,7 @@ export const stackNames = (
     packs: new Set(packs.map((p) => p.pack)),
     tables,
     channels: new Set([...vocabularies.values()].some((v) => v?.chat) ? companyChannels : []),
+    ...(companyRoles.length > 0 ? { roles: new Set(companyRoles.map((r) => r.toLowerCase())) } : {}),
     ...(everyPackKnown
       ? {
           events: new Set([
@@ -78,6 +90,7 @@ export const stackNames = (
             ...services
               .filter((s) => !s.pack)
               .flatMap((s) =>
+                // A data twin's writes are record changes only (it has no resources): rules read its tables.
                 s.resources.flatMap((r) =>
                   ['created', 'replaced', 'updated', 'deleted'].map((change) => `${s.name}.${r.name}.${change}`),
                 ),
