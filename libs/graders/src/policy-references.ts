@@ -103,7 +103,8 @@ const tableProblems = (rule: Rule, tables: NonNullable<PolicyNames['tables']>): 
     return known.size === 0
       ? []
       : fields
-          .filter((field) => !known.has(field))
+          // A dotted path reads into a nested object: its first name must be a field of the records.
+          .filter((field) => !known.has(field) && !known.has(field.split('.')[0]))
           .map((field) => ({
             pointer: `${pointer.replace(/\/table$/, '')}/where/${escapePointerSegment(field)}`,
             message: `records of ${table} have no field "${field}"`,

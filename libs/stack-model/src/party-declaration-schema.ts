@@ -27,7 +27,7 @@ export const twinOperationSchema = z
   })
   .strict();
 
-const sayingSchema = z.union([
+export const sayingSchema = z.union([
   z
     .object({
       mail: z
