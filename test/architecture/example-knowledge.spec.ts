@@ -103,7 +103,11 @@ const exampleTerms = (): Term[] => {
       }
       add('rule id', file, valuesOf(document.rules, 'id'));
       add('cost centre', file, valuesOf(document, 'freeze_budget'), valuesOf(document, 'alternative_cost_centre'));
-      add('channel', file, valuesOf(document.parties, 'channels'));
+      // A declared party's own `channels` are the stack's services it uses (slack, mail), not chat channels; the
+      // chat channels it posts in are its behaviours' (background traffic).
+      for (const party of Object.values((document.parties as Record<string, Record<string, unknown>>) ?? {})) {
+        add('channel', file, valuesOf('who' in party ? party.behaviour : party, 'channels'));
+      }
       add(
         'channel',
         file,
