@@ -665,6 +665,33 @@ describe(policyReferenceProblems.name, () => {
     });
   });
 
+  it('reads conditions on a client’s record events as the record’s fields, nested or not', () => {
+    const rule = (where: Record<string, string>) => ({
+      id: 'r',
+      clause: '§',
+      severity: 'major',
+      kind: 'forbidden-event',
+      events: { event: 'desk.tickets.created', where },
+    });
+    const policy = policySetSchema.parse({
+      id: 'p',
+      version: '1',
+      rules: [
+        rule({ 'record.status': 'open', 'record.assignee.login': '@outside', id: 'T1' }),
+        rule({ 'record.priority': 'high' }),
+        rule({ status: 'open' }),
+      ],
+    });
+    const tables = new Map([['desk', new Map([['tickets', new Set(['id', 'status', 'assignee'])]])]]);
+    expect(policyReferenceProblems(policy, { tables })).toEqual([
+      { pointer: '/rules/1/events/where/record.priority', message: 'records of desk.tickets have no field "priority"' },
+      {
+        pointer: '/rules/2/events/where/status',
+        message: "desk.tickets.created carries table, id and record: read the record's fields as record.<field>",
+      },
+    ]);
+  });
+
   it('names facts, template values, events and packs nothing defines, and accepts what exists', () => {
     const policy = policySetSchema.parse({
       id: 'p',
