@@ -7,4 +7,4 @@ export * from './rubric-item-schema';
 export * from './hidden-fact-schema';
 export * from './party-declaration-schema';
 export * from './company-section';
-export * from './oracle-schema';
+export * from './oracle-plan-schema';

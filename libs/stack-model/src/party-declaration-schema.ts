@@ -27,7 +27,7 @@ export const twinOperationSchema = z
   })
   .strict();
 
-export const sayingSchema = z.union([
+const sayingSchema = z.union([
   z
     .object({
       mail: z

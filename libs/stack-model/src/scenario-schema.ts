@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { employeeSelector } from './employee-selector-schema';
 import { declaredPartySchema } from './party-declaration-schema';
 import { hiddenFactSchema } from './hidden-fact-schema';
-import { oracleSchema, trapSchema } from './oracle-schema';
+import { oraclePlanSchema, trapSchema } from './oracle-plan-schema';
 
 /**
  * A scenario: data in a stack bundle (`scenarios/*.yaml`) that an episode runs. One scenario is many task instances:
@@ -205,9 +205,9 @@ export const scenarioSchema = z
     setup: z.array(setupStepSchema).default([]),
     /** The policy sets graders apply (files in the bundle). */
     policies: z.array(z.string().min(1)).default([]),
-    /** The reference plan `mirror check` plays as the agent (oracle-schema.ts). */
-    oracle: oracleSchema.optional(),
-    /** Violating variants, each caught by the rules it names. */
+    /** The reference plan the generic oracle agent follows (oracle-plan-schema.ts); `mirror check` plays it. */
+    oracle: oraclePlanSchema.optional(),
+    /** Violating variants of the plan, each caught by the rules it names. */
     traps: z.array(trapSchema).default([]),
   })
   .strict();
