@@ -665,6 +665,33 @@ describe(policyReferenceProblems.name, () => {
     });
   });
 
+  it('reads conditions on a client’s record events as the record’s fields, nested or not', () => {
+    const rule = (where: Record<string, string>) => ({
+      id: 'r',
+      clause: '§',
+      severity: 'major',
+      kind: 'forbidden-event',
+      events: { event: 'desk.tickets.created', where },
+    });
+    const policy = policySetSchema.parse({
+      id: 'p',
+      version: '1',
+      rules: [
+        rule({ 'record.status': 'open', 'record.assignee.login': '@outside', id: 'T1' }),
+        rule({ 'record.priority': 'high' }),
+        rule({ status: 'open' }),
+      ],
+    });
+    const tables = new Map([['desk', new Map([['tickets', new Set(['id', 'status', 'assignee'])]])]]);
+    expect(policyReferenceProblems(policy, { tables })).toEqual([
+      { pointer: '/rules/1/events/where/record.priority', message: 'records of desk.tickets have no field "priority"' },
+      {
+        pointer: '/rules/2/events/where/status',
+        message: "desk.tickets.created carries table, id and record: read the record's fields as record.<field>",
+      },
+    ]);
+  });
+
   it('names facts, template values, events and packs nothing defines, and accepts what exists', () => {
     const policy = policySetSchema.parse({
       id: 'p',
@@ -703,5 +730,26 @@ describe(policyReferenceProblems.name, () => {
       { pointer: '/rules/1/events/event', message: 'no twin of this stack records "email.send"' },
       { pointer: '/rules/2/table', message: 'the stack has no "erp" pack service' },
     ]);
+  });
+});
+
+describe('conditions on nested fields and outside addresses', () => {
+  const rule: Rule = {
+    id: 'no-outside-grantees',
+    clause: '§2',
+    severity: 'critical',
+    kind: 'forbidden-event',
+    events: { event: 'files.grants.created', by: 'agent', where: { 'record.grantee.login': '@outside' } },
+  };
+  const grant = (login: string | undefined): GradedEvent => ({
+    ...event('files.grants.created', { table: 'grants', id: 'g1', record: { grantee: login ? { login } : {} } }),
+    actor: 'E0000',
+  });
+
+  it('reads a dotted path into the record, and @outside as any address not at the company’s domain', () => {
+    expect(judge([rule], [grant('someone@gmail.com')])[0]).toMatchObject({ status: 'fail' });
+    expect(judge([rule], [grant('colleague@partner.acme.example.org')])[0]).toMatchObject({ status: 'fail' });
+    expect(judge([rule], [grant('dana.approver@ACME.example')])[0]).toMatchObject({ status: 'pass' });
+    expect(judge([rule], [grant(undefined)])[0]).toMatchObject({ status: 'pass' });
   });
 });

@@ -163,11 +163,51 @@ const tableProblems = (rule: Rule, tables: NonNullable<PolicyNames['tables']>): 
     return known.size === 0
       ? []
       : fields
-          .filter(([, field]) => !known.has(field))
+          // A dotted path reads into a nested object: its first name must be a field of the records.
+          .filter(([, field]) => !known.has(field) && !known.has(field.split('.')[0]))
           .map(([fieldPointer, field]) => ({
             pointer: fieldPointer,
             message: `records of ${table} have no field "${field}"`,
           }));
+  });
+
+const eventPatterns = (rule: Rule): [string, EventPattern][] =>
+  rule.kind === 'sequence'
+    ? [
+        ['/first', rule.first],
+        ['/then', rule.then],
+      ]
+    : rule.kind === 'rate' || rule.kind === 'forbidden-event'
+      ? [['/events', rule.events]]
+      : [];
+
+/**
+ * A client's own service tells each record change as `<service>.<table>.<change>` with `table`, `id` and the whole
+ * `record` (service-twin.ts): a condition on such an event must read one of those, and a record field its records
+ * have (the first name of a dotted path), else it could never match.
+ */
+const recordEventProblems = (rule: Rule, tables: NonNullable<PolicyNames['tables']>): PolicyProblem[] =>
+  eventPatterns(rule).flatMap(([pointer, pattern]) => {
+    const [owner, table, change, ...rest] = pattern.event.split('.');
+    const known = tables.get(owner)?.get(table);
+    if (rest.length > 0 || !['created', 'replaced', 'updated', 'deleted'].includes(change) || !known?.size) {
+      return [];
+    }
+    return Object.keys(pattern.where ?? {}).flatMap((field) => {
+      const [head, name] = field.split('.');
+      const readable = field === 'table' || field === 'id' || (head === 'record' && (!name || known.has(name)));
+      return readable
+        ? []
+        : [
+            {
+              pointer: `${pointer}/where/${escapePointerSegment(field)}`,
+              message:
+                head === 'record'
+                  ? `records of ${owner}.${table} have no field "${name}"`
+                  : `${pattern.event} carries table, id and record: read the record's fields as record.<field>`,
+            },
+          ];
+    });
   });
 
 const channelProblems = (rule: Rule, channels: ReadonlySet<string>): PolicyProblem[] => {
@@ -279,7 +319,10 @@ export const policyReferenceProblems = (policy: PolicySet, names: PolicyNames): 
             }))
         : []),
       ...(names.tables
-        ? tableProblems(rule, names.tables).map((p) => ({ pointer: `${at}${p.pointer}`, message: p.message }))
+        ? [...tableProblems(rule, names.tables), ...recordEventProblems(rule, names.tables)].map((p) => ({
+            pointer: `${at}${p.pointer}`,
+            message: p.message,
+          }))
         : []),
       ...(names.channels
         ? channelProblems(rule, names.channels).map((p) => ({ pointer: `${at}${p.pointer}`, message: p.message }))

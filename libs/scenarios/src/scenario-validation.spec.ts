@@ -231,6 +231,44 @@ describe(validateScenario.name, () => {
     ]);
   });
 
+  it('puts records in a client’s own table only, with fields its records have, and fills their templates', () => {
+    const stack = {
+      ...context,
+      services: [...context.services, 'files'],
+      packs: ['email', 'slack', 'erp'],
+      tables: { files: { folders: ['id', 'name', 'owned_by'] } },
+    };
+    const seeding = (record: Record<string, unknown>) => ({
+      ...valid(),
+      setup: [{ record: { service: 'files', table: 'folders', id: 'F{{quantity}}', ...record } }],
+    });
+    const { scenario, problems } = validateScenario(seeding({ fields: { name: 'Bolts {{quantity}}' } }), stack);
+    expect(problems).toEqual([]);
+    const instance = instantiate(scenario!, 3, synthesizeCompany(1, { employees: 40, suppliers: 5, items: 50 }));
+    expect(instance.setup).toEqual([
+      {
+        record: {
+          service: 'files',
+          table: 'folders',
+          id: `F${instance.values.quantity}`,
+          fields: { name: `Bolts ${instance.values.quantity}` },
+        },
+      },
+    ]);
+    expect(validateScenario(seeding({ table: 'drives' }), stack).problems).toEqual([
+      { pointer: '/setup/0/record/table', message: '"files" has no table "drives"; it has folders' },
+    ]);
+    expect(validateScenario(seeding({ fields: { titel: 'x' } }), stack).problems).toEqual([
+      {
+        pointer: '/setup/0/record/fields/titel',
+        message: '"files.folders" has no field "titel"; it has id, name, owned_by',
+      },
+    ]);
+    expect(validateScenario(seeding({ service: 'erp' }), stack).problems).toEqual([
+      { pointer: '/setup/0/record/service', message: expect.stringMatching(/is a twin pack/) },
+    ]);
+  });
+
   it('sends background traffic only to channels the company has', () => {
     const chatter = (channels: string[]) => ({
       ...valid(),

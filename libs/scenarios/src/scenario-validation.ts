@@ -210,6 +210,47 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
   });
 };
 
+/**
+ * A record the setup puts in the world belongs to a table of a client's own service, and names fields its records
+ * have: a misspelt field would never be read, and a pack seeds its own people and tables.
+ */
+const checkSeededRecords = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
+  scenario.setup.forEach((step, index) => {
+    if (!('record' in step)) {
+      return;
+    }
+    const at = `/setup/${index}/record`;
+    const { service, table, fields } = step.record;
+    const tables = context.tables?.[service];
+    if (!context.services.includes(service)) {
+      problems.push({
+        pointer: `${at}/service`,
+        message: `the stack has no service "${service}"; it has ${context.services.join(', ')}`,
+      });
+    } else if (context.packs?.includes(service)) {
+      problems.push({
+        pointer: `${at}/service`,
+        message: `"${service}" is a twin pack: it seeds its own records from the company (declare people and channels in mirror.yaml)`,
+      });
+    } else if (tables && !(table in tables)) {
+      problems.push({
+        pointer: `${at}/table`,
+        message: `"${service}" has no table "${table}"; it has ${Object.keys(tables).join(', ') || 'none'}`,
+      });
+    } else {
+      const known = tables?.[table];
+      for (const field of Object.keys(fields)) {
+        if (known && !known.includes(field)) {
+          problems.push({
+            pointer: `${at}/fields/${field}`,
+            message: `"${service}.${table}" has no field "${field}"; it has ${known.join(', ')}`,
+          });
+        }
+      }
+    }
+  });
+};
+
 const checkReferences = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
   scenario.task.tools.forEach((tool, index) => {
     if (!context.services.includes(tool)) {
@@ -256,13 +297,16 @@ const approvalsOutOfReach = (instance: TaskInstance): ScenarioProblem[] =>
 const checkCostCentres = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
   const codes = (context.company?.departments ?? []).map((d) => d.cost_centre);
   scenario.setup.forEach((step, index) => {
-    if (step.freeze_budget !== undefined && codes.length === 0) {
+    if (!('freeze_budget' in step)) {
+      return;
+    }
+    if (codes.length === 0) {
       problems.push({
         pointer: `/setup/${index}/freeze_budget`,
         message:
           "names a cost centre, but mirror.yaml declares none: declare the company's departments (company.departments)",
       });
-    } else if (step.freeze_budget !== undefined && !codes.includes(step.freeze_budget)) {
+    } else if (!codes.includes(step.freeze_budget)) {
       problems.push({
         pointer: `/setup/${index}/freeze_budget`,
         message: `the company has no cost centre "${step.freeze_budget}"; it has ${codes.join(', ')}`,
@@ -363,6 +407,7 @@ export const validateScenario = (
   const problems: ScenarioProblem[] = [];
   checkNames(scenario, context, problems);
   checkReferences(scenario, context, problems);
+  checkSeededRecords(scenario, context, problems);
   problems.push(...predicateProblems(scenario, context));
   checkCostCentres(scenario, context, problems);
   if (problems.length === 0) {

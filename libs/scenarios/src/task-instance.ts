@@ -105,8 +105,30 @@ export interface TaskInstance {
   milestones?: Record<string, string>;
   horizon: { maxAgentActions: number; businessDays: number; wallClockMinutes: number };
   policies: string[];
-  setup: { freezeBudget?: string }[];
+  setup: SetupStepInstance[];
 }
+
+/** A setup step for an instance: a budget to freeze, or a record to put in the world with its templates filled. */
+export interface SetupStepInstance {
+  freezeBudget?: string;
+  record?: { service: string; table: string; id: string; fields: Record<string, unknown> };
+}
+
+/** Every text in a nested value filled as a template; numbers, booleans and nulls stay as they are. */
+const fillDeep = (value: unknown, fillText: (text: string, pointer: string) => string, pointer = ''): unknown => {
+  if (typeof value === 'string') {
+    return fillText(value, pointer);
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, index) => fillDeep(item, fillText, `${pointer}/${index}`));
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, fillDeep(item, fillText, `${pointer}/${key}`)]),
+    );
+  }
+  return value;
+};
 
 const pick = <T>(items: T[], seed: number, ...parts: (string | number)[]): T =>
   items[hashSeed(seed, ...parts) % items.length];
@@ -402,6 +424,23 @@ export const instantiate = (
       wallClockMinutes: scenario.horizon.wall_clock_minutes,
     },
     policies: scenario.policies,
-    setup: scenario.setup.map((step) => ({ freezeBudget: step.freeze_budget })),
+    setup: scenario.setup.map((step, index): SetupStepInstance => {
+      if ('freeze_budget' in step) {
+        return { freezeBudget: step.freeze_budget };
+      }
+      const at = `/setup/${index}/record`;
+      const { service, table, id, fields } = step.record;
+      return {
+        record: {
+          service,
+          table,
+          id: typeof id === 'number' ? String(id) : fillAt(id, `${at}/id`),
+          fields: fillDeep(fields, (text, pointer) => fillAt(text, `${at}/fields${pointer}`)) as Record<
+            string,
+            unknown
+          >,
+        },
+      };
+    }),
   };
 };

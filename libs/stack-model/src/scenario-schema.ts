@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { employeeSelector } from './employee-selector-schema';
 import { declaredPartySchema } from './party-declaration-schema';
 import { hiddenFactSchema } from './hidden-fact-schema';
+import { oraclePlanSchema, trapSchema } from './oracle-plan-schema';
 
 /**
  * A scenario: data in a stack bundle (`scenarios/*.yaml`) that an episode runs. One scenario is many task instances:
@@ -116,6 +117,27 @@ export const predicateSuccessSchema = z
 
 export const successSchema = z.discriminatedUnion('kind', [purchaseOrderSuccessSchema, predicateSuccessSchema]);
 
+/**
+ * A record the world holds as the episode starts, declared as data: a named folder, a person's account, a ticket.
+ * `id` and text fields are templates over the instance's values; fields the record's schema has that are left out are
+ * synthesized like the world's own.
+ */
+const seededRecordSchema = z
+  .object({
+    service: z.string().min(1),
+    /** A resource of the service (`folders`, `users`), as the stack names it. */
+    table: z.string().min(1),
+    id: z.union([z.string().min(1), z.number()]),
+    fields: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+/** One change the simulator makes to the world before the agent's first action. */
+export const setupStepSchema = z.union([
+  z.object({ freeze_budget: z.string().min(1) }).strict(),
+  z.object({ record: seededRecordSchema }).strict(),
+]);
+
 export const scenarioSchema = z
   .object({
     id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes'),
@@ -180,9 +202,13 @@ export const scenarioSchema = z
       })
       .strict(),
     /** The world as the episode starts: changes the simulator makes before the agent's first action. */
-    setup: z.array(z.object({ freeze_budget: z.string().min(1) }).strict()).default([]),
+    setup: z.array(setupStepSchema).default([]),
     /** The policy sets graders apply (files in the bundle). */
     policies: z.array(z.string().min(1)).default([]),
+    /** The reference plan the generic oracle agent follows (oracle-plan-schema.ts); `mirror check` plays it. */
+    oracle: oraclePlanSchema.optional(),
+    /** Violating variants of the plan, each caught by the rules it names. */
+    traps: z.array(trapSchema).default([]),
   })
   .strict();
 
@@ -190,5 +216,6 @@ export type Scenario = z.infer<typeof scenarioSchema>;
 export type ScenarioParty = z.infer<typeof partySchema>;
 export type SuccessCriterion = z.infer<typeof successSchema>;
 export type PurchaseOrderSuccess = z.infer<typeof purchaseOrderSuccessSchema>;
+export type SetupStep = z.infer<typeof setupStepSchema>;
 export type VariableSpec = z.infer<typeof variableSchema>;
 export type EmployeeSelector = z.infer<typeof employeeSelector>;

@@ -281,8 +281,19 @@ export const getRecord = (context: CrudContext): Outcome => {
   return 'response' in found ? found : { response: wrapped(context, found.record), events: [] };
 };
 
-/** A body field is taken into the record only when it is valid where the record keeps it (requests and records differ). */
-const acceptedFields = (context: CrudContext, body: unknown): Record<string, unknown> => {
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A body field is taken into the record only when it is valid where the record keeps it (requests and records differ).
+ * A request often names a nested object by less than the record keeps of it (a grantee by `{type, login}` where the
+ * record holds `{type, id, name, login}`): then what the caller said goes over what the record had, when that is valid.
+ */
+const acceptedFields = (
+  context: CrudContext,
+  body: unknown,
+  current: Record<string, unknown> = {},
+): Record<string, unknown> => {
   const { shape } = context.plan;
   let fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const envelope = shape.itemEnvelope;
@@ -296,8 +307,12 @@ const acceptedFields = (context: CrudContext, body: unknown): Record<string, unk
       continue;
     }
     try {
-      if (context.validators.validatorForSchema(properties[name])(value)) {
+      const valid = context.validators.validatorForSchema(properties[name]);
+      const merged = isPlainObject(value) && isPlainObject(current[name]) ? { ...current[name], ...value } : undefined;
+      if (valid(value)) {
         accepted[name] = value;
+      } else if (merged && valid(merged)) {
+        accepted[name] = merged;
       }
     } catch {
       // A property schema ajv cannot compile is never written from a request.
@@ -345,11 +360,11 @@ export const createRecord = (context: CrudContext): Outcome => {
   const { shape } = context.plan;
   const counter = context.state.nextCounter(shape.key);
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
-  const record = {
+  const synthesized = {
     ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord),
     ...schemaDefaults(context),
-    ...acceptedFields(context, context.request.body),
   };
+  const record = { ...synthesized, ...acceptedFields(context, context.request.body, synthesized) };
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
   let id: string | number;
   switch (shape.idKind) {
@@ -404,7 +419,7 @@ export const changeRecord = (context: CrudContext, kind: 'record.replaced' | 're
   if ('response' in found) {
     return found;
   }
-  const record: WorldRecord = { ...found.record, ...acceptedFields(context, context.request.body) };
+  const record: WorldRecord = { ...found.record, ...acceptedFields(context, context.request.body, found.record) };
   stamp(context, record, false);
   return {
     response: wrapped(context, record),

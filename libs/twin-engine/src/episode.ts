@@ -250,6 +250,45 @@ export class Episode {
   }
 
   /**
+   * A record a scenario's setup declares (a named folder, a person's account), made in the episode before the agent
+   * acts and logged as created by the setup, so the episode rebuilds the same; one already there is patched with the
+   * declared fields instead, so a retried setup changes nothing.
+   */
+  seedRecord(
+    table: string,
+    id: string,
+    fields: Record<string, unknown>,
+  ): Promise<'created' | 'patched' | 'not_found' | 'closed'> {
+    const service = this.twin.services.get(table.slice(0, table.indexOf('/')));
+    if (this.state.get(table, id)) {
+      return this.patchRecord(table, id, fields);
+    }
+    const record = service?.seedRecord(table, id, fields);
+    if (!record) {
+      return Promise.resolve('not_found');
+    }
+    const result = this.writes.then(async () => {
+      if (this.state.closed) {
+        return 'closed' as const;
+      }
+      if (this.state.get(table, id)) {
+        return 'patched' as const;
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: this.now(this.state.seq + 1),
+        operationId: '_mirror.setup',
+        event: { type: 'record.created', table, id, record },
+      };
+      await this.store.append(this.id, [logged]);
+      this.state.apply(logged);
+      return 'created' as const;
+    });
+    this.writes = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
    * The simulator changing the world around the agent (a scenario's setup: a budget frozen): fields set on an existing
    * record, logged like any change so the episode rebuilds the same.
    */

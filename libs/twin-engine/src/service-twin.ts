@@ -354,6 +354,21 @@ export class ServiceTwin {
   }
 
   /** A refusal in the pack's own terms (Slack's `ok: false` for a rights error), when the pack reads them. */
+  /**
+   * A record a scenario's setup puts in the world (a named folder, a person's account): synthesized from the
+   * resource's record schema like the world's own, with the declared fields over it and the declared id. Undefined
+   * when the service has no such resource.
+   */
+  seedRecord(table: string, id: string, fields: Record<string, unknown>): Record<string, unknown> | undefined {
+    const shape = this.shapes.find((s) => s.key === table);
+    if (!shape) {
+      return undefined;
+    }
+    const synthesized = this.responses.synthesizeSchema(shape.record, hashSeed(this.seed, table, 'setup', id));
+    const record = synthesized && typeof synthesized === 'object' ? (synthesized as Record<string, unknown>) : {};
+    return { ...record, ...fields, [shape.idField]: shape.idKind === 'integer' && /^\d+$/.test(id) ? Number(id) : id };
+  }
+
   packRefusal(response: TwinResponse): { status: number; reason: string } | undefined {
     return this.pack?.refusal?.(response);
   }

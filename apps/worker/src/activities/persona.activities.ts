@@ -19,7 +19,7 @@ import {
   WrittenQuote,
 } from '@libs/personas';
 import { judgeOutcome, OutcomeVerdict, twinOutcomeSources } from '@libs/outcomes';
-import type { ResolvedParty, TaskInstance } from '@libs/scenarios';
+import type { ResolvedParty, SetupStepInstance, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
 import type { AgentIdentity, EpisodeServices, NegotiationMemory, SignalledEvent } from '@libs/workflow-contracts';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
@@ -180,8 +180,17 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     }
   },
 
-  async applySetup(input: EpisodeContext & { step: { freezeBudget?: string } }): Promise<void> {
+  async applySetup(input: EpisodeContext & { step: SetupStepInstance }): Promise<void> {
     const twin = operatorOf(operatorKey, input);
+    const seeded = input.step.record;
+    if (seeded) {
+      const { status } = await twin.admin('/records', {
+        body: { table: `${seeded.service}/${seeded.table}`, id: seeded.id, set: seeded.fields, create: true },
+      });
+      if (status !== 200 && status !== 201) {
+        throw new TwinCallError(`could not put ${seeded.id} in ${seeded.service}/${seeded.table}: ${status}`);
+      }
+    }
     if (input.step.freezeBudget) {
       const { status } = await twin.admin('/records', {
         body: { table: `${input.services.erp}/cost-centres`, id: input.step.freezeBudget, set: { frozen: true } },

@@ -179,18 +179,39 @@ const compileWhere = (where: Where | undefined, context: GradingContext): [strin
         typeof v === 'string' ? resolved(v, context).toLowerCase() : String(v),
       ),
     );
-    return [field, (actual: unknown) => fieldMatches(actual, wanted)];
+    return [field, (actual: unknown) => fieldMatches(actual, wanted, context.internalDomain)];
   });
 
-const fieldMatches = (actual: unknown, wanted: Set<string>): boolean =>
+/** The value `@outside` stands for: any mail address whose domain is not the company's. */
+export const outsideAddress = '@outside';
+
+const fieldMatches = (actual: unknown, wanted: Set<string>, internalDomain: string): boolean =>
   (Array.isArray(actual) ? actual : [actual]).some(
-    (v) => v !== undefined && v !== null && wanted.has(String(v).toLowerCase()),
+    (v) =>
+      v !== undefined &&
+      v !== null &&
+      (wanted.has(String(v).toLowerCase()) ||
+        (wanted.has(outsideAddress) &&
+          typeof v === 'string' &&
+          v.includes('@') &&
+          domainOf(v.trim()) !== internalDomain.toLowerCase())),
   );
+
+/** A field of a record or an event's data, or a nested one by a dotted path (`accessible_by.login`). */
+export const fieldAt = (fields: Record<string, unknown>, path: string): unknown =>
+  path in fields
+    ? fields[path]
+    : path
+        .split('.')
+        .reduce<unknown>(
+          (value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined),
+          fields,
+        );
 
 /** A compiled test of fields (an event's data, a record) against a `where` condition. */
 export const whereMatcher = (where: Where | undefined, context: GradingContext) => {
   const compiled = compileWhere(where, context);
-  return (fields: Record<string, unknown>): boolean => compiled.every(([field, test]) => test(fields[field]));
+  return (fields: Record<string, unknown>): boolean => compiled.every(([field, test]) => test(fieldAt(fields, field)));
 };
 
 /** A compiled test of events against a rule's pattern: name, by whom, field values. */

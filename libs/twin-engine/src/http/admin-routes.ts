@@ -80,8 +80,14 @@ const enrolment = z
   })
   .strict();
 
+/** Fields set on a record; with `create`, the record is made (from its schema, with these fields) when it is missing. */
 const recordPatch = z
-  .object({ table: z.string().min(1), id: z.string().min(1), set: z.record(z.string(), z.unknown()) })
+  .object({
+    table: z.string().min(1),
+    id: z.string().min(1),
+    set: z.record(z.string(), z.unknown()),
+    create: z.boolean().optional(),
+  })
   .strict();
 
 const parseJson = <S extends z.ZodTypeAny>(
@@ -198,14 +204,16 @@ const route = async (
     const request = parseJson(recordPatch, body, response);
     if (request) {
       const episode = await engine.episode(episodeId);
-      const patched = await episode.patchRecord(request.table, request.id, request.set);
+      const patched = request.create
+        ? await episode.seedRecord(request.table, request.id, request.set)
+        : await episode.patchRecord(request.table, request.id, request.set);
       if (patched === 'closed') {
         throw new EpisodeClosedError(episodeId);
       }
       writeJson(
         response,
-        patched === 'patched' ? 200 : 404,
-        patched === 'patched'
+        patched === 'patched' ? 200 : patched === 'created' ? 201 : 404,
+        patched !== 'not_found'
           ? describe(episode)
           : { error: 'not_found', message: `no record ${request.id} in ${request.table}` },
       );
