@@ -106,6 +106,7 @@ describe('POST /v1/stacks', () => {
         code: 'REFERENCE_INVALID',
         errors: [
           {
+            location: 'openapi.yaml:14#/components/schemas/A/$ref',
             file: 'openapi.yaml',
             line: 14,
             pointer: '/components/schemas/A/$ref',
@@ -123,6 +124,7 @@ describe('POST /v1/stacks', () => {
         code: 'DOCUMENT_UNPARSABLE',
         errors: [
           {
+            location: 'openapi.yaml:2',
             file: 'openapi.yaml',
             line: 2,
             pointer: '',

@@ -124,6 +124,7 @@ describe('mirror check', () => {
       code: 'POLICY_INVALID',
       errors: [
         {
+          location: expect.stringMatching(/^policies\/procurement\.yaml:\d+#\/rules\/\d+\/events\/event$/) as string,
           file: 'policies/procurement.yaml',
           line: expect.any(Number) as number,
           pointer: expect.stringMatching(/^\/rules\/\d+\/events\/event$/) as string,

@@ -84,6 +84,7 @@ describe('mirror ingest', () => {
       code: 'REFERENCE_INVALID',
       errors: [
         {
+          location: 'api.yaml:14#/components/schemas/A/$ref',
           file: 'api.yaml',
           line: 14,
           pointer: '/components/schemas/A/$ref',
@@ -97,7 +98,7 @@ describe('mirror ingest', () => {
     const human = await runCli(['ingest', bundle], { DATABASE_URL: database.url });
     expect(human.code).toBe(2);
     expect(human.stderr).toContain(
-      'api.yaml:14 /components/schemas/A/$ref: $ref target file "missing.yaml" does not exist',
+      'api.yaml:14#/components/schemas/A/$ref: $ref target file "missing.yaml" does not exist',
     );
   });
 

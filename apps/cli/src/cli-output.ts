@@ -1,4 +1,5 @@
-import { IngestionError, summarizeErrors } from '@libs/stack-ingestion';
+import { formatProblem, IngestionError } from '@libs/bundle-documents';
+import { summarizeErrors } from '@libs/stack-ingestion';
 
 /** Exit codes of every command: scripts and CI branch on them. */
 export const exitCodes = { ok: 0, failure: 1, invalidInput: 2 } as const;
@@ -29,8 +30,7 @@ export const reportFailure = (error: unknown, json: boolean): number => {
         `mirror: the bundle was refused (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n`,
       );
       for (const problem of error.problems) {
-        const where = `${problem.file}${problem.line !== undefined ? `:${problem.line}` : ''}${problem.pointer ? ` ${problem.pointer}` : ''}`;
-        process.stderr.write(`  ${where}: ${problem.message}\n`);
+        process.stderr.write(`  ${formatProblem(problem)}\n`);
       }
     }
     return exitCodes.invalidInput;

@@ -1,4 +1,4 @@
-import { IngestionError, IngestionProblem } from '@libs/bundle-documents';
+import { formatLocation, IngestionError, IngestionProblem } from '@libs/bundle-documents';
 import { StackModel } from '@libs/stack-model';
 
 export interface StackIdentity {
@@ -69,9 +69,13 @@ export const summarizeStack = (model: StackModel, identity: StackIdentity) => ({
 export type StackSummary = ReturnType<typeof summarizeStack>;
 
 /** The error body of the CLI (`--json`) and the API: every problem, located. */
-export const summarizeErrors = (error: IngestionError): { code: string; errors: IngestionProblem[] } => ({
+export const summarizeErrors = (
+  error: IngestionError,
+): { code: string; errors: (IngestionProblem & { location: string })[] } => ({
   code: error.code,
   errors: error.problems.map((p) => ({
+    /** `file:line#pointer`, as the human output prints it and an editor jumps to it. */
+    location: formatLocation(p),
     file: p.file,
     ...(p.line !== undefined ? { line: p.line } : {}),
     pointer: p.pointer,
