@@ -7,3 +7,4 @@ export * from './rubric-item-schema';
 export * from './hidden-fact-schema';
 export * from './party-declaration-schema';
 export * from './company-section';
+export * from './oracle-plan-schema';

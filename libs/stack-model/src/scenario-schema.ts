@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { employeeSelector } from './employee-selector-schema';
 import { declaredPartySchema } from './party-declaration-schema';
 import { hiddenFactSchema } from './hidden-fact-schema';
+import { oraclePlanSchema, trapSchema } from './oracle-plan-schema';
 
 /**
  * A scenario: data in a stack bundle (`scenarios/*.yaml`) that an episode runs. One scenario is many task instances:
@@ -183,6 +184,10 @@ export const scenarioSchema = z
     setup: z.array(z.object({ freeze_budget: z.string().min(1) }).strict()).default([]),
     /** The policy sets graders apply (files in the bundle). */
     policies: z.array(z.string().min(1)).default([]),
+    /** The reference plan the generic oracle agent follows (oracle-plan-schema.ts); `mirror check` plays it. */
+    oracle: oraclePlanSchema.optional(),
+    /** Violating variants of the plan, each caught by the rules it names. */
+    traps: z.array(trapSchema).default([]),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { performReaction, voiced, VoiceSettings } from '@libs/personas';
 import type { TaskInstance } from '@libs/scenarios';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
+import { packService } from '@libs/workflow-contracts';
 import type { AgentIdentity, EpisodeServices, ScheduledAction } from '@libs/workflow-contracts';
 
 export interface ReactionInput {
@@ -22,7 +23,7 @@ export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSe
     const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
     for (const party of Object.values(input.instance.parties)) {
       if (party.persona === 'declared' && party.employeeId === undefined) {
-        await operator.enrol(input.services.email, { address: party.email, name: party.name });
+        await operator.enrol(packService(input.services, 'email'), { address: party.email, name: party.name });
       }
     }
   },

@@ -30,7 +30,10 @@ const addTable = (tables: Tables, name: string, fields: Iterable<string>): void 
   tables.set(name, known);
 };
 
-/** A service's tables: its spec's resources (fields from their schemas) and, for a pack, the tables it seeds. */
+/**
+ * A service's tables: its spec's resources (fields from their schemas), a data service's tables, and, for a pack, the
+ * tables it seeds.
+ */
 const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined): Tables => {
   const tables: Tables = new Map();
   for (const resource of service.resources) {
@@ -42,6 +45,15 @@ const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined)
   }
   for (const [name, fields] of Object.entries(vocabulary?.tables ?? {})) {
     addTable(tables, name, fields);
+  }
+  // A data service's tables are its DDL's, each with the row schema its served document gives it.
+  for (const name of service.tables ?? []) {
+    const pointer = `/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    addTable(
+      tables,
+      name,
+      getAtPointer(service.document, pointer) === undefined ? [] : propertiesOf(service.document, pointer),
+    );
   }
   return tables;
 };
