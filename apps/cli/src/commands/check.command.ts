@@ -30,7 +30,11 @@ const policyProblems = (model: StackModel, scenarios: ReturnType<typeof scenario
   return (model.policies ?? [])
     .filter((p) => files.has(p.file))
     .flatMap((p) =>
-      policyReferenceProblems(p.policy, { events, packs: new Set(packs) }).map((problem) => ({
+      // Tables are named by pack or by service (a data service's, a spec's): ingest checked their names already.
+      policyReferenceProblems(p.policy, {
+        events,
+        packs: new Set([...packs, ...model.services.map((s) => s.name)]),
+      }).map((problem) => ({
         file: p.file,
         ...problem,
       })),
