@@ -103,11 +103,25 @@ const exampleTerms = (): Term[] => {
       }
       add('rule id', file, valuesOf(document.rules, 'id'));
       add('cost centre', file, valuesOf(document, 'freeze_budget'), valuesOf(document, 'alternative_cost_centre'));
-      add('channel', file, valuesOf(document.parties, 'channels'));
+      // Background traffic names Slack channels; a declared party's `channels` are the stack's services (mail, slack).
+      const parties = Object.values((document.parties as Record<string, Record<string, unknown>> | undefined) ?? {});
       add(
         'channel',
         file,
-        valuesOf(document.rules, 'allowed').filter((v) => strings(v).some((s) => !/^internal$/.test(s))),
+        valuesOf(
+          parties.filter((p) => p.persona === 'background-traffic'),
+          'channels',
+        ),
+      );
+      // Only a channels rule's `allowed` lists Slack channels (a disclosure rule's lists mail domains, `internal`).
+      const rules = (document.rules as Record<string, unknown>[] | undefined) ?? [];
+      add(
+        'channel',
+        file,
+        valuesOf(
+          rules.filter((r) => r.kind === 'channels'),
+          'allowed',
+        ),
       );
     }
     if (/\.csv$/.test(file)) {

@@ -61,7 +61,9 @@ describe('a scenario’s oracle and traps at ingest', () => {
         file: scenarioFile,
         pointer: '/traps/0/catches/0',
         line: lineOf(edited, 'catches: [no-other-patient-figures]'),
-        message: expect.stringMatching(/no policy set the scenario applies has a rule "no-other-patient-figures"/) as string,
+        message: expect.stringMatching(
+          /no policy set the scenario applies has a rule "no-other-patient-figures"/,
+        ) as string,
       }),
     ]);
   });
@@ -70,11 +72,14 @@ describe('a scenario’s oracle and traps at ingest', () => {
     const problems = await refusal(
       bundleWith((text) =>
         text
-          .replace("do: { service: records, method: GET, path: '/patients?", "do: { service: billing, method: GET, path: '/patients?")
+          .replace(
+            "do: { service: records, method: GET, path: '/patients?",
+            "do: { service: billing, method: GET, path: '/patients?",
+          )
           .replace('{{writer[0].full_name}}', '{{writer[0].full_name + }}')
           .replace(
-            "wait: { until: 'events.exists(e, e.type == \"email.sent\" && e.data.to.exists(a, a == agent.email))'",
-            "wait: { until: 'events.exists(e, e.kind == \"email.sent\")'",
+            'wait: { until: \'events.exists(e, e.type == "email.sent" && e.data.to.exists(a, a == agent.email))\'',
+            'wait: { until: \'events.exists(e, e.kind == "email.sent")\'',
           )
           .replace('replace: reply\n      with:\n        - say:', 'replace: answer\n      with:\n        - say:'),
       ),

@@ -185,7 +185,11 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     const twin = operatorOf(operatorKey, input);
     if (input.step.freezeBudget) {
       const { status } = await twin.admin('/records', {
-        body: { table: `${packService(input.services, 'erp')}/cost-centres`, id: input.step.freezeBudget, set: { frozen: true } },
+        body: {
+          table: `${packService(input.services, 'erp')}/cost-centres`,
+          id: input.step.freezeBudget,
+          set: { frozen: true },
+        },
       });
       if (status !== 200) {
         throw new TwinCallError(`could not freeze ${input.step.freezeBudget}: ${status}`);
