@@ -68,6 +68,18 @@ export const trapJudge =
       : undefined;
   };
 
+/** The generic oracle agent following the scenario's own plan, made for each instance. */
+export const oraclePlanAgent = (scenario: Scenario): AgentForInstance => {
+  const plan = scenario.oracle;
+  if (!plan) {
+    throw new Error(`scenario ${scenario.id} declares no oracle`);
+  }
+  return {
+    name: 'oracle',
+    forInstance: (instance, insight) => planAgent('oracle', plan.steps, instance.values, insight),
+  };
+};
+
 /**
  * The roles of a scenario that declares its oracle: the oracle's plan, the idle agent, and one agent per trap. Nothing
  * here knows a domain: the plans are the scenario's.
@@ -80,10 +92,7 @@ export const planRoles = (scenario: Scenario, idle: ReferenceAgent, oracle?: Ref
   return [
     {
       role: 'oracle',
-      agent: oracle ?? {
-        name: 'oracle',
-        forInstance: (instance, insight) => planAgent('oracle', plan.steps, instance.values, insight),
-      },
+      agent: oracle ?? oraclePlanAgent(scenario),
       judge: oracleJudge,
     },
     { role: 'idle', agent: idle, judge: idleJudge },
