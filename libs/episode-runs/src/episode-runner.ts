@@ -85,7 +85,7 @@ const liveRecords = (engine: TwinEngine, episodeId: string): EpisodeRecords => (
 const planInsight = (
   context: RunnerContext,
   episodeId: string,
-  subject: Omit<PredicateSubject, 'startAt'> & { startAt: string },
+  subject: PredicateSubject,
 ): PlanInsight => ({
   holds: async (predicate) =>
     (await evaluatePredicates(liveRecords(context.engine, episodeId), subject, { until: predicate })).until.met,
