@@ -1,7 +1,6 @@
 import { performReaction, voiced, VoiceSettings } from '@libs/personas';
 import type { TaskInstance } from '@libs/scenarios';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
-import { packService } from '@libs/workflow-contracts';
 import type { AgentIdentity, EpisodeServices, ScheduledAction } from '@libs/workflow-contracts';
 
 export interface ReactionInput {
@@ -21,9 +20,14 @@ export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSe
   /** Declared parties from outside the company get their mailbox before the episode starts, as real people have. */
   async enrolOutsiders(input: { services: EpisodeServices; episodeId: string; instance: TaskInstance }): Promise<void> {
     const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+    const mail = input.services.email;
+    if (mail === undefined) {
+      // A stack without mail: outsiders, who speak only by mail, have no mailbox to get.
+      return;
+    }
     for (const party of Object.values(input.instance.parties)) {
       if (party.persona === 'declared' && party.employeeId === undefined) {
-        await operator.enrol(packService(input.services, 'email'), { address: party.email, name: party.name });
+        await operator.enrol(mail, { address: party.email, name: party.name });
       }
     }
   },
