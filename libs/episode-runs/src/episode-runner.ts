@@ -82,11 +82,7 @@ const liveRecords = (engine: TwinEngine, episodeId: string): EpisodeRecords => (
 });
 
 /** Whether a predicate holds in the episode now: what a reference plan waits on, never given to an agent under test. */
-const planInsight = (
-  context: RunnerContext,
-  episodeId: string,
-  subject: PredicateSubject,
-): PlanInsight => ({
+const planInsight = (context: RunnerContext, episodeId: string, subject: PredicateSubject): PlanInsight => ({
   holds: async (predicate) =>
     (await evaluatePredicates(liveRecords(context.engine, episodeId), subject, { until: predicate })).until.met,
 });
