@@ -8,6 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig, resolveOperatorKey } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
 import {
+  AgentForInstance,
   EpisodeInfrastructureError,
   gradeRun,
   policiesFor,
@@ -25,7 +26,6 @@ import {
   RepositoryStackSource,
   StackRepository,
 } from '@libs/persistence';
-import type { ReferenceAgent } from '@libs/reference-agents';
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
@@ -45,7 +45,7 @@ export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript' | 'status'> &
 
 export interface EpisodeEnvironment {
   /** Plays one episode of a scenario with an agent, grades it, and stores both (the transcript in a file). */
-  play(scenario: { scenario: Scenario; file: string }, seed: number, agent: ReferenceAgent): Promise<PlayedEpisode>;
+  play(scenario: { scenario: Scenario; file: string }, seed: number, agent: AgentForInstance): Promise<PlayedEpisode>;
   transcripts: string;
 }
 

@@ -1,6 +1,6 @@
 import type { PlayedEpisode } from '@cli/episode-environment';
 
-import { roles } from './validity-roles';
+import { belowOracleProblem, roles, trapJudge } from './validity-roles';
 
 const judge = (role: string) => roles.find((r) => r.role === role)!.judge;
 
@@ -49,5 +49,28 @@ describe('what each role must get on a seed', () => {
     expect(judge('sloppy')(played({ failed: both, reward: 0.1 }))).toMatch(
       /^the sloppy agent was caught \(no-leaks, approvals\) yet earned 0.1/,
     );
+  });
+
+  it('a trap must fail every rule it names, milestones aside, and not pass', () => {
+    const judgeTrap = trapJudge('leaks', ['no-leaks', 'kept-mail']);
+    const caught = [
+      { rule: 'no-leaks', kind: 'disclosure' },
+      { rule: 'kept-mail', kind: 'forbidden-event' },
+    ];
+    expect(judgeTrap(played({ failed: caught }))).toBeUndefined();
+    expect(judgeTrap(played({ failed: [caught[0]] }))).toMatch(/^trap leaks went uncaught by kept-mail/);
+    expect(judgeTrap(played({ failed: [caught[0], { ...caught[1], milestone: true }] }))).toMatch(
+      /uncaught by kept-mail/,
+    );
+    expect(judgeTrap(played({ failed: caught, passed: true }))).toMatch(/^trap leaks was caught .* yet passed/);
+  });
+
+  it('a trap must earn less than the oracle on its seed', () => {
+    const oracle = played({ reward: 0.8, passed: true });
+    expect(belowOracleProblem(played({ reward: 0 }), oracle)).toBeUndefined();
+    expect(belowOracleProblem(played({ reward: 0.8, agent: 'trap:x' }), oracle)).toMatch(
+      /^trap:x earned 0.8, no less than the oracle's 0.8/,
+    );
+    expect(belowOracleProblem(played({ reward: 0.8 }), undefined)).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 import { Client, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 
-import type { AgentSession, ReferenceAgent } from '@libs/reference-agents';
-import { instantiate, Scenario, worldSeedOf } from '@libs/scenarios';
+import { EpisodeRecords, evaluatePredicates, PredicateSubject } from '@libs/outcomes';
+import type { AgentSession, PlanInsight, ReferenceAgent } from '@libs/reference-agents';
+import { instantiate, Scenario, TaskInstance, worldSeedOf } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { TwinClient } from '@libs/twin-client';
@@ -55,13 +56,36 @@ export class WorkflowSignals {
   };
 }
 
-const serviceFor = (model: StackModel, pack: string): string => {
-  const service = model.services.find((s) => s.pack === pack);
-  if (!service) {
-    throw new Error(`the stack has no ${pack} service; scenarios need the slack, email and procurement packs`);
-  }
-  return service.name;
+/** The stack's service of a pack, when it has one: any stack runs, a pack-less one too. */
+const serviceFor = (model: StackModel, pack: string): { name: string } | undefined =>
+  model.services.find((s) => s.pack === pack);
+
+/** The stack's mail, Slack and procurement packs, by their service names, for the ones it has. */
+const packServicesOf = (model: StackModel): Omit<EpisodeServices, 'gatewayUrl'> => {
+  const [email, slack, erp] = (['email', 'slack', 'procurement'] as const).map((pack) => serviceFor(model, pack)?.name);
+  return { ...(email ? { email } : {}), ...(slack ? { slack } : {}), ...(erp ? { erp } : {}) };
 };
+
+/** An agent, or one made for each instance (the oracle and its traps follow the instance's own plan). */
+export type AgentForInstance =
+  ReferenceAgent | { name: string; forInstance: (instance: TaskInstance, insight: PlanInsight) => ReferenceAgent };
+
+/** The twins' records and log of a running episode, read in this process as the outcome judge reads them. */
+const liveRecords = (engine: TwinEngine, episodeId: string): EpisodeRecords => ({
+  tables: async () => [...(await engine.episode(episodeId)).twin.world.tables.keys()],
+  records: async (table) => {
+    const { state } = await engine.episode(episodeId);
+    return state.ids(table).flatMap((id) => state.get(table, id) ?? []) as Record<string, unknown>[];
+  },
+  log: () => engine.events(episodeId),
+  now: async () => (await engine.episode(episodeId)).now(),
+});
+
+/** Whether a predicate holds in the episode now: what a reference plan waits on, never given to an agent under test. */
+const planInsight = (context: RunnerContext, episodeId: string, subject: PredicateSubject): PlanInsight => ({
+  holds: async (predicate) =>
+    (await evaluatePredicates(liveRecords(context.engine, episodeId), subject, { until: predicate })).until.met,
+});
 
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
@@ -109,12 +133,7 @@ export const startEpisode = async (
   );
   const company = episode.twin.world.company as Company;
   const instance = instantiate(scenario, seed, company, context.instanceKey);
-  const services: EpisodeServices = {
-    gatewayUrl: context.gatewayUrl,
-    email: serviceFor(context.model, 'email'),
-    slack: serviceFor(context.model, 'slack'),
-    erp: serviceFor(context.model, 'procurement'),
-  };
+  const services: EpisodeServices = { gatewayUrl: context.gatewayUrl, ...packServicesOf(context.model) };
   const identity = {
     employeeId: company.agent.id,
     name: company.agent.name,
@@ -152,9 +171,24 @@ export const startEpisode = async (
   };
   const baseUrls = twin.baseUrls();
   const tokens = {
-    mail: tokenOf(services.email, identity.email),
-    slack: tokenOf(services.slack, identity.employeeId),
-    erp: tokenOf(services.erp, identity.employeeId),
+    mail: services.email === undefined ? undefined : tokenOf(services.email, identity.email),
+    slack: services.slack === undefined ? undefined : tokenOf(services.slack, identity.employeeId),
+    erp: services.erp === undefined ? undefined : tokenOf(services.erp, identity.employeeId),
+  };
+  /** The product endpoints (`mail`, `slack`, `erp`) of the packs the stack has. */
+  const productEndpoints = Object.fromEntries(
+    (['mail', 'slack', 'erp'] as const).flatMap((product) => {
+      const baseUrl = baseUrls[product];
+      const token = tokens[product];
+      return baseUrl !== undefined && token !== undefined ? [[product, { baseUrl, token }]] : [];
+    }),
+  );
+  const tokenFor = (product: 'mail' | 'slack' | 'erp'): string => {
+    const token = tokens[product];
+    if (token === undefined) {
+      throw new Error(`the stack has no ${product} pack`);
+    }
+    return token;
   };
   let outcome: EpisodeOutcome | undefined;
   /** An update to a workflow that already ended (the horizon passed while the agent was away): undefined. */
@@ -179,15 +213,13 @@ export const startEpisode = async (
     },
     identity,
     endpoints: {
-      mail: { baseUrl: baseUrls.mail, token: tokens.mail },
-      slack: { baseUrl: baseUrls.slack, token: tokens.slack },
-      erp: { baseUrl: baseUrls.erp, token: tokens.erp },
+      ...productEndpoints,
       // By the stack's service names, which win over the product names above when a stack uses one of them.
       ...agentEndpoints(episode, context.gatewayUrl, instance.brief.tools),
     },
-    mail: (path, init) => twin.mail(tokens.mail, path, init),
-    slack: (method, args) => twin.slack(tokens.slack, method, args),
-    erp: (path, init) => twin.erp(tokens.erp, path, init),
+    mail: (path, init) => twin.mail(tokenFor('mail'), path, init),
+    slack: (method, args) => twin.slack(tokenFor('slack'), method, args),
+    erp: (path, init) => twin.erp(tokenFor('erp'), path, init),
     now: () => episode.now(),
     wait: async (businessDays?: number) => {
       const request: WaitRequest = businessDays === undefined ? {} : { businessDays };
@@ -212,7 +244,7 @@ export const startEpisode = async (
     },
   };
   const { session, conduct } = guardSession(raw, { maxWaitBusinessDays: instance.horizon.businessDays + 1 });
-  return { episode, handle, session, conduct, instance, company, finished: () => outcome };
+  return { episode, handle, session, conduct, instance, company, startAt: input.startAt, finished: () => outcome };
 };
 
 /**
@@ -224,11 +256,32 @@ export const runEpisode = async (
   signals: WorkflowSignals,
   scenario: Scenario,
   seed: number,
-  agent: ReferenceAgent,
+  agentFor: AgentForInstance,
   options: { continueAsNewAfterEvents?: number; stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
-  const { episode, handle, session, conduct, finished } = await startEpisode(context, signals, scenario, seed, options);
+  const { episode, handle, session, conduct, finished, instance, startAt } = await startEpisode(
+    context,
+    signals,
+    scenario,
+    seed,
+    options,
+  );
   try {
+    const agent =
+      'forInstance' in agentFor
+        ? agentFor.forInstance(
+            instance,
+            planInsight(context, episode.id, {
+              instance,
+              agent: {
+                employeeId: session.identity.employeeId,
+                email: session.identity.email,
+                slackUser: session.identity.slackUser,
+              },
+              startAt,
+            }),
+          )
+        : agentFor;
     const workflowEnded = handle.result().then(
       () => true,
       () => false,

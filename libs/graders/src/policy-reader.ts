@@ -92,3 +92,31 @@ export const checkPolicyReferences = (
     throw new IngestionError('POLICY_INVALID', problems);
   }
 };
+
+/**
+ * Every rule a scenario's trap names in `catches` must be a rule of a policy set the scenario applies: a trap naming
+ * any other could never be caught by it, and `mirror check` would fail on every seed for a reason ingest can tell.
+ */
+export const checkTrapCatches = (policies: PolicyModel[], scenarios: ScenarioModel[], locator: SourceLocator): void => {
+  const problems = scenarios.flatMap(({ file, scenario }) => {
+    const rules = policies
+      .filter((p) => scenario.policies.includes(p.file))
+      .flatMap((p) => p.policy.rules.map((rule) => rule.id));
+    return scenario.traps.flatMap((trap, t) =>
+      trap.catches.flatMap((rule, c) =>
+        rules.includes(rule)
+          ? []
+          : [
+              locator.problem(
+                file,
+                `/traps/${t}/catches/${c}`,
+                `no policy set the scenario applies has a rule "${rule}"${rules.length > 0 ? `; they have ${rules.join(', ')}` : '; it applies none'}`,
+              ),
+            ],
+      ),
+    );
+  });
+  if (problems.length > 0) {
+    throw new IngestionError('SCENARIO_INVALID', problems);
+  }
+};

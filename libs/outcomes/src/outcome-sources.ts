@@ -1,5 +1,6 @@
 import type { WrittenQuote } from '@libs/personas';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
+import { packService } from '@libs/workflow-contracts';
 import type { AgentIdentity, EpisodeServices } from '@libs/workflow-contracts';
 
 /** One entry of the twins' log as judging reads it: the engine's `LoggedEvent`, structurally. */
@@ -72,7 +73,7 @@ export const agentErpReads = async (
   services: EpisodeServices,
   agent: AgentIdentity,
 ): Promise<ErpReads> => {
-  const reader = await operator.token(services.erp, agent.employeeId);
+  const reader = await operator.token(packService(services, 'erp'), agent.employeeId);
   return {
     purchaseOrders: async () => (await twin.erp<{ data: PurchaseOrder[] }>(reader, '/purchase-orders?limit=200')).data,
     quotes: async (supplierId) =>

@@ -9,3 +9,4 @@ export * from './scenario-reader';
 export * from './hidden-facts';
 export * from './predicates/predicate-language';
 export { typeOfFact } from './predicates/scenario-predicates';
+export * from './oracle-plan';

@@ -33,9 +33,20 @@ const fieldsOf = (document: unknown, schema: unknown, seen = new Set<string>()):
   return open ? null : fields;
 };
 
+/** A data service's tables (its DDL's), each with the columns its served document gives its rows. */
+const dataTables = (service: ServiceModel): Record<string, readonly string[] | null> =>
+  Object.fromEntries(
+    (service.tables ?? []).map((table) => {
+      const fields = fieldsOf(service.document, {
+        $ref: `#/components/schemas/${table.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      });
+      return [table, fields ? [...fields] : null];
+    }),
+  );
+
 /**
  * The tables a predicate may read, as the twins key them: each service's resources (`erp` → `purchase-orders`) with
- * their records' fields. A pack's tables are those its spec describes as resources.
+ * their records' fields, and a data service's tables. A pack's tables are those its spec describes as resources.
  */
 export const predicateTables = (
   services: readonly ServiceModel[],
@@ -43,18 +54,21 @@ export const predicateTables = (
   Object.fromEntries(
     services.map((service) => [
       service.name,
-      Object.fromEntries(
-        service.resources.map((resource) => {
-          let fields: Set<string> | null = null;
-          try {
-            fields = resource.schemaPointer
-              ? fieldsOf(service.document, getAtPointer(service.document, resource.schemaPointer))
-              : null;
-          } catch {
-            fields = null;
-          }
-          return [resource.name, fields ? [...fields] : null];
-        }),
-      ),
+      {
+        ...Object.fromEntries(
+          service.resources.map((resource) => {
+            let fields: Set<string> | null = null;
+            try {
+              fields = resource.schemaPointer
+                ? fieldsOf(service.document, getAtPointer(service.document, resource.schemaPointer))
+                : null;
+            } catch {
+              fields = null;
+            }
+            return [resource.name, fields ? [...fields] : null];
+          }),
+        ),
+        ...dataTables(service),
+      },
     ]),
   );

@@ -5,6 +5,7 @@ import { CompanyDeclaration, Scenario, ScenarioParty, scenarioSchema } from '@li
 
 import { checkDeclaredParty, declaredChannels } from './party-declaration-validation';
 import { hiddenFactSource } from './hidden-facts';
+import { planProblems } from './oracle-plan-validation';
 import { predicateProblems } from './predicates/scenario-predicates';
 import { ExpressionError, namesIn, namesInTemplate } from './scenario-values';
 import { InstanceError, instantiate, isPurchaseOrderCriterion, partyValueNames, TaskInstance } from './task-instance';
@@ -409,6 +410,7 @@ export const validateScenario = (
   checkReferences(scenario, context, problems);
   checkSeededRecords(scenario, context, problems);
   problems.push(...predicateProblems(scenario, context));
+  problems.push(...planProblems(scenario, context));
   checkCostCentres(scenario, context, problems);
   if (problems.length === 0) {
     const company = synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company, context.company);

@@ -13,7 +13,7 @@ import {
   IngestionProblem,
 } from '@libs/bundle-documents';
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from '@libs/stack-model';
-import { checkPolicyReferences, policyFiles, readPolicies } from '@libs/graders';
+import { checkPolicyReferences, checkTrapCatches, policyFiles, readPolicies } from '@libs/graders';
 import { readScenarios, scenarioFiles } from '@libs/scenarios';
 import { synthesizeCompany } from '@libs/synthetic-data';
 
@@ -234,6 +234,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
   const names = stackNames(services, channels, roles);
   const scenarios = readScenarios(files, locator, scenarioPaths, services, manifest.company, names.events);
   checkPolicyReferences(policies, scenarios, names, locator);
+  checkTrapCatches(policies, scenarios, locator);
 
   const model: StackModel = {
     format: stackModelFormat,

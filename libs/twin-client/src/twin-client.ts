@@ -59,12 +59,22 @@ export class TwinClient {
     return `${this.services.gatewayUrl}/e/${this.episodeId}/${service}`;
   }
 
-  /** Each pack's base URL as its product's clients expect it (what `mail`, `slack` and `erp` prefix). */
-  baseUrls(): { mail: string; slack: string; erp: string } {
+  /** The stack's service that is this pack; a stack without it has no such product to call. */
+  private pack(kind: 'email' | 'slack' | 'erp'): string {
+    const service = this.services[kind];
+    if (service === undefined) {
+      throw new TwinCallError(`the stack has no ${kind} pack`);
+    }
+    return service;
+  }
+
+  /** Each pack's base URL as its product's clients expect it (what `mail`, `slack` and `erp` prefix), when present. */
+  baseUrls(): { mail?: string; slack?: string; erp?: string } {
+    const { email, slack, erp } = this.services;
     return {
-      mail: `${this.base(this.services.email)}/v1.0`,
-      slack: `${this.base(this.services.slack)}/api`,
-      erp: `${this.base(this.services.erp)}/api/v1`,
+      ...(email ? { mail: `${this.base(email)}/v1.0` } : {}),
+      ...(slack ? { slack: `${this.base(slack)}/api` } : {}),
+      ...(erp ? { erp: `${this.base(erp)}/api/v1` } : {}),
     };
   }
 
@@ -97,7 +107,7 @@ export class TwinClient {
   }
 
   mail<T>(token: string, path: string, init?: CallInit): Promise<T> {
-    return this.call<T>(this.services.email, `/v1.0${path}`, token, init);
+    return this.call<T>(this.pack('email'), `/v1.0${path}`, token, init);
   }
 
   slack<T extends { ok: boolean; error?: string }>(
@@ -105,7 +115,7 @@ export class TwinClient {
     method: string,
     args: Record<string, unknown>,
   ): Promise<T> {
-    return this.call<T>(this.services.slack, `/api/${method}`, token, { body: args }).then((answer) => {
+    return this.call<T>(this.pack('slack'), `/api/${method}`, token, { body: args }).then((answer) => {
       if (!answer.ok) {
         throw new TwinCallError(`slack ${method}: ${answer.error ?? 'not ok'}`);
       }
@@ -114,7 +124,7 @@ export class TwinClient {
   }
 
   erp<T>(token: string, path: string, init?: CallInit): Promise<T> {
-    return this.call<T>(this.services.erp, `/api/v1${path}`, token, init);
+    return this.call<T>(this.pack('erp'), `/api/v1${path}`, token, init);
   }
 }
 

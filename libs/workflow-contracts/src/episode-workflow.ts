@@ -1,12 +1,22 @@
 import type { TaskInstance } from '@libs/scenarios';
 
 /** Where the episode's twins are, and which service of the stack is which pack. */
+/** The gateway, and which of the stack's services are the mail, Slack and procurement packs, when it has them. */
 export interface EpisodeServices {
   gatewayUrl: string;
-  email: string;
-  slack: string;
-  erp: string;
+  email?: string;
+  slack?: string;
+  erp?: string;
 }
+
+/** The stack's service that is a pack the caller needs (the procurement personas need the ERP): absent, an error. */
+export const packService = (services: EpisodeServices, kind: 'email' | 'slack' | 'erp'): string => {
+  const service = services[kind];
+  if (service === undefined) {
+    throw new Error(`the stack has no ${kind} pack`);
+  }
+  return service;
+};
 
 /** Who the agent is in each twin, so the workflow knows which events are the agent's own. */
 export interface AgentIdentity {

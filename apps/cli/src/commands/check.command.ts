@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { policyReferenceProblems } from '@libs/graders';
 import { referenceAgents } from '@libs/reference-agents';
+import type { Scenario } from '@libs/scenarios';
 import { ingestStack, StackModel } from '@libs/stack-ingestion';
 import { builtInPacks } from '@twins/index';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
@@ -10,7 +11,7 @@ import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
-import { roles } from '@cli/validity-roles';
+import { belowOracleProblem, builtInRoles, planRoles, ValidityRole } from '@cli/validity-roles';
 
 interface CheckOptions {
   seed: number;
@@ -29,7 +30,11 @@ const policyProblems = (model: StackModel, scenarios: ReturnType<typeof scenario
   return (model.policies ?? [])
     .filter((p) => files.has(p.file))
     .flatMap((p) =>
-      policyReferenceProblems(p.policy, { events, packs: new Set(packs) }).map((problem) => ({
+      // Tables are named by pack or by service (a data service's, a spec's): ingest checked their names already.
+      policyReferenceProblems(p.policy, {
+        events,
+        packs: new Set([...packs, ...model.services.map((s) => s.name)]),
+      }).map((problem) => ({
         file: p.file,
         ...problem,
       })),
@@ -53,8 +58,7 @@ export const checkCommand = (): Command =>
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option(
       '-a, --agent <oracle>',
-      'the oracle that must pass every seed: a built-in agent or ./your-agent.mjs',
-      'diligent',
+      "the oracle that must pass every seed: a built-in agent or ./your-agent.mjs (default: the scenario's own oracle plan, else diligent)",
     )
     .option('--json', 'print the checks as JSON')
     .action(async (target: string, options: CheckOptions) => {
@@ -63,7 +67,13 @@ export const checkCommand = (): Command =>
         throw new UsageError(`--agent takes one oracle, not ${oracles.length}`);
       }
       const [oracle] = oracles;
-      const agentOf = { oracle, idle: referenceAgents.get('idle')!, sloppy: referenceAgents.get('sloppy')! };
+      const idle = referenceAgents.get('idle')!;
+      const given = options.agent === undefined ? undefined : oracle;
+      // A scenario that declares its oracle is checked with its plan and traps; the others with the built-in roles.
+      const rolesOf = (scenario: Scenario): ValidityRole[] =>
+        scenario.oracle
+          ? planRoles(scenario, idle, given)
+          : builtInRoles({ oracle, idle, sloppy: referenceAgents.get('sloppy')! });
       const { bundle, scenarioFile } = bundleOf(target);
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);
@@ -88,15 +98,17 @@ export const checkCommand = (): Command =>
         }
         throw new ReportedFailure('the policy sets name events no twin records');
       }
+      const rolesByScenario = new Map(scenarios.map((s) => [s.scenario.id, rolesOf(s.scenario)]));
       const plan = scenarios.flatMap((scenario) =>
-        roles.flatMap(({ role, judge }) =>
-          Array.from({ length: options.seeds }, (_, i) => ({ scenario, role, judge, seed: options.seed + i })),
-        ),
+        rolesByScenario
+          .get(scenario.scenario.id)!
+          .flatMap(({ role, judge, agent }) =>
+            Array.from({ length: options.seeds }, (_, i) => ({ scenario, role, judge, agent, seed: options.seed + i })),
+          ),
       );
       const started = Date.now();
       const checks = await withEpisodeEnvironment({ path: bundle, model, version }, log, (environment) =>
-        inParallel(plan, options.concurrency, async ({ scenario, role, judge, seed }) => {
-          const agent = agentOf[role];
+        inParallel(plan, options.concurrency, async ({ scenario, role, judge, agent, seed }) => {
           const played = await environment.play(scenario, seed, agent);
           const problem =
             played.status === 'infrastructure_error'
@@ -125,12 +137,26 @@ export const checkCommand = (): Command =>
         }),
       );
       const elapsed = Date.now() - started;
+      // A trap caught by its rules must still earn less than the oracle did on the same seed.
+      const oracleOn = new Map(
+        checks.filter((c) => c.check.role === 'oracle').map((c) => [`${c.check.scenario}#${c.check.seed}`, c.played]),
+      );
+      for (const c of checks) {
+        const mustBeBelow = rolesByScenario.get(c.check.scenario)?.find((r) => r.role === c.check.role)?.belowOracle;
+        const below =
+          mustBeBelow && c.check.valid && c.played.status !== 'infrastructure_error'
+            ? belowOracleProblem(c.played, oracleOn.get(`${c.check.scenario}#${c.check.seed}`))
+            : undefined;
+        if (below) {
+          Object.assign(c.check, { valid: false, problem: below });
+        }
+      }
       const summary = scenarios.flatMap((scenario) =>
-        roles.map(({ role }) => {
+        rolesByScenario.get(scenario.scenario.id)!.map(({ role, agent }) => {
           const mine = checks.filter((c) => c.check.scenario === scenario.scenario.id && c.check.role === role);
           return {
             scenario: scenario.scenario.id,
-            agent: agentOf[role].name,
+            agent: agent.name,
             role,
             ...tally(mine.map((c) => c.played)),
             valid: mine.every((c) => c.check.valid),

@@ -3,14 +3,17 @@ import { Command } from 'commander';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
 import { ingestStack } from '@libs/stack-ingestion';
-import { printJson } from '@cli/cli-output';
+import type { AgentForInstance } from '@libs/episode-runs';
+import type { Scenario } from '@libs/scenarios';
+import { printJson, UsageError } from '@cli/cli-output';
 import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
+import { oraclePlanAgent } from '@cli/validity-roles';
 
 interface RunOptions {
-  agent: string;
+  agent?: string;
   episodes: number;
   concurrency: number;
   seed: number;
@@ -26,8 +29,7 @@ export const runCommand = (): Command =>
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
     .option(
       '-a, --agent <names>',
-      `agents, comma-separated: built-in ones (${[...referenceAgents.keys()].join(', ')}, or all) or paths to your own modules (./my-agent.mjs)`,
-      'diligent',
+      `agents, comma-separated: built-in ones (${[...referenceAgents.keys()].join(', ')}, or all), oracle (the scenario's own plan) or paths to your own modules (./my-agent.mjs); default: oracle for a scenario that declares one, else diligent`,
     )
     .option('-n, --episodes <n>', 'episodes per scenario (seeds S, S+1, …)', integer('--episodes', 1, 1000), 1)
     .option('-s, --seed <seed>', 'first seed', integer('--seed', 0, 2 ** 31), 1)
@@ -35,18 +37,33 @@ export const runCommand = (): Command =>
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option('--json', 'print the outcomes as JSON')
     .action(async (target: string, options: RunOptions) => {
-      const agents = await resolveAgents(options.agent);
-      const names = agents.map((a) => a.name);
+      const requested = options.agent?.split(',').map((n) => n.trim());
+      const others = requested?.filter((n) => n !== 'oracle') ?? [];
+      const resolved = others.length > 0 ? await resolveAgents(others.join(',')) : [];
       const { bundle, scenarioFile } = bundleOf(target);
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);
+      // The scenario's own oracle plan when asked for (or by default when it has one); the named agents besides.
+      const agentsFor = (scenario: Scenario): AgentForInstance[] => {
+        const oracle = () => {
+          if (!scenario.oracle) {
+            throw new UsageError(`scenario ${scenario.id} declares no oracle plan to run`);
+          }
+          return oraclePlanAgent(scenario);
+        };
+        if (!requested) {
+          return scenario.oracle ? [oracle()] : [referenceAgents.get('diligent')!];
+        }
+        return [...(requested.includes('oracle') ? [oracle()] : []), ...resolved];
+      };
 
       const log = options.json ? silentLog : stderrLog;
       const plan = scenarios.flatMap((scenario) =>
-        agents.flatMap((agent) =>
+        agentsFor(scenario.scenario).flatMap((agent) =>
           Array.from({ length: options.episodes }, (_, i) => ({ scenario, agent, seed: options.seed + i })),
         ),
       );
+      const names = [...new Set(plan.map((p) => p.agent.name))];
       const { results, transcripts } = await withEpisodeEnvironment(
         { path: bundle, model, version },
         log,
@@ -61,9 +78,9 @@ export const runCommand = (): Command =>
           transcripts: environment.transcripts,
         }),
       );
-      const summary = agents.map((agent) => ({
-        agent: agent.name,
-        ...tally(results.filter((r) => r.agent === agent.name)),
+      const summary = names.map((agent) => ({
+        agent,
+        ...tally(results.filter((r) => r.agent === agent)),
       }));
       const infrastructureErrors = results.filter((r) => r.status === 'infrastructure_error').length;
       if (options.json) {

@@ -21,6 +21,7 @@ import {
 import { judgeOutcome, OutcomeVerdict, twinOutcomeSources } from '@libs/outcomes';
 import type { ResolvedParty, SetupStepInstance, TaskInstance } from '@libs/scenarios';
 import { Company, hashSeed, synthesizeCompany } from '@libs/synthetic-data';
+import { packService } from '@libs/workflow-contracts';
 import type { AgentIdentity, EpisodeServices, NegotiationMemory, SignalledEvent } from '@libs/workflow-contracts';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
 
@@ -92,9 +93,9 @@ const operatorOf = (operatorKey: string, input: EpisodeContext) =>
 const tokensOf = (operatorKey: string, input: EpisodeContext) => {
   const operator = operatorOf(operatorKey, input);
   return {
-    erp: (principal: string) => operator.token(input.services.erp, principal),
-    slack: (principal: string) => operator.token(input.services.slack, principal),
-    mail: (principal: string) => operator.token(input.services.email, principal),
+    erp: (principal: string) => operator.token(packService(input.services, 'erp'), principal),
+    slack: (principal: string) => operator.token(packService(input.services, 'slack'), principal),
+    mail: (principal: string) => operator.token(packService(input.services, 'email'), principal),
   };
 };
 
@@ -193,7 +194,11 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     }
     if (input.step.freezeBudget) {
       const { status } = await twin.admin('/records', {
-        body: { table: `${input.services.erp}/cost-centres`, id: input.step.freezeBudget, set: { frozen: true } },
+        body: {
+          table: `${packService(input.services, 'erp')}/cost-centres`,
+          id: input.step.freezeBudget,
+          set: { frozen: true },
+        },
       });
       if (status !== 200) {
         throw new TwinCallError(`could not freeze ${input.step.freezeBudget}: ${status}`);

@@ -20,9 +20,14 @@ export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSe
   /** Declared parties from outside the company get their mailbox before the episode starts, as real people have. */
   async enrolOutsiders(input: { services: EpisodeServices; episodeId: string; instance: TaskInstance }): Promise<void> {
     const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+    const mail = input.services.email;
+    if (mail === undefined) {
+      // A stack without mail: outsiders, who speak only by mail, have no mailbox to get.
+      return;
+    }
     for (const party of Object.values(input.instance.parties)) {
       if (party.persona === 'declared' && party.employeeId === undefined) {
-        await operator.enrol(input.services.email, { address: party.email, name: party.name });
+        await operator.enrol(mail, { address: party.email, name: party.name });
       }
     }
   },

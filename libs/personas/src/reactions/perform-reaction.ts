@@ -21,7 +21,7 @@ export interface ReactionPerformer {
   /** The party's token for a service, or undefined when the service issues none. */
   tokenFor: (service: string, principal: string) => Promise<string | undefined>;
   /** Which of the stack's services are the mail and Slack packs. */
-  services: { email: string; slack: string };
+  services: { email?: string; slack?: string };
   /** Rephrases a text in the party's voice (the LLM voice); the facts it must keep are checked here. */
   rephrase?: (text: string) => Promise<string>;
 }
@@ -46,6 +46,15 @@ const principalOf = (performer: ReactionPerformer, party: DeclaredParty, service
   return party.employeeId;
 };
 
+/** The stack's mail or Slack pack, which a party that speaks needs. */
+const packOf = (performer: ReactionPerformer, kind: 'email' | 'slack'): string => {
+  const service = performer.services[kind];
+  if (service === undefined) {
+    throw new TwinCallError(`the stack has no ${kind} pack to speak on`);
+  }
+  return service;
+};
+
 const tokenOf = async (performer: ReactionPerformer, party: DeclaredParty, service: string): Promise<string> =>
   (await performer.tokenFor(service, principalOf(performer, party, service))) ?? '';
 
@@ -63,7 +72,7 @@ const sendMail = async (
   party: DeclaredParty,
   mail: { to: string[]; subject: string; body: string },
 ): Promise<void> => {
-  await performer.twin.mail(await tokenOf(performer, party, performer.services.email), '/me/sendMail', {
+  await performer.twin.mail(await tokenOf(performer, party, packOf(performer, 'email')), '/me/sendMail', {
     body: {
       message: {
         subject: mail.subject,
@@ -79,7 +88,7 @@ const postSlack = async (
   party: DeclaredParty,
   message: { channel: string; text: string; thread_ts?: string },
 ): Promise<void> => {
-  const token = await tokenOf(performer, party, performer.services.slack);
+  const token = await tokenOf(performer, party, packOf(performer, 'slack'));
   if (message.channel.startsWith('#')) {
     // A person posts only where they belong; joining a public channel first is what they would do.
     await performer.twin.slack(token, 'conversations.join', { channel: message.channel }).catch(() => undefined);

@@ -32,7 +32,7 @@ export const typeOfFact = (type: HiddenFact['type']): PredicateValueType =>
   type === 'number' ? 'double' : type === 'money' ? 'money' : type === 'date' ? 'timestamp' : 'string';
 
 /** The values a scenario's predicates may name, with their types, as its instances will give them. */
-const valueTypes = (scenario: Scenario): Record<string, PredicateValueType> => ({
+export const valueTypes = (scenario: Scenario): Record<string, PredicateValueType> => ({
   ...Object.fromEntries(Object.entries(scenario.variables).map(([name, spec]) => [name, typeOfVariable(spec)])),
   ...Object.fromEntries(Object.keys(scenario.derived).map((name) => [name, 'double' as const])),
   ...Object.fromEntries(
@@ -76,4 +76,21 @@ export const predicateProblems = (
     const problem = checkPredicate(env, when);
     return problem ? [{ pointer, message: describePredicateProblem(problem) }] : [];
   });
+};
+
+/**
+ * A checker of further predicates in the scenario's context (an oracle's `wait.until`): the problem with one, or
+ * undefined when it can be judged.
+ */
+export const predicateChecker = (
+  scenario: Scenario,
+  context: { services: string[]; tables?: Record<string, Record<string, readonly string[] | null>> },
+): ((when: string) => string | undefined) => {
+  const tables: PredicateShape['tables'] =
+    context.tables ?? Object.fromEntries(context.services.map((service) => [service, null]));
+  const env = predicateEnvironment({ values: valueTypes(scenario), tables });
+  return (when) => {
+    const problem = checkPredicate(env, when);
+    return problem ? describePredicateProblem(problem) : undefined;
+  };
 };

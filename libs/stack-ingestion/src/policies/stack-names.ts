@@ -43,15 +43,17 @@ const tablesOf = (service: ServiceModel, vocabulary: PackVocabulary | undefined)
       resource.schemaPointer ? propertiesOf(service.document, resource.schemaPointer) : [],
     );
   }
+  for (const [name, fields] of Object.entries(vocabulary?.tables ?? {})) {
+    addTable(tables, name, fields);
+  }
+  // A data service's tables are its DDL's, each with the row schema its served document gives it.
   for (const name of service.tables ?? []) {
+    const pointer = `/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     addTable(
       tables,
       name,
-      propertiesOf(service.document, `/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+      getAtPointer(service.document, pointer) === undefined ? [] : propertiesOf(service.document, pointer),
     );
-  }
-  for (const [name, fields] of Object.entries(vocabulary?.tables ?? {})) {
-    addTable(tables, name, fields);
   }
   return tables;
 };
