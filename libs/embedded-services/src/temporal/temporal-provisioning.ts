@@ -9,12 +9,16 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { MirrorConfig } from '@libs/config';
 
 import { ServiceLog } from '../process/logger';
+import { isPortOpen, isProcessAlive } from '../process/ports';
 import { locateTemporalCli, LocatedTemporalCli } from './temporal-cli-locator';
 
 export interface RunningTemporal {
   address: string;
   namespace: string;
-  source: 'TEMPORAL_ADDRESS' | `dev server (${LocatedTemporalCli['source']})`;
+  source:
+    | 'TEMPORAL_ADDRESS'
+    | `dev server (${LocatedTemporalCli['source']})`
+    | 'dev server (shared with another Mirror process)';
   stop(): Promise<void>;
 }
 
@@ -160,9 +164,55 @@ export const provideTemporal = async (
       stop: () => Promise.resolve(),
     };
   }
+  // One dev server per data folder: its SQLite file can be opened by one server only, so a second Mirror process
+  // (a `mirror run` beside a `mirror check`) uses the server the first one started, as it does the embedded database.
+  const lockFile = path.join(config.MIRROR_DATA_DIR, 'temporal.lock');
+  const existing = readTemporalLock(lockFile);
+  if (
+    existing &&
+    existing.pid !== process.pid &&
+    existing.namespace === config.TEMPORAL_NAMESPACE &&
+    isProcessAlive(existing.pid) &&
+    (await isPortOpen(Number(existing.address.split(':').pop())))
+  ) {
+    log.log(`temporal: using the dev server started by process ${existing.pid} on ${existing.address}`);
+    return {
+      address: existing.address,
+      namespace: existing.namespace,
+      source: 'dev server (shared with another Mirror process)',
+      stop: () => Promise.resolve(),
+    };
+  }
   const cli = await locateTemporalCli({ searchPath: process.env.PATH, cacheDir: config.MIRROR_CACHE_DIR, log });
-  return startTemporalDevServer(
+  const running = await startTemporalDevServer(
     { cli, namespace: config.TEMPORAL_NAMESPACE, dbFile: path.join(config.MIRROR_DATA_DIR, 'temporal.sqlite') },
     log,
   );
+  fs.writeFileSync(
+    lockFile,
+    JSON.stringify({ pid: process.pid, address: running.address, namespace: running.namespace } satisfies TemporalLock),
+  );
+  return {
+    ...running,
+    stop: async () => {
+      await running.stop();
+      if (readTemporalLock(lockFile)?.pid === process.pid) {
+        fs.rmSync(lockFile, { force: true });
+      }
+    },
+  };
+};
+
+interface TemporalLock {
+  pid: number;
+  address: string;
+  namespace: string;
+}
+
+const readTemporalLock = (file: string): TemporalLock | undefined => {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as TemporalLock;
+  } catch {
+    return undefined;
+  }
 };
