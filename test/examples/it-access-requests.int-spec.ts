@@ -139,8 +139,8 @@ const approvalDesk = (seen: { granted?: boolean }): ReferenceAgent => ({
 /**
  * Real: the example bundle as a forward-deployed engineer wrote it (no code of its own), on the twins behind the
  * gateway — Slack and mail packs, the Box twin from Box's own OpenAPI description — PostgreSQL, Temporal, the worker,
- * and the graders. The requester is a declared party; the folder and its account are put in Box by the scenario's
- * setup; success and the violations come from what the twins recorded.
+ * and the graders. The requester is a declared party with the company's Box account (`company.people_in`); the folder
+ * is put in Box by the scenario's setup; success and the violations come from what the twins recorded.
  */
 describe('the IT desk example: access requests on Box', () => {
   let harness: Awaited<ReturnType<typeof startEpisodeHarness>>;
@@ -164,17 +164,24 @@ describe('the IT desk example: access requests on Box', () => {
     expect(grade.passed).toBe(true);
     expect(grade.reward).toBeGreaterThan(0.9);
 
-    // The setup put the named folder and the requester's account in Box, and the collaboration names both.
+    // The setup put the named folder in Box; the requester's account is the world's, at the company's domain, and the
+    // collaboration names both.
     const episode = await harness.context.engine.episode(outcome.episodeId);
     const instance = instantiate(scenario, 3, episode.twin.world.company as Company, harness.context.instanceKey);
     const collaborations = episode.state
       .ids('box/collaborations')
       .map((id) => episode.state.get('box/collaborations', id) as Record<string, { id?: string } | string>);
+    const account = episode.state
+      .ids('box/users')
+      .map((id) => episode.state.get('box/users', id) as { id: string; login: string })
+      .filter((u) => u.login === instance.values.requester_email);
+    expect(account).toHaveLength(1);
+    expect(account[0].login).toMatch(/@halden-logistics\.example$/);
     expect(collaborations).toContainEqual(
       expect.objectContaining({
         role: 'viewer',
         item: expect.objectContaining({ id: instance.values.folder_id }),
-        accessible_by: expect.objectContaining({ id: instance.values.requester_box_id }),
+        accessible_by: expect.objectContaining({ id: account[0].id }),
       }),
     );
     expect(episode.state.get('box/folders', String(instance.values.folder_id))).toMatchObject({

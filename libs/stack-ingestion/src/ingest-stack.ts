@@ -31,6 +31,7 @@ import {
   StackManifest,
 } from './manifest/stack-manifest';
 import { loadService } from './openapi/service-loader';
+import { peopleResourceProblems } from './manifest/people-resources';
 import { stackNames } from './policies/stack-names';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
@@ -210,6 +211,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     // In the manifest's order, so service lists read as the bundle wrote them.
     services.splice(index, 0, served);
   });
+  problems.push(...peopleResourceProblems(manifest, services, locator));
   if (problems.length > 0) {
     throw new IngestionError('MANIFEST_INVALID', problems);
   }

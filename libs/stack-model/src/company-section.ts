@@ -70,6 +70,26 @@ const channel = z
   })
   .strict();
 
+/**
+ * A resource of a spec twin whose records are the company's people (`box.users`): its first records are the
+ * employees, in the company's order, and any beyond the headcount are generated people at the company's domain. Only
+ * declared resources: a helpdesk's end users or a clinic's patients look like people too, but are not employees.
+ * The person's fields are found by name and format (see the synthetic data's `personFields`); `email` and `name`
+ * name them when the heuristic cannot.
+ */
+const peopleResource = z.union([
+  z.string().regex(/^[a-z][a-z0-9-]*\.[^.].*$/, 'must be "service.resource"'),
+  z
+    .object({
+      resource: z.string().regex(/^[a-z][a-z0-9-]*\.[^.].*$/, 'must be "service.resource"'),
+      /** The field that holds the person's mail address (or login). */
+      email: z.string().min(1).optional(),
+      /** The field that holds the person's full name. */
+      name: z.string().min(1).optional(),
+    })
+    .strict(),
+]);
+
 export const companySectionSchema = z
   .object({
     name: z.string().min(1).optional(),
@@ -84,6 +104,8 @@ export const companySectionSchema = z
     departments: z.array(department).min(1).optional(),
     /** Named people; everyone else is generated. */
     people: z.array(person).optional(),
+    /** Resources of the stack's own specs whose records are the company's people, such as `box.users`. */
+    people_in: z.array(peopleResource).optional(),
     /** Slack channels besides #general, #random, the heads' private channel and one per department. */
     channels: z.array(channel).optional(),
     /** Who the agent under training is: its name, address, title and department. */
@@ -103,6 +125,7 @@ export type CompanyDeclaration = z.infer<typeof companySectionSchema>;
 export type DeclaredDepartment = z.infer<typeof department>;
 export type DeclaredPerson = z.infer<typeof person>;
 export type DeclaredChannel = z.infer<typeof channel>;
+export type DeclaredPeopleResource = z.infer<typeof peopleResource>;
 
 /**
  * What the schema cannot see: names that must refer to each other. Each problem at its pointer under `/company`, so

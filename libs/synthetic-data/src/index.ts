@@ -5,3 +5,4 @@ export * from './world-builder';
 export { isCreatedField, isUpdatedField } from './field-heuristics';
 export * from './company';
 export { buildDataTables, rowKey } from './data-tables';
+export { personFields, declaredPeopleResources } from './company-people';

@@ -2,11 +2,19 @@ import { createHash } from 'node:crypto';
 
 import { base, en, Faker } from '@faker-js/faker';
 
-import { DocumentValidators, ResourceShape, resourceShapes, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
+import {
+  DocumentValidators,
+  ResourceShape,
+  resourceShapes,
+  flattenSchema,
+  Schema,
+  schemaTypes,
+} from '@libs/openapi-schemas';
 import type { FieldProfile, RelationModel, SampleProfile, StackModel } from '@libs/stack-model';
 import { canonicalName as canonical } from '@libs/stack-model';
 
 import { synthesizeCompany } from './company';
+import { CompanyPeople, declaredPeopleResources, fillPerson, personFields } from './company-people';
 import { buildDataTables } from './data-tables';
 import { subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
@@ -231,6 +239,10 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
     );
   }
   const profiles = profilesByTable(model.samples, entityResources);
+  const peopleResources = declaredPeopleResources(model.company);
+  // A data service's caller is someone of the company too: the agent acts there as the same employee.
+  const usesCompany = model.services.some((s) => s.pack || s.tables) || peopleResources.size > 0;
+  const company = usesCompany ? synthesizeCompany(seed, sizes.company, model.company) : undefined;
   let recordCount = 0;
   // A twin pack's service brings its own tables (see the twin engine); only specs of the stack's own are synthesized.
   for (const service of model.services.filter((s) => !s.pack)) {
@@ -252,9 +264,17 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       tables.set(shape.key, table);
       const parentTable = shape.resource.parent ? tables.get(`${service.name}/${shape.resource.parent}`) : undefined;
       const parents = parentTable ? parentTable.ids : [undefined];
+      const declaredPeople = peopleResources.get(shape.key);
+      const people =
+        declaredPeople && company
+          ? { fields: personFields(shape.record, declaredPeople), of: new CompanyPeople(company, seed, shape.key) }
+          : undefined;
+      // Everyone in the company has an account in a resource of its people, so any employee a scenario picks has one.
       const perParent = parentTable
         ? sizes.childrenPerParent
-        : (sizes.overrides?.[shape.key] ?? sizes.recordsPerResource);
+        : (sizes.overrides?.[shape.key] ??
+          Math.max(sizes.recordsPerResource, people?.fields ? (company?.employees.length ?? 0) : 0));
+      const properties = (shape.record.properties ?? {}) as Record<string, Schema>;
       let index = 0;
       for (const parentId of parents) {
         for (let n = 0; n < perParent; n++, index++) {
@@ -264,6 +284,22 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
           const profile = profiles.get(shape.key);
           if (profile) {
             fitToSample(record, shape, profile, faker, (schema, value) => validators.validatorForSchema(schema)(value));
+          }
+          if (people?.fields) {
+            // After the sample's fit, so a sampled name never replaces the employee's.
+            fillPerson(
+              record,
+              people.fields,
+              people.of.at(index),
+              (field) => properties[field],
+              (schema, value) => {
+                try {
+                  return validators.validatorForSchema(schema)(value);
+                } catch {
+                  return true;
+                }
+              },
+            );
           }
           let id = makeId(synthesizer, shape, index, record);
           while (table.records.has(String(id))) {
@@ -321,8 +357,6 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
       recordCount += table.ids.length;
     }
   }
-  // A data service's caller is someone of the company too: the agent acts there as the same employee.
-  const usesCompany = model.services.some((s) => s.pack || s.tables);
   return {
     key: worldKey(stackVersion, seed, sizes),
     stackVersion,
@@ -330,6 +364,6 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
     sizes,
     tables: worldTables,
     recordCount,
-    ...(usesCompany ? { company: synthesizeCompany(seed, sizes.company, model.company) } : {}),
+    ...(company ? { company } : {}),
   };
 };
