@@ -19,22 +19,7 @@ module.exports = {
       severity: 'error',
       comment: 'Apps are separate processes; what two apps share belongs in a library.',
       from: { path: '^apps/([^/]+)/' },
-      to: {
-        path: '^apps/',
-        pathNot: [
-          '^apps/$1/',
-          // Known debt: `mirror run` hosts a worker in-process. The factory moves to a library once the persona
-          // activities are thin (issue 12, item 7); until then this one edge is allowed and no other.
-          '^apps/worker/src/worker-factory[.]ts$',
-        ],
-      },
-    },
-    {
-      name: 'no-app-to-app-worker-factory-only-from-cli',
-      severity: 'error',
-      comment: 'Only the CLI may host the worker in-process (see no-app-to-app).',
-      from: { path: '^apps/', pathNot: ['^apps/(cli|worker)/'] },
-      to: { path: '^apps/worker/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
     },
     {
       name: 'no-lib-to-app',

@@ -48,7 +48,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['apps/worker/src/workflows/**/*.ts'],
+    files: ['libs/episode-worker/src/workflows/**/*.ts'],
     rules: {
       // Workflow code runs in Temporal's deterministic sandbox: no I/O, no clocks, no Node builtins.
       'no-restricted-imports': [
@@ -59,7 +59,6 @@ export default tseslint.config(
               group: ['node:*', 'fs', 'path', 'crypto', 'os', 'child_process', 'net', 'http'],
               message: 'workflows must stay deterministic',
             },
-            { group: ['../*'], message: 'use the app alias instead of ../' },
           ],
         },
       ],

@@ -12,7 +12,7 @@ import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRep
 import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
-import { createWorker } from '@worker/worker-factory';
+import { createWorker } from '@libs/episode-worker';
 
 import { repositoryRoot } from './cli-runner';
 import { testOperatorKey } from './operator-key';

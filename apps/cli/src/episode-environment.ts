@@ -31,7 +31,7 @@ import type { StackModel } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
-import { createWorker, voiceFromConfig } from '@worker/worker-factory';
+import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 import { rubricJudge, summarizeGrade } from '@cli/grade-output';
 
 /** One episode as `run` and `check` report it: the outcome without its transcript, the grade, where the rest is. */

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { replayHistory } from '@worker/worker-factory';
+import { replayHistory } from '@libs/episode-worker';
 
 /**
  * Real: today's workflow code replayed against a recorded episode (the example's single-supplier negotiation with
@@ -17,7 +17,7 @@ describe('recorded episode histories', () => {
 
   it('replay with the current episode workflow without nondeterminism', async () => {
     const history: unknown = JSON.parse(
-      fs.readFileSync(path.join(__dirname, 'workflows', 'histories', 'single-supplier-negotiation.json'), 'utf8'),
+      fs.readFileSync(path.join(__dirname, 'histories', 'single-supplier-negotiation.json'), 'utf8'),
     );
     await expect(replayHistory(history, 'single-supplier-negotiation')).resolves.toBeUndefined();
   }, 300_000);

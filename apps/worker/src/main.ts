@@ -3,8 +3,7 @@ import { NativeConnection } from '@temporalio/worker';
 
 import { loadConfig, requireOperatorKey } from '@libs/config';
 import { provideTemporal } from '@libs/embedded-services';
-
-import { createWorker, voiceFromConfig } from './worker-factory';
+import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 
 /** Runs the Temporal worker until SIGTERM/SIGINT (the SDK stops it), then closes what it opened. */
 const main = async (): Promise<void> => {

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { replayHistory } from './worker-factory';
+import { replayHistory } from '@libs/episode-worker';
 
 /**
  * Replays every recorded workflow history (a folder of Temporal JSON histories, `temporal workflow show -o json`)
@@ -12,7 +12,7 @@ import { replayHistory } from './worker-factory';
  */
 const main = async (): Promise<void> => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const folder = path.resolve(process.argv[2] ?? path.join(__dirname, 'workflows', 'histories'));
+  const folder = path.resolve(process.argv[2] ?? path.join(__dirname, 'histories'));
   const files = fs.readdirSync(folder).filter((file) => file.endsWith('.json'));
   for (const file of files) {
     const history: unknown = JSON.parse(fs.readFileSync(path.join(folder, file), 'utf8'));

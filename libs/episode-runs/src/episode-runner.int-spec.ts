@@ -11,7 +11,7 @@ import { setupServer } from 'msw/node';
 import { startEpisodeHarness } from '@test/support/episode-harness';
 import { operatorHeaders, testOperatorKey } from '@test/support/operator-key';
 import { requireEnvironment } from '@test/support/test-services';
-import { createWorker } from '@worker/worker-factory';
+import { createWorker } from '@libs/episode-worker';
 import { locateTemporalCli, silentLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';

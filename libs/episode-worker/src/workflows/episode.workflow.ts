@@ -29,8 +29,9 @@ import {
   WaitRequest,
   WaitResult,
 } from '@libs/workflow-contracts';
-import type { PersonaActivities } from '@worker/activities/persona.activities';
-import type { ReactionActivities } from '@worker/activities/reaction.activities';
+
+import type { PersonaActivities } from '../activities/persona.activities';
+import type { ReactionActivities } from '../activities/reaction.activities';
 
 export const domainEventsSignal = defineSignal<[SignalledEvent[]]>(episodeWorkflowNames.domainEvents);
 export const readyUpdate = defineUpdate<string, []>(episodeWorkflowNames.ready);

@@ -1,7 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 
 import type { HealthCheckInput, HealthCheckResult } from '@libs/workflow-contracts';
-import type { HealthActivities } from '@worker/activities/health.activities';
+
+import type { HealthActivities } from '../activities/health.activities';
 
 const { echoFromWorker } = proxyActivities<HealthActivities>({ startToCloseTimeout: '10 seconds' });
 

@@ -1,0 +1,84 @@
+import { judgeOutcome, OutcomeVerdict, twinOutcomeSources } from '@libs/outcomes';
+import {
+  acknowledgeAsSupplier,
+  advanceClock,
+  answerAsFinance,
+  applySetupStep,
+  askAsFinance,
+  closeEpisode,
+  companyOf,
+  EpisodeContext,
+  eventsSince,
+  PersonaContext,
+  PersonaHands,
+  postBackgroundMessage,
+  replyAsSupplier,
+  reviewAsApprover,
+  VoiceSettings,
+} from '@libs/personas';
+import type { SetupStepInstance, TaskInstance } from '@libs/scenarios';
+import { OperatorClient, TwinClient } from '@libs/twin-client';
+import type { AgentIdentity, NegotiationMemory, SignalledEvent } from '@libs/workflow-contracts';
+
+/**
+ * The personas' hands: each activity acts as one party, through the twins over HTTP with that person's token, and
+ * returns what the workflow needs to remember. Deterministic given the twins' state; retried safely because each
+ * checks the state before acting (a reply is sent once per new mail, an order approved once). The behaviour is
+ * libs/personas' (hands/); an activity only gives it this worker's clients.
+ */
+export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSettings) => {
+  /** The episode's operator routes, with the key this worker was given (never in a workflow's input). */
+  const operatorOf = (input: EpisodeContext) =>
+    new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+  const handsOf = (input: PersonaContext): PersonaHands => ({
+    twin: new TwinClient(input.services, input.episodeId, input.actionKey),
+    operator: operatorOf(input),
+    ...(llmVoice ? { voice: llmVoice } : {}),
+  });
+  return {
+    async eventsSince(input: EpisodeContext & { afterSeq: number }): Promise<SignalledEvent[]> {
+      return eventsSince(operatorOf(input), input);
+    },
+    async advanceClock(input: EpisodeContext & { at: string }): Promise<string> {
+      return advanceClock(operatorOf(input), input);
+    },
+    async closeEpisode(input: EpisodeContext): Promise<void> {
+      return closeEpisode(operatorOf(input), input);
+    },
+    async applySetup(input: EpisodeContext & { step: SetupStepInstance }): Promise<void> {
+      return applySetupStep(operatorOf(input), input);
+    },
+    async supplierReply(input: PersonaContext & { memory: NegotiationMemory | null }): Promise<NegotiationMemory> {
+      return replyAsSupplier(handsOf(input), input);
+    },
+    async approverReview(input: PersonaContext & { poId: string }): Promise<void> {
+      return reviewAsApprover(handsOf(input), input);
+    },
+    async supplierAcknowledge(input: PersonaContext & { poId: string }): Promise<void> {
+      return acknowledgeAsSupplier(handsOf(input), input);
+    },
+    async financeQuestion(input: PersonaContext & { poId: string }): Promise<void> {
+      return askAsFinance(handsOf(input), input);
+    },
+    async financeAnswer(input: PersonaContext & { ref: string }): Promise<void> {
+      return answerAsFinance(handsOf(input), input);
+    },
+    async backgroundMessage(input: PersonaContext & { index: number }): Promise<void> {
+      return postBackgroundMessage(handsOf(input), input);
+    },
+
+    /** Whether the task's success terms are met, judged from what the twins recorded (libs/outcomes). */
+    async judgeOutcome(
+      input: EpisodeContext & { instance: TaskInstance; agent: AgentIdentity; startAt: string },
+    ): Promise<OutcomeVerdict> {
+      return judgeOutcome(twinOutcomeSources({ ...input, operatorKey }), {
+        instance: input.instance,
+        agent: input.agent,
+        startAt: input.startAt,
+        currency: companyOf(input.instance).currency,
+      });
+    },
+  };
+};
+
+export type PersonaActivities = ReturnType<typeof createPersonaActivities>;

@@ -1,0 +1,4 @@
+export * from './worker-factory';
+export type { HealthActivities } from './activities/health.activities';
+export type { PersonaActivities } from './activities/persona.activities';
+export type { ReactionActivities } from './activities/reaction.activities';

@@ -1,0 +1,62 @@
+import type { SetupStepInstance } from '@libs/scenarios';
+import { OperatorClient, TwinCallError } from '@libs/twin-client';
+import { packService, type SignalledEvent } from '@libs/workflow-contracts';
+
+import type { EpisodeContext } from './persona-hands';
+
+/** What the twins signalled after `afterSeq`: the events the workflow reacts to. */
+export const eventsSince = async (
+  operator: OperatorClient,
+  input: EpisodeContext & { afterSeq: number },
+): Promise<SignalledEvent[]> => {
+  const { body } = await operator.admin<{ events: SignalledEvent[] }>(`/events?after=${input.afterSeq}`);
+  return body.events;
+};
+
+/** Moves the business clock to `at`, or leaves it where the agent's own actions already took it. */
+export const advanceClock = async (
+  operator: OperatorClient,
+  input: EpisodeContext & { at: string },
+): Promise<string> => {
+  const moved = await operator.admin<{ now: string }>('/clock', { body: { at: input.at } });
+  if (moved.status === 200) {
+    return moved.body.now;
+  }
+  return (await operator.admin<{ now: string }>('')).body.now;
+};
+
+/** Ends the twins' episode with the workflow: from now on they refuse writes, so the graded state is final. */
+export const closeEpisode = async (operator: OperatorClient, input: EpisodeContext): Promise<void> => {
+  const { status } = await operator.admin('/close', { body: {} });
+  if (status !== 200) {
+    throw new Error(`the episode ${input.episodeId} could not be closed: HTTP ${status}`);
+  }
+};
+
+/** Puts a scenario setup step into the twins before the agent starts: a seeded record, a frozen budget. */
+export const applySetupStep = async (
+  operator: OperatorClient,
+  input: EpisodeContext & { step: SetupStepInstance },
+): Promise<void> => {
+  const seeded = input.step.record;
+  if (seeded) {
+    const { status } = await operator.admin('/records', {
+      body: { table: `${seeded.service}/${seeded.table}`, id: seeded.id, set: seeded.fields, create: true },
+    });
+    if (status !== 200 && status !== 201) {
+      throw new TwinCallError(`could not put ${seeded.id} in ${seeded.service}/${seeded.table}: ${status}`);
+    }
+  }
+  if (input.step.freezeBudget) {
+    const { status } = await operator.admin('/records', {
+      body: {
+        table: `${packService(input.services, 'erp')}/cost-centres`,
+        id: input.step.freezeBudget,
+        set: { frozen: true },
+      },
+    });
+    if (status !== 200) {
+      throw new TwinCallError(`could not freeze ${input.step.freezeBudget}: ${status}`);
+    }
+  }
+};
