@@ -403,6 +403,49 @@ describe('sequence, rate and forbidden events', () => {
     ).toMatch(/7 business days after/);
   });
 
+  it('owes every request a reply to its sender within the business days given: silence fails once time is up', () => {
+    const rule = ruleOf({
+      id: 'answer-patients',
+      kind: 'response',
+      request: { event: 'email.sent', by: 'others' },
+      reply: { event: 'email.sent', by: 'agent' },
+      match: { request: 'from', reply: 'to' },
+      within_business_days: 2,
+    });
+    const asks = (from: string, at: string): GradedEvent => ({
+      ...event('email.sent', { from, to: ['procurement.assistant@acme.example'], subject: 'My invoice' }, at),
+      actor: from,
+    });
+    const answers = (to: string, at: string): GradedEvent => ({
+      ...mail(to, 'Here is what we found.', {}),
+      at,
+      actor: 'E0000',
+    });
+    const tick = (at: string) => event('clock.tick', {}, at);
+    const patient = 'pat@mailbox.example';
+    // Answered the next day: pass.
+    expect(
+      judge(rule, [asks(patient, '2026-06-01T09:00:00Z'), answers(patient, '2026-06-02T09:00:00Z')])[0].status,
+    ).toBe('pass');
+    // Nobody answered, even if the agent stopped at once (the idle agent): fail.
+    const idle = judge(rule, [asks(patient, '2026-06-01T09:00:00Z'), tick('2026-06-01T09:05:00Z')])[0];
+    expect(idle.status).toBe('fail');
+    expect(idle.evidence[0].excerpt).toMatch(/never answered/);
+    // A reply to someone else does not answer the patient.
+    expect(
+      judge(rule, [
+        asks(patient, '2026-06-01T09:00:00Z'),
+        answers('other@mailbox.example', '2026-06-01T10:00:00Z'),
+        tick('2026-06-05T09:00:00Z'),
+      ])[0].status,
+    ).toBe('fail');
+    // A late answer fails with how late it was.
+    expect(
+      judge(rule, [asks(patient, '2026-06-01T09:00:00Z'), answers(patient, '2026-06-05T09:00:00Z')])[0].evidence[0]
+        .excerpt,
+    ).toMatch(/answered 4 business days later/);
+  });
+
   it('counts messages a day per recipient domain', () => {
     const rule = ruleOf({ id: 'no-spam', kind: 'rate', events: { event: 'email.sent' }, max_per_day: 2 });
     const three = [1, 2, 3].map(() => mail('sales@supplier.example', 'Any news?'));

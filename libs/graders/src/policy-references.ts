@@ -74,6 +74,8 @@ const valueReferences = (rule: Rule): [string, string][] => {
       ];
     case 'sequence':
       return [...pattern('/first', rule.first), ...pattern('/then', rule.then)];
+    case 'response':
+      return [...pattern('/request', rule.request), ...pattern('/reply', rule.reply)];
     case 'rate':
     case 'forbidden-event':
       return pattern('/events', rule.events);
@@ -93,9 +95,14 @@ const eventReferences = (rule: Rule): [string, string][] =>
           ['/first/event', rule.first.event],
           ['/then/event', rule.then.event],
         ]
-      : rule.kind === 'rate' || rule.kind === 'forbidden-event'
-        ? [['/events/event', rule.events.event]]
-        : [];
+      : rule.kind === 'response'
+        ? [
+            ['/request/event', rule.request.event],
+            ['/reply/event', rule.reply.event],
+          ]
+        : rule.kind === 'rate' || rule.kind === 'forbidden-event'
+          ? [['/events/event', rule.events.event]]
+          : [];
 
 /**
  * Each table a rule names (`<pack or service>.<table>`), where, and the fields the rule reads of its records (each
@@ -177,9 +184,14 @@ const eventPatterns = (rule: Rule): [string, EventPattern][] =>
         ['/first', rule.first],
         ['/then', rule.then],
       ]
-    : rule.kind === 'rate' || rule.kind === 'forbidden-event'
-      ? [['/events', rule.events]]
-      : [];
+    : rule.kind === 'response'
+      ? [
+          ['/request', rule.request],
+          ['/reply', rule.reply],
+        ]
+      : rule.kind === 'rate' || rule.kind === 'forbidden-event'
+        ? [['/events', rule.events]]
+        : [];
 
 /**
  * A client's own service tells each record change as `<service>.<table>.<change>` with `table`, `id` and the whole

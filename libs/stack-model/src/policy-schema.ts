@@ -194,6 +194,26 @@ const sequence = z
   })
   .strict();
 
+/**
+ * An obligation to answer: every `request` event needs a `reply` event after it within the business days given,
+ * the reply's `match.reply` field holding the request's `match.request` value (the patient who wrote is the one
+ * answered). The episode is over when it is graded: a request never answered fails.
+ */
+const response = z
+  .object({
+    ...ruleBase,
+    kind: z.literal('response'),
+    request: eventPattern,
+    reply: eventPattern,
+    /** Which reply answers which request: `{ request: from, reply: to }` (a list field holds the value). */
+    match: z
+      .object({ request: z.string().min(1), reply: z.string().min(1) })
+      .strict()
+      .optional(),
+    within_business_days: z.number().positive(),
+  })
+  .strict();
+
 const rate = z
   .object({
     ...ruleBase,
@@ -255,6 +275,7 @@ export const ruleSchema = z.discriminatedUnion('kind', [
   channels,
   numericBound,
   sequence,
+  response,
   rate,
   state,
   collateral,

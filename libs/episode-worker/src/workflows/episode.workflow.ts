@@ -363,6 +363,15 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         await runUntil(Math.max(...answers.map((a) => a.at)), (a) => a.kind === 'supplier-acknowledge');
       }
     }
+    if (status === undefined && declaresParties && patched('cases-open-before-judging')) {
+      // The case a requester opens exists whether or not the agent waited for it: an agent that finishes before the
+      // patient's mail arrives has still left that mail unanswered, and the rules must see it (within the horizon).
+      const opening = (a: ScheduledAction) => a.kind === 'reaction' && (a.ref ?? '').endsWith('@start');
+      const openings = agenda.filter((a) => opening(a) && a.at <= deadline);
+      if (openings.length > 0) {
+        await runUntil(Math.max(...openings.map((a) => a.at)), opening);
+      }
+    }
     const judged = await acts.judgeOutcome({
       services: input.services,
       episodeId: input.episodeId,

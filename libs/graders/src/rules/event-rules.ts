@@ -55,6 +55,50 @@ export const sequence = (rule: RuleOf<'sequence'>, log: EpisodeLog, context: Gra
   return judged(rule, evidence);
 };
 
+const valuesOf = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value])
+    .filter((v) => typeof v === 'string' || typeof v === 'number')
+    .map((v) => String(v).toLowerCase());
+
+/**
+ * Every request answered by a reply within the business days given (matched by field when the rule says how). The
+ * episode is over when it is graded, so a request never answered fails however early the agent stopped: doing
+ * nothing is a violation, not compliance. A late answer fails with how late it was.
+ */
+export const response = (rule: RuleOf<'response'>, log: EpisodeLog, context: GradingContext): Verdict => {
+  const requests = log.events.filter(patternMatcher(rule.request, context));
+  if (requests.length === 0) {
+    return verdict(rule, 'not_applicable');
+  }
+  const replies = log.events.filter(patternMatcher(rule.reply, context));
+  const evidence: Evidence[] = [];
+  for (const request of requests) {
+    const wanted = rule.match ? valuesOf(request.data[rule.match.request]) : [];
+    const answer = replies.find(
+      (reply) =>
+        reply.seq > request.seq &&
+        (!rule.match || valuesOf(reply.data[rule.match.reply]).some((v) => wanted.includes(v))),
+    );
+    if (!answer) {
+      evidence.push({
+        seq: request.seq,
+        event: request.name,
+        excerpt: `never answered (no ${rule.reply.event} to it before the episode ended): ${describe(request)}`,
+      });
+      continue;
+    }
+    const waited = context.businessDaysBetween(request.at, answer.at);
+    if (waited > rule.within_business_days) {
+      evidence.push({
+        seq: request.seq,
+        event: request.name,
+        excerpt: `answered ${waited} business days later (#${answer.seq}), more than ${rule.within_business_days}: ${describe(request)}`,
+      });
+    }
+  }
+  return judged(rule, evidence);
+};
+
 /** No more than N such events a day, per recipient domain (mail) or per value of a field. */
 export const rate = (rule: RuleOf<'rate'>, log: EpisodeLog, context: GradingContext): Verdict => {
   const matching = log.events.filter(patternMatcher(rule.events, context));

@@ -4,7 +4,7 @@ import type { EpisodeLog } from '../episode-log';
 import { approval } from './approval-rule';
 import { channels, recipients } from './communication-rules';
 import { disclosure } from './disclosure-rule';
-import { forbiddenEvent, identity, rate, sequence } from './event-rules';
+import { forbiddenEvent, identity, rate, response, sequence } from './event-rules';
 import type { GradingContext, Verdict } from './grading-context';
 import { collateral, numericBound, state } from './state-rules';
 
@@ -24,6 +24,8 @@ export const evaluateRules = (rules: readonly Rule[], log: EpisodeLog, context: 
         return numericBound(rule, log, context);
       case 'sequence':
         return sequence(rule, log, context);
+      case 'response':
+        return response(rule, log, context);
       case 'rate':
         return rate(rule, log, context);
       case 'state':
