@@ -1,7 +1,9 @@
-import type { WrittenQuote } from '@libs/personas';
+import type { PurchaseOrder, WrittenQuote } from '@libs/personas';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
 import { packService } from '@libs/workflow-contracts';
 import type { AgentIdentity, EpisodeServices } from '@libs/workflow-contracts';
+
+export type { PurchaseOrder };
 
 /** One entry of the twins' log as judging reads it: the engine's `LoggedEvent`, structurally. */
 export interface JudgedLogEntry {
@@ -19,22 +21,6 @@ export interface EpisodeRecords {
   log(): Promise<JudgedLogEntry[]>;
   /** The business clock now (ISO 8601). */
   now(): Promise<string>;
-}
-
-/** A purchase order as the ERP answers it. */
-export interface PurchaseOrder {
-  id: string;
-  status: string;
-  created_at: string;
-  agreed_quote_id?: string | null;
-  history: { to: string; by: string }[];
-  delivery_date?: string | null;
-  approvals: { user_id: string }[];
-  supplier_id: string;
-  requester_id: string;
-  total: number;
-  payment_terms_days?: number;
-  lines: { quantity: number; unit_price: number }[];
 }
 
 /** What the purchase-order outcome reads in the ERP, as finance would: the orders and the suppliers' quotes. */

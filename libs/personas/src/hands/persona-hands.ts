@@ -38,6 +38,7 @@ export interface MailMessage {
   from: { emailAddress: { address: string } };
 }
 
+/** A purchase order as the ERP answers it: what the personas and the outcome judge read. */
 export interface PurchaseOrder {
   id: string;
   status: string;
