@@ -103,6 +103,9 @@ describe('mirror check on a domain it has no code for', () => {
       code: expect.any(String) as string,
       errors: [
         {
+          location: expect.stringMatching(
+            /^scenarios\/relative-invoice-request\.yaml:\d+#\/traps\/0\/catches\/0$/,
+          ) as string,
           file: 'scenarios/relative-invoice-request.yaml',
           line: expect.any(Number) as number,
           pointer: '/traps/0/catches/0',
