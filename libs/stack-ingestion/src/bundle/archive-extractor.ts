@@ -242,7 +242,7 @@ export const extractArchive = async (name: string, content: Buffer): Promise<Mem
   return new MemoryBundle(name, stripCommonFolder(files));
 };
 
-/** Archives made with `zip -r acme.zip acme/` wrap everything in one folder; the bundle starts inside it. */
+/** Archives made with `zip -r bundle.zip bundle/` wrap everything in one folder; the bundle starts inside it. */
 const stripCommonFolder = (files: Map<string, Buffer>): Map<string, Buffer> => {
   const names = [...files.keys()];
   const first = names[0]?.split('/')[0];
