@@ -1,0 +1,105 @@
+import type { HttpMethod } from '@libs/stack-model';
+
+/** A JSON Schema object as tools carry it (draft 2020-12 subset that MCP and OpenAI accept). */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * MCP tool annotations, derived from HTTP semantics: GET read-only, DELETE destructive, PUT idempotent. Every tool is
+ * closed-world: it acts on the episode's twins, never on anything outside.
+ */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+/** Where one flattened argument goes in the HTTP request (its name in the tool may be prefixed to avoid a clash). */
+export interface ArgumentPlacement {
+  argument: string;
+  in: 'path' | 'query' | 'header' | 'body' | 'body-field';
+  /** The parameter's or body field's own name in the request. */
+  name: string;
+}
+
+/** What one tool does when called: an operation of a twin, or one of the episode's own verbs. */
+export type ToolTarget =
+  | {
+      kind: 'operation';
+      service: string;
+      operationId: string;
+      method: HttpMethod;
+      /** The operation's path template relative to the service's base URL, e.g. `/invoices/{id}`. */
+      path: string;
+      /** Media type of the request body, when it has one. */
+      contentType?: string;
+      arguments: ArgumentPlacement[];
+    }
+  | { kind: 'wait_for_events' }
+  | { kind: 'finish_episode' };
+
+/** One tool an agent may call in an episode, in Mirror's own form; the formats below are views of it. */
+export interface ToolDefinition {
+  /** `{service}_{operation}` in snake_case, at most 64 characters, unique in the episode. */
+  name: string;
+  description: string;
+  /** Always `type: object`; the arguments flattened from path, query and body. */
+  inputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+  target: ToolTarget;
+}
+
+/** A tool call as any agent format brings it, normalised. */
+export interface ToolCall {
+  /** The caller's id for the call (OpenAI `tool_call_id` / `call_id`), echoed in the observation. */
+  id: string;
+  name: string;
+  /** Parsed arguments, or the raw text when it was not JSON (the call is then refused with that reason). */
+  arguments: Record<string, unknown> | { unparsable: string };
+}
+
+/**
+ * What the agent observes from one call: the twin's status and body, or the episode verb's result. `isError` for
+ * refused calls (unknown tool, arguments breaking the schema) and for twin 4xx/5xx, with the twin's body.
+ */
+export interface ToolObservation {
+  callId: string;
+  name: string;
+  isError: boolean;
+  /** The structured result (the twin's JSON body, `{status, body}` for errors, or the verb's result). */
+  structured: Record<string, unknown>;
+  /** The same as text for the model. */
+  text: string;
+}
+
+/**
+ * What an episode offers its outside agent, whatever the protocol (episode API, MCP, OpenEnv): the port the protocol
+ * adapters call. Implemented by the live-episode registry; every method checks the episode-scoped token first and
+ * throws `EpisodeAccessError` when it does not open this episode.
+ */
+export interface EpisodeToolPort {
+  tools(episodeId: string, token: string): Promise<ToolDefinition[]>;
+  call(episodeId: string, token: string, calls: ToolCall[]): Promise<ToolCallResult>;
+}
+
+export interface ToolCallResult {
+  observations: ToolObservation[];
+  /** The episode ended (the agent finished, or the horizon passed). */
+  terminated: boolean;
+  /** Cut short by a limit (steps, time), not by the task. */
+  truncated: boolean;
+  /** The reward, once the episode has ended and been graded. */
+  reward?: number;
+}
+
+/** Why an outside caller may not use an episode: documented codes, each with its HTTP status. */
+export class EpisodeAccessError extends Error {
+  constructor(
+    readonly code: 'episode_not_found' | 'episode_deleted' | 'token_invalid' | 'episode_ended',
+    readonly status: 401 | 403 | 404 | 409 | 410,
+    message: string,
+  ) {
+    super(message);
+  }
+}
