@@ -103,3 +103,57 @@ export class EpisodeAccessError extends Error {
     super(message);
   }
 }
+
+/** What a new episode gives its agent: everything to start acting, in whatever protocol it speaks. */
+export interface EpisodeStart {
+  episodeId: string;
+  /** The episode-scoped bearer token: opens this episode only, for its lifetime. */
+  token: string;
+  environment: string;
+  task: string;
+  prompt: { system: string; user: string; policy: string | null };
+  tools: ToolDefinition[];
+  limits: { maxSteps: number; ttlSeconds: number; horizonBusinessDays: number };
+}
+
+export interface EpisodeStatus {
+  episodeId: string;
+  status: 'running' | 'ended' | 'expired';
+  steps: number;
+  businessTime: string;
+  expiresAt: string;
+  /** Once ended: the reward and whether the task succeeded. */
+  result?: { reward: number; passed: boolean; status: string; reason: string };
+}
+
+/**
+ * The episodes' lifecycle as every protocol sees it (REST, OpenEnv): start one of an environment's tasks, read its
+ * status, end it. Implemented by the live-episode registry; errors are `EpisodeAccessError` or `EpisodeRequestError`.
+ */
+export interface EpisodeLifecyclePort extends EpisodeToolPort {
+  environments(): EnvironmentSummary[];
+  start(request: { environment: string; task: string; maxSteps?: number }): Promise<EpisodeStart>;
+  status(episodeId: string, token: string): Promise<EpisodeStatus>;
+  /** Ends the episode (the agent's finish) if it runs, grades it, and returns its final status. */
+  finish(episodeId: string, token: string): Promise<EpisodeStatus>;
+}
+
+export interface EnvironmentSummary {
+  id: string;
+  title: string;
+  stackVersion: string;
+  scenarios: { id: string; title: string }[];
+  splits: Record<'train' | 'test', { firstSeed: number; lastSeed: number }>;
+}
+
+/** A request that names what does not exist or breaks a limit: 400/404/422/429 with a documented code. */
+export class EpisodeRequestError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: 400 | 404 | 422 | 429,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
