@@ -1,10 +1,11 @@
-import type { ToolDefinition } from '@libs/agent-tools';
+import type { ToolCall, ToolDefinition, ToolObservation } from '@libs/agent-tools';
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-model';
 
 /**
  * What the registry needs of `@libs/agent-tools`: the episode's tools, their argument checks and the operation calls,
- * with the signatures of the issue-13 plan. Passed in, so the registry holds no protocol or catalogue logic itself.
+ * and the wire formats the episode API speaks, with the signatures of the issue-13 plan. Passed in, so the registry
+ * and the API hold no catalogue or format logic of their own.
  */
 export interface AgentToolkit {
   toolCatalogue(model: StackModel, tools: Scenario['task']['tools']): ToolDefinition[];
@@ -14,4 +15,12 @@ export interface AgentToolkit {
     args: Record<string, unknown>,
     endpoint: { baseUrl: string; token: string },
   ): Promise<{ isError: boolean; structured: Record<string, unknown>; text: string }>;
+  /** The tools in a wire format. */
+  toolsAs(format: ToolFormat, tools: ToolDefinition[]): unknown[];
+  /** Tool calls in OpenAI Chat or Responses shapes, normalised; throws an error with a `pointer` on a bad shape. */
+  parseToolCalls(body: unknown): { shape: 'chat' | 'responses'; calls: ToolCall[] };
+  toolMessages(shape: 'chat' | 'responses', observations: ToolObservation[]): unknown[];
 }
+
+export const toolFormats = ['mcp', 'openai_chat', 'openai_responses'] as const;
+export type ToolFormat = (typeof toolFormats)[number];

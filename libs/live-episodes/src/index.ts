@@ -4,3 +4,4 @@ export * from './episode-tokens';
 export * from './live-episode-registry';
 export * from './task-ids';
 export * from './trajectory-view';
+export * from './idempotent-requests';
