@@ -6,20 +6,15 @@ import { MirrorConfig, MirrorSettings } from '@libs/config';
 import { StackRepository } from '@libs/persistence';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
-import { EpisodeApiOptions, EpisodesModule } from './episodes/episodes.module';
 import { StacksController } from './stacks/stacks.controller';
 import { StacksService } from './stacks/stacks.service';
 
-/**
- * The control plane. Its database connection is opened (and migrated or checked) by main.ts before Nest boots. The
- * episode API is served when the process hosts episodes (`mirror up`), with its protocol adapters.
- */
+/** The control plane. Its database connection is opened (and migrated or checked) by main.ts before Nest boots. */
 @Module({})
 export class ApiModule {
-  static forRoot(config: MirrorConfig, dataSource: DataSource, episodes?: EpisodeApiOptions): DynamicModule {
+  static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      imports: episodes ? [EpisodesModule.forRoot(episodes, dataSource)] : [],
       controllers: [StacksController],
       providers: [
         { provide: MirrorSettings, useValue: config },

@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 
 import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry } from '@libs/live-episodes';
 import { LiveEpisodeRepository } from '@libs/persistence';
-import type { EpisodeProtocolMount } from '@api/episode-protocols';
 
+import type { EpisodeProtocolMount } from './episode-protocols';
 import { EpisodesController } from './episodes.controller';
 import { AGENT_TOOLKIT, EPISODE_LIFECYCLE_PORT } from './injection-tokens';
 
