@@ -170,21 +170,21 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     const maxSteps = this.maxStepsOf(request.maxSteps);
     const tools = this.catalogueOf(request.environment, environment, scenario);
     this.reserve(n);
-    const opened: LiveEpisode[] = [];
+    const opened: { live: LiveEpisode; token: string }[] = [];
     try {
       for (let i = 0; i < n; i++) {
         opened.push(await this.open(environment, scenario, seed, request.task, maxSteps, tools, groupId));
       }
     } catch (error) {
       // A group starts whole or not at all: the episodes already started are taken down and forgotten.
-      for (const live of opened) {
+      for (const { live } of opened) {
         await this.discard(live, 'deleted');
       }
       throw error;
     } finally {
       this.reserved -= n;
     }
-    return opened.map((live, i) => this.startOf(live, opened[i].started));
+    return opened.map(({ live, token }) => this.startOf(live, token));
   }
 
   private environmentOf(id: string): HostedEnvironment {
@@ -243,7 +243,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     maxSteps: number,
     tools: ToolDefinition[],
     groupId: string | null,
-  ): Promise<LiveEpisode> {
+  ): Promise<{ live: LiveEpisode; token: string }> {
     const started = await startEpisode(environment.context, this.host.signals, scenario.scenario, seed);
     const { token, hash } = issueEpisodeToken();
     const live: LiveEpisode = {
@@ -285,16 +285,12 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       () => (live.workflowEnded = true),
     );
     this.live.set(live.id, live);
-    this.tokens.set(live.id, token);
-    return live;
+    // The token is handed out once, in the start; only its hash is kept.
+    return { live, token };
   }
 
-  /** Tokens of episodes just started, handed out once by `startOf` and never kept after. */
-  private readonly tokens = new Map<string, string>();
-
-  private startOf(live: LiveEpisode, started: Started): EpisodeStart {
-    const token = this.tokens.get(live.id)!;
-    this.tokens.delete(live.id);
+  private startOf(live: LiveEpisode, token: string): EpisodeStart {
+    const { started } = live;
     const { brief, identity } = started.session;
     const system = [
       brief.context,
@@ -538,24 +534,26 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       result = infrastructureResult(messageOf(error), cause);
     }
     this.host.signals.forget(live.id);
-    this.live.delete(live.id);
-    await this.repository.update(live.id, {
-      status: cause === 'expired' ? 'expired' : 'ended',
-      truncated: cause === 'truncated',
-      endedAt: new Date(this.now()).toISOString(),
-      result,
-    });
+    // Stored before it leaves the registry: its status reads `running` until its end is on record.
+    await this.repository
+      .update(live.id, {
+        status: cause === 'expired' ? 'expired' : 'ended',
+        truncated: cause === 'truncated',
+        endedAt: new Date(this.now()).toISOString(),
+        result,
+      })
+      .finally(() => this.live.delete(live.id));
     return result;
   }
 
   /** Takes a live episode down without grading it: its workflow terminated, its row marked. */
   private async discard(live: LiveEpisode, status: 'deleted'): Promise<void> {
     live.ending = true;
-    this.live.delete(live.id);
-    this.tokens.delete(live.id);
     this.host.signals.forget(live.id);
     await live.started.handle.terminate('the episode was deleted').catch(() => undefined);
-    await this.repository.update(live.id, { status, endedAt: new Date(this.now()).toISOString() });
+    await this.repository
+      .update(live.id, { status, endedAt: new Date(this.now()).toISOString() })
+      .finally(() => this.live.delete(live.id));
   }
 
   async status(episodeId: string, token: string): Promise<EpisodeStatus> {
@@ -565,7 +563,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
 
   private async statusOf(row: LiveEpisodeRow<EpisodeResult>): Promise<EpisodeStatus> {
     const live = this.live.get(row.id);
-    if (live && !live.ending) {
+    if (live) {
       return {
         episodeId: row.id,
         status: 'running',
