@@ -220,7 +220,7 @@ export class EpisodesController {
         status: 200,
         body: {
           episode_id: id,
-          step: (await this.registry.status(id, token!)).steps,
+          step: done.steps,
           ...(parsed.shape === 'chat' ? { messages: answer } : { output: answer }),
           terminated: done.terminated,
           truncated: done.truncated,

@@ -313,39 +313,59 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     };
   }
 
+  /** 401 without a token, 403 with any other token (another episode's included). */
+  private checkToken(token: string | undefined, hash: Buffer): void {
+    if (!token) {
+      throw new EpisodeAccessError('token_invalid', 401, 'this episode takes its own token: Authorization: Bearer …');
+    }
+    if (!tokenOpens(token, hash)) {
+      throw new EpisodeAccessError('token_invalid', 403, 'this token does not open this episode');
+    }
+  }
+
   /**
-   * The episode's stored row when this token opens it: 404 for no such episode, 401 without a token, 403 with any
-   * other token (another episode's included), 410 once deleted.
+   * Whether this token opens this episode: 404 for no such episode, 401 without a token, 403 with any other token,
+   * 410 once deleted. A live episode is checked in memory; any other from its stored row.
    */
-  async authorize(episodeId: string, token: string | undefined): Promise<LiveEpisodeRow<EpisodeResult>> {
+  async authorize(episodeId: string, token: string | undefined): Promise<void> {
+    const live = this.live.get(episodeId);
+    if (live) {
+      this.checkToken(token, live.tokenHash);
+      return;
+    }
+    await this.storedRow(episodeId, token);
+  }
+
+  private async storedRow(episodeId: string, token: string | undefined): Promise<LiveEpisodeRow<EpisodeResult>> {
     const row = await this.repository.find<EpisodeResult>(episodeId);
     if (!row) {
       throw new EpisodeAccessError('episode_not_found', 404, `no episode ${String(episodeId).slice(0, 64)}`);
     }
-    if (!token) {
-      throw new EpisodeAccessError('token_invalid', 401, 'this episode takes its own token: Authorization: Bearer …');
-    }
-    if (!tokenOpens(token, row.tokenHash)) {
-      throw new EpisodeAccessError('token_invalid', 403, 'this token does not open this episode');
-    }
+    this.checkToken(token, row.tokenHash);
     if (row.status === 'deleted') {
       throw new EpisodeAccessError('episode_deleted', 410, 'this episode was deleted');
     }
     return row;
   }
 
-  /** The running episode this token opens; 409 `episode_ended` once it ended (or its process stopped). */
+  /** The running episode this token opens; 409 `episode_ended` once it ended (or the process holding it stopped). */
   private async running(episodeId: string, token: string): Promise<LiveEpisode> {
-    const row = await this.authorize(episodeId, token);
     const live = this.live.get(episodeId);
-    if (!live || live.ending || row.status !== 'running') {
-      throw new EpisodeAccessError(
-        'episode_ended',
-        409,
-        `the episode ${row.status === 'running' ? 'is no longer held by this server' : `has ${row.status === 'expired' ? 'expired' : 'ended'}`}: it takes no more calls`,
-      );
+    if (live && !live.ending) {
+      this.checkToken(token, live.tokenHash);
+      return live;
     }
-    return live;
+    if (live) {
+      this.checkToken(token, live.tokenHash);
+    }
+    const row = live ? undefined : await this.storedRow(episodeId, token);
+    const how =
+      row === undefined || row.status === 'ended'
+        ? 'has ended'
+        : row.status === 'expired'
+          ? 'has expired'
+          : 'is no longer held by this server';
+    throw new EpisodeAccessError('episode_ended', 409, `the episode ${how}: it takes no more calls`);
   }
 
   async tools(episodeId: string, token: string): Promise<ToolDefinition[]> {
@@ -374,7 +394,8 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     live.expiresAt = this.now() + this.options.ttlSeconds * 1000;
   }
 
-  async call(episodeId: string, token: string, calls: ToolCall[]): Promise<ToolCallResult> {
+  /** Performs the calls in order; the result says the episode's step count after them too. */
+  async call(episodeId: string, token: string, calls: ToolCall[]): Promise<ToolCallResult & { steps: number }> {
     const live = await this.running(episodeId, token);
     return this.serially(live, async () => {
       if (live.ending || !this.live.has(live.id)) {
@@ -415,13 +436,14 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
         ended = ends ?? (live.workflowEnded ? 'horizon' : live.steps >= live.maxSteps ? 'truncated' : undefined);
       }
       if (!ended) {
-        return { observations, terminated: false, truncated: false };
+        return { observations, terminated: false, truncated: false, steps: live.steps };
       }
       const result = await this.end(live, ended);
       return {
         observations,
         terminated: ended !== 'truncated',
         truncated: ended === 'truncated',
+        steps: live.steps,
         ...(result.reward !== null ? { reward: result.reward } : {}),
       };
     });
@@ -557,20 +579,28 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   }
 
   async status(episodeId: string, token: string): Promise<EpisodeStatus> {
-    const row = await this.authorize(episodeId, token);
-    return this.statusOf(row);
+    const live = this.live.get(episodeId);
+    if (live) {
+      this.checkToken(token, live.tokenHash);
+      return this.liveStatus(live);
+    }
+    return this.statusOf(await this.storedRow(episodeId, token));
+  }
+
+  private async liveStatus(live: LiveEpisode): Promise<EpisodeStatus> {
+    return {
+      episodeId: live.id,
+      status: 'running',
+      steps: live.steps,
+      businessTime: (await this.host.engine.episode(live.id)).now(),
+      expiresAt: new Date(live.expiresAt).toISOString(),
+    };
   }
 
   private async statusOf(row: LiveEpisodeRow<EpisodeResult>): Promise<EpisodeStatus> {
     const live = this.live.get(row.id);
     if (live) {
-      return {
-        episodeId: row.id,
-        status: 'running',
-        steps: live.steps,
-        businessTime: (await this.host.engine.episode(row.id)).now(),
-        expiresAt: new Date(live.expiresAt).toISOString(),
-      };
+      return this.liveStatus(live);
     }
     // Running in the database but held by no one here: the process that ran it stopped. It takes no more calls.
     const status = row.status === 'ended' ? 'ended' : 'expired';
@@ -633,7 +663,8 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   }
 
   async trajectory(episodeId: string, token: string) {
-    const row = await this.authorize(episodeId, token);
+    await this.authorize(episodeId, token);
+    const row = (await this.repository.find<EpisodeResult>(episodeId))!;
     const live = this.live.get(episodeId);
     const steps = await this.repository.steps(episodeId);
     // The twins' log holds what the agent's tools may not show it: it is given only once the episode has ended.
