@@ -1,4 +1,4 @@
-import { INestApplication, LoggerService } from '@nestjs/common';
+import { INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import * as express from 'express';
@@ -38,7 +38,7 @@ export const publishOpenApi = (app: INestApplication, title: string, description
 export const createEpisodeApiApp = async (
   options: EpisodeApiOptions,
   dataSource: DataSource,
-  logger: LoggerService | false,
+  logger: LoggerService | LogLevel[] | false,
 ): Promise<INestApplication> => {
   const app = await NestFactory.create(EpisodesModule.forRoot(options, dataSource), { bodyParser: false, logger });
   readEpisodeBodies(app);
