@@ -1,3 +1,7 @@
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
+
 import type { ServiceLog } from '@libs/embedded-services';
 import { AgentForInstance } from '@libs/episode-runs';
 import { PlayedEpisode, ScenarioOfBundle, withEpisodeHost } from '@libs/episode-host';
@@ -9,6 +13,14 @@ export interface EpisodeEnvironment {
   /** Plays one episode of a scenario with an agent, grades it, and stores both (the transcript in a file). */
   play(scenario: ScenarioOfBundle, seed: number, agent: AgentForInstance): Promise<PlayedEpisode>;
   transcripts: string;
+  /** What a rollout's own worker and store use: the database, Temporal and the tenant the episodes run in. */
+  services: {
+    dataSource: DataSource;
+    temporal: Client;
+    connection: NativeConnection;
+    namespace: string;
+    tenantId: string;
+  };
 }
 
 /**
@@ -25,5 +37,12 @@ export const withEpisodeEnvironment = <T>(
     return work({
       play: (scenario, seed, agent) => host.play(environment, scenario, seed, agent),
       transcripts: host.transcripts,
+      services: {
+        dataSource: host.dataSource,
+        temporal: host.temporal.client,
+        connection: host.temporal.connection,
+        namespace: host.temporal.namespace,
+        tenantId: host.config.MIRROR_TENANT,
+      },
     });
   });

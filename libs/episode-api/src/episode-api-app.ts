@@ -41,6 +41,9 @@ export const createEpisodeApiApp = async (
   logger: LoggerService | LogLevel[] | false,
 ): Promise<INestApplication> => {
   const app = await NestFactory.create(EpisodesModule.forRoot(options, dataSource), { bodyParser: false, logger });
+  for (const mount of options.protocols) {
+    mount(app, options.registry);
+  }
   readEpisodeBodies(app);
   publishOpenApi(
     app,

@@ -12,7 +12,7 @@ import { AGENT_TOOLKIT, EPISODE_LIFECYCLE_PORT } from './injection-tokens';
 export interface EpisodeApiOptions {
   registry: LiveEpisodeRegistry;
   toolkit: AgentToolkit;
-  /** The protocol adapters mounted beside it, each given the registry as the lifecycle port. */
+  /** The protocol adapters mounted beside it, each given the app and the registry as the lifecycle port. */
   protocols: readonly EpisodeProtocolMount[];
 }
 
@@ -22,7 +22,6 @@ export class EpisodesModule {
   static forRoot(options: EpisodeApiOptions, dataSource: DataSource): DynamicModule {
     return {
       module: EpisodesModule,
-      imports: options.protocols.map((mount) => mount(options.registry)),
       controllers: [EpisodesController],
       providers: [
         { provide: LiveEpisodeRegistry, useValue: options.registry },

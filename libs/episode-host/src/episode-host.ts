@@ -69,6 +69,8 @@ export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript' | 'status'> &
 export interface EpisodeHost {
   config: MirrorConfig;
   dataSource: DataSource;
+  /** Temporal as the host reaches it: a client, the worker's native connection, the namespace and task queue. */
+  temporal: { client: Client; connection: NativeConnection; namespace: string; taskQueue: string };
   engine: TwinEngine;
   signals: WorkflowSignals;
   /** The twins' gateway every episode's agent calls (`/e/{episode}/{service}/…`). */
@@ -285,6 +287,7 @@ const startServices = async (
   return {
     config,
     dataSource: database.dataSource,
+    temporal: { client: temporalClient, connection: nativeConnection, namespace: temporal.namespace, taskQueue },
     engine,
     signals,
     gatewayUrl,
