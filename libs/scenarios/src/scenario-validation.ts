@@ -1,7 +1,16 @@
 import { ZodIssue } from 'zod';
 
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
-import { CompanyDeclaration, Scenario, ScenarioParty, scenarioSchema } from '@libs/stack-model';
+import {
+  CompanyDeclaration,
+  episodeVerbs,
+  maxEpisodeTools,
+  Scenario,
+  ScenarioParty,
+  scenarioSchema,
+  selectOperations,
+  toolService,
+} from '@libs/stack-model';
 
 import { checkDeclaredParty, declaredChannels } from './party-declaration-validation';
 import { hiddenFactSource } from './hidden-facts';
@@ -31,6 +40,11 @@ export interface ScenarioContext {
   events?: ReadonlySet<string>;
   /** The company the bundle declares, which the scenario's people and cost centres must be found in. */
   company?: CompanyDeclaration;
+  /**
+   * Each service's operations as the agent's tools offer them (`serviceOperations`): when known, curated tools
+   * entries are checked against them and an episode's tools are counted.
+   */
+  operations?: Record<string, readonly string[]>;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -254,13 +268,15 @@ const checkSeededRecords = (scenario: Scenario, context: ScenarioContext, proble
 
 const checkReferences = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
   scenario.task.tools.forEach((tool, index) => {
-    if (!context.services.includes(tool)) {
+    const service = toolService(tool);
+    if (!context.services.includes(service)) {
       problems.push({
-        pointer: `/task/tools/${index}`,
-        message: `the stack has no service "${tool}"; it has ${context.services.join(', ')}`,
+        pointer: typeof tool === 'string' ? `/task/tools/${index}` : `/task/tools/${index}/service`,
+        message: `the stack has no service "${service}"; it has ${context.services.join(', ')}`,
       });
     }
   });
+  checkToolCount(scenario, context, problems);
   if (scenario.task.policy && !context.files.has(scenario.task.policy)) {
     problems.push({ pointer: '/task/policy', message: `"${scenario.task.policy}" is not in the bundle` });
   }
@@ -269,6 +285,48 @@ const checkReferences = (scenario: Scenario, context: ScenarioContext, problems:
       problems.push({ pointer: `/policies/${index}`, message: `"${file}" is not in the bundle` });
     }
   });
+};
+
+/**
+ * Curated entries must name operations their service has, and the episode's tools (every entry's operations and the
+ * episode's own verbs) must stay within what agents' APIs take: a service with hundreds of operations is curated to
+ * those the task needs.
+ */
+const checkToolCount = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
+  const { operations } = context;
+  if (!operations) {
+    return;
+  }
+  const counts = scenario.task.tools.map((tool, index) => {
+    const offered = operations[toolService(tool)];
+    if (!offered) {
+      return 0;
+    }
+    const selected = selectOperations(tool, offered);
+    if (typeof tool !== 'string') {
+      tool.operations.forEach((pattern, at) => {
+        if (selected.unmatched.includes(pattern)) {
+          problems.push({
+            pointer: `/task/tools/${index}/operations/${at}`,
+            message: `"${tool.service}" has no operation matching "${pattern}"; it has ${offered.slice(0, 20).join(', ')}${offered.length > 20 ? ` and ${offered.length - 20} more` : ''}`,
+          });
+        }
+      });
+    }
+    return selected.operations.length;
+  });
+  const total = counts.reduce((sum, count) => sum + count, 0) + episodeVerbs.length;
+  if (total > maxEpisodeTools) {
+    const largest = counts.indexOf(Math.max(...counts));
+    const service = toolService(scenario.task.tools[largest]);
+    problems.push({
+      pointer: `/task/tools/${largest}`,
+      message:
+        `the task's tools come to ${total} (${scenario.task.tools.map((t, i) => `${toolService(t)} ${counts[i]}`).join(', ')}, ` +
+        `and ${episodeVerbs.join(' and ')}), more than the ${maxEpisodeTools} an agent can be given: ` +
+        `curate "${service}" to the operations the task needs, as { service: ${service}, operations: [ids or patterns] }`,
+    });
+  }
 };
 
 /** Order statuses an approver must have passed: success at one of them needs that approver's signature. */
