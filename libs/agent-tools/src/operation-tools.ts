@@ -1,5 +1,5 @@
 import { flattenSchema, resolveSchema } from '@libs/openapi-schemas';
-import type { HttpMethod, OperationModel, ServiceModel } from '@libs/stack-model';
+import { type HttpMethod, type OperationModel, type ServiceModel, snakeCase } from '@libs/stack-model';
 
 import { objectAt, parentPointer, valueAt } from './document-pointers';
 import { ArgumentCandidate, flatArguments } from './tool-arguments';
@@ -117,7 +117,8 @@ export const operationTool = (service: ServiceModel, operation: OperationModel, 
     ...parameterCandidates(service, operation),
     ...body.candidates,
   ]);
-  const summary = describe(operation.summary ?? declared.summary);
+  // An operation without a summary is still told by its id (`updateTicket` → "update ticket").
+  const summary = describe(operation.summary ?? declared.summary) || snakeCase(operation.id).replace(/_/g, ' ');
   const description = describe(
     operation.deprecated ? 'Deprecated.' : undefined,
     summary,
@@ -128,7 +129,7 @@ export const operationTool = (service: ServiceModel, operation: OperationModel, 
     name,
     description,
     inputSchema,
-    annotations: annotationsOf(operation.method, summary || undefined),
+    annotations: annotationsOf(operation.method, summary),
     target: {
       kind: 'operation',
       service: service.name,

@@ -22,8 +22,19 @@ import { ToolNames, toolNameOf } from './tool-naming';
  * services and operations and more than 128 tools; a model that skipped it is refused here the same way.
  */
 export const toolCatalogue = (model: StackModel, tools: Scenario['task']['tools']): ToolDefinition[] => {
+  const catalogue = operationTools(model, tools);
+  if (catalogue.length + episodeVerbs.length > maxEpisodeTools) {
+    throw new Error(
+      `the task's tools come to ${catalogue.length + episodeVerbs.length}, more than the ${maxEpisodeTools} an agent can be given`,
+    );
+  }
+  return [...catalogue, ...episodeVerbTools()];
+};
+
+/** The services' operations as tools, however many (a whole vendor spec, when checking that every one converts). */
+export const operationTools = (model: StackModel, tools: Scenario['task']['tools']): ToolDefinition[] => {
   const names = new ToolNames(episodeVerbs);
-  const catalogue = tools.flatMap((selection) => {
+  return tools.flatMap((selection) => {
     const service = model.services.find((s) => s.name === toolService(selection));
     if (!service) {
       throw new Error(`the stack has no service "${toolService(selection)}"`);
@@ -45,10 +56,4 @@ export const toolCatalogue = (model: StackModel, tools: Scenario['task']['tools'
       return name ? [operationTool(service, operation, name)] : [];
     });
   });
-  if (catalogue.length + episodeVerbs.length > maxEpisodeTools) {
-    throw new Error(
-      `the task's tools come to ${catalogue.length + episodeVerbs.length}, more than the ${maxEpisodeTools} an agent can be given`,
-    );
-  }
-  return [...catalogue, ...episodeVerbTools()];
 };
