@@ -40,8 +40,11 @@ export const selfContainedSchema = (
     if (typeof value.$ref === 'string' && value.$ref.startsWith('#')) {
       const pointer = value.$ref;
       const { $ref: _reference, ...siblings } = value;
-      if (trail.includes(pointer) || trail.length >= maxReferenceDepth) {
-        return { description: `${referenceName(pointer)} (nested too deep to spell out here)` };
+      if (trail.includes(pointer)) {
+        return { description: `a ${referenceName(pointer)}, as above` };
+      }
+      if (trail.length >= maxReferenceDepth) {
+        return { description: `a ${referenceName(pointer)} (nested too deep to spell out here)` };
       }
       const target = inline(resolveSchema(document, { $ref: pointer }), [...trail, pointer]) as Record<string, unknown>;
       // OpenAPI 3.0 and Swagger ignore a reference's siblings; 3.1 applies them too, and the sibling wins here.

@@ -47,7 +47,7 @@ const listArguments = (columns: string[]): ArgumentCandidate[] => [
 /** A column the database fills itself (a default, a sequence) or may leave empty need not be given. */
 const mustGive = (entity: EntityModel | undefined, column: string): boolean => {
   const field = entity?.fields.find((f) => f.name === column);
-  return Boolean(field && field.required && !field.nullable && !field.default);
+  return Boolean(field && field.required && !field.nullable && !field.default && !/serial/i.test(field.type));
 };
 
 const argumentsOf = (
