@@ -17,8 +17,12 @@ const prefixes: Record<ArgumentPlacement['in'], string> = {
   'query-map': 'query',
 };
 
-/** Names some clients refuse (`$filter`, `user-id` are fine in HTTP, not in every model API's argument names). */
-const safeName = (name: string): string => name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || '_';
+/** Names some clients refuse (`page[size]`, `$filter` are fine in HTTP, not in every model API's argument names). */
+const safeName = (name: string): string =>
+  name
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64) || 'argument';
 
 /**
  * Path, query, header and body arguments as one flat object schema: a name two places share is prefixed with where
