@@ -22,6 +22,25 @@ import { ToolNames, toolNameOf } from './tool-naming';
  * services and operations and more than 128 tools; a model that skipped it is refused here the same way.
  */
 export const toolCatalogue = (model: StackModel, tools: Scenario['task']['tools']): ToolDefinition[] => {
+  const built = catalogues.get(model) ?? new Map<string, ToolDefinition[]>();
+  catalogues.set(model, built);
+  const key = JSON.stringify(tools);
+  const known = built.get(key);
+  if (known) {
+    return [...known];
+  }
+  const catalogue = buildCatalogue(model, tools);
+  built.set(key, catalogue);
+  return [...catalogue];
+};
+
+/**
+ * Catalogues already built, per model and tools: every episode of a task gets the same definitions (and so the same
+ * compiled argument validators) instead of converting a vendor spec again. The definitions are shared: read-only.
+ */
+const catalogues = new WeakMap<StackModel, Map<string, ToolDefinition[]>>();
+
+const buildCatalogue = (model: StackModel, tools: Scenario['task']['tools']): ToolDefinition[] => {
   const catalogue = operationTools(model, tools);
   if (catalogue.length + episodeVerbs.length > maxEpisodeTools) {
     throw new Error(
