@@ -72,6 +72,14 @@ describe('the tools of a clinic episode against its twins', () => {
       const bad = await callOperation(tool('records_list_invoices'), { filters: { id: 'like' } }, records);
       expect(bad).toMatchObject({ isError: true, structured: { status: 400 } });
 
+      // A pack's operation, with its form-encoded body, as the agent itself.
+      const posted = await callOperation(
+        tool('slack_chat_post_message'),
+        { channel: '#billing-finance', text: 'Looking into a disputed invoice.' },
+        session.endpoints.slack,
+      );
+      expect(posted).toMatchObject({ isError: false, structured: { ok: true } });
+
       expect(argumentProblems(tool('records_update_invoices'), { values: { status: 'void' } })).toEqual([
         '/filters: is required',
         '/values/status: must be one of ["open","paid","disputed","refunded","written_off"]',

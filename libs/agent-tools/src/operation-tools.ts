@@ -19,6 +19,16 @@ export const annotationsOf = (method: HttpMethod, title?: string): ToolAnnotatio
 /** Headers the endpoint itself sets: the agent's token, and what the body and answer are. */
 const ownHeaders = new Set(['authorization', 'content-type', 'accept', 'content-length', 'host', 'cookie']);
 
+/**
+ * Names vendors give a credential passed as a plain parameter (Slack's `token`): the endpoint sends the agent's own
+ * token, so these are not the agent's to fill (and a required one would ask it for a secret it is never given).
+ */
+const credentialNames = new Set(['token', 'access_token', 'api_key', 'apikey', 'api-key', 'x-api-key', 'auth_token']);
+
+/** A parameter is a credential by its name, unless its description says it is something else. */
+const isCredential = (name: string, description: unknown): boolean =>
+  credentialNames.has(name.toLowerCase()) && (typeof description !== 'string' || /auth|token|key/i.test(description));
+
 /** JSON first (what agents write best), then forms, then whatever the operation takes. */
 const bodyMediaType = (content: Record<string, string | null>): string | undefined => {
   const types = Object.keys(content);
@@ -54,10 +64,12 @@ const parameterCandidates = (service: ServiceModel, operation: OperationModel): 
     .filter(
       (p) => p.in !== 'header' || !(ownHeaders.has(p.name.toLowerCase()) || apiKeyHeaders.has(p.name.toLowerCase())),
     )
-    .map((parameter) => {
-      const declared = parameter.schemaPointer
-        ? objectAt(service.document, parentPointer(parameter.schemaPointer))
-        : {};
+    .map((parameter) => ({
+      parameter,
+      declared: parameter.schemaPointer ? objectAt(service.document, parentPointer(parameter.schemaPointer)) : {},
+    }))
+    .filter(({ parameter, declared }) => !isCredential(parameter.name, declared.description))
+    .map(({ parameter, declared }) => {
       const schema = parameter.schemaPointer
         ? selfContainedSchema(service.document, valueAt(service.document, parameter.schemaPointer), service.dialect)
         : { type: 'string' };
@@ -98,8 +110,13 @@ const bodyCandidates = (
   }
   const required = new Set(body.required && Array.isArray(merged.required) ? merged.required.map(String) : []);
   const candidates = Object.entries(merged.properties as Record<string, unknown>)
-    // A field the server sets (`readOnly`) is not the agent's to send.
-    .filter(([, property]) => resolveSchema(service.document, property).readOnly !== true)
+    // A field the server sets (`readOnly`) is not the agent's to send; nor is a token the endpoint sends itself
+    // (a body field is one only when its description says it authenticates: `token` is a common field name).
+    .filter(([name, property]) => {
+      const resolved = resolveSchema(service.document, property);
+      const authenticates = typeof resolved.description === 'string' && /authenticat/i.test(resolved.description);
+      return resolved.readOnly !== true && !(authenticates && isCredential(name, resolved.description));
+    })
     .map(([name, property]) => ({
       in: 'body-field' as const,
       name,

@@ -61,6 +61,14 @@ const spec = {
         parameters: [
           { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
           { name: 'dry_run', in: 'query', schema: { type: 'boolean' } },
+          // A credential as a parameter (Slack's way): the endpoint sends the agent's token, the agent never fills it.
+          {
+            name: 'token',
+            in: 'query',
+            required: true,
+            description: 'Authentication token',
+            schema: { type: 'string' },
+          },
         ],
         requestBody: { content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } },
         responses: { '200': { description: 'ok' } },
