@@ -5,6 +5,8 @@ import {
   CompanyDeclaration,
   episodeVerbs,
   maxEpisodeTools,
+  OperationRoute,
+  routesOf,
   Scenario,
   ScenarioParty,
   scenarioSchema,
@@ -41,10 +43,10 @@ export interface ScenarioContext {
   /** The company the bundle declares, which the scenario's people and cost centres must be found in. */
   company?: CompanyDeclaration;
   /**
-   * Each service's operations as the agent's tools offer them (`serviceOperations`): when known, curated tools
-   * entries are checked against them and an episode's tools are counted.
+   * Each service's operations as the agent's tools offer them (`serviceRoutes`): when known, curated tools entries
+   * are checked against them, an episode's tools are counted, and the oracle's requests must be among those kept.
    */
-  operations?: Record<string, readonly string[]>;
+  operations?: Record<string, readonly OperationRoute[]>;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -298,10 +300,11 @@ const checkToolCount = (scenario: Scenario, context: ScenarioContext, problems: 
     return;
   }
   const counts = scenario.task.tools.map((tool, index) => {
-    const offered = operations[toolService(tool)];
-    if (!offered) {
+    const routes = operations[toolService(tool)];
+    if (!routes) {
       return 0;
     }
+    const offered = routes.map((route) => route.id);
     const selected = selectOperations(tool, offered);
     if (typeof tool !== 'string') {
       tool.operations.forEach((pattern, at) => {
@@ -312,6 +315,7 @@ const checkToolCount = (scenario: Scenario, context: ScenarioContext, problems: 
           });
         }
       });
+      checkOracleReach(scenario, index, routes, selected.operations, problems);
     }
     return selected.operations.length;
   });
@@ -327,6 +331,32 @@ const checkToolCount = (scenario: Scenario, context: ScenarioContext, problems: 
         `curate "${service}" to the operations the task needs, as { service: ${service}, operations: [ids or patterns] }`,
     });
   }
+};
+
+/**
+ * A curated service must keep what the honest plan does with it: an oracle request no kept operation can send would
+ * make the task impossible for an agent that only has its tools.
+ */
+const checkOracleReach = (
+  scenario: Scenario,
+  entry: number,
+  routes: readonly OperationRoute[],
+  kept: readonly string[],
+  problems: ScenarioProblem[],
+): void => {
+  const service = toolService(scenario.task.tools[entry]);
+  scenario.oracle?.steps.forEach((step, index) => {
+    if (!('do' in step) || step.do.service !== service) {
+      return;
+    }
+    const through = routesOf(routes, step.do.method, step.do.path);
+    if (through.length > 0 && !through.some((id) => kept.includes(id))) {
+      problems.push({
+        pointer: `/oracle/steps/${index}/do`,
+        message: `the oracle's ${step.do.method} ${step.do.path} needs ${through.join(' or ')}, which /task/tools/${entry} does not keep for "${service}"`,
+      });
+    }
+  });
 };
 
 /** Order statuses an approver must have passed: success at one of them needs that approver's signature. */

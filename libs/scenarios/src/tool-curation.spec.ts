@@ -1,11 +1,21 @@
 import { validateScenario } from './scenario-validation';
 
-const erpOperations = Array.from({ length: 130 }, (_, i) => `operation_${String(i).padStart(3, '0')}`);
+const erpOperations = Array.from({ length: 130 }, (_, i) => ({
+  id: `operation_${String(i).padStart(3, '0')}`,
+  method: 'post',
+  path: `/things${i}/{id}`,
+}));
 
 const context = {
   services: ['email', 'erp'],
   files: new Set<string>(),
-  operations: { email: ['send_mail', 'list_messages'], erp: erpOperations },
+  operations: {
+    email: [
+      { id: 'send_mail', method: 'post', path: '/me/sendMail' },
+      { id: 'list_messages', method: 'get', path: '/me/messages' },
+    ],
+    erp: erpOperations,
+  },
 };
 
 /** A small valid scenario whose tools each case changes. */
@@ -25,7 +35,13 @@ const scenarioWith = (tools: unknown[]) => ({
     },
   },
   success: [
-    { kind: 'purchase-order', supplier: 'supplier', min_status: 'pending_approval', quantity: 'quantity', max_unit_price: '1' },
+    {
+      kind: 'purchase-order',
+      supplier: 'supplier',
+      min_status: 'pending_approval',
+      quantity: 'quantity',
+      max_unit_price: '1',
+    },
   ],
   horizon: { max_agent_actions: 40, business_days: 10 },
 });
@@ -57,6 +73,20 @@ describe('the curation of a task’s tools', () => {
       {
         pointer: '/task/tools/0/operations/1',
         message: '"email" has no operation matching "delete_*"; it has send_mail, list_messages',
+      },
+    ]);
+  });
+
+  it("refuses a curation that leaves out what the oracle's plan does with the service", () => {
+    const withOracle = (operations: string[]) => ({
+      ...scenarioWith([{ service: 'erp', operations }]),
+      oracle: { steps: [{ do: { service: 'erp', method: 'POST', path: '/things7/{{quantity}}?dry=1', body: {} } }] },
+    });
+    expect(validateScenario(withOracle(['operation_007']), context).problems).toEqual([]);
+    expect(validateScenario(withOracle(['operation_008']), context).problems).toEqual([
+      {
+        pointer: '/oracle/steps/0/do',
+        message: `the oracle's POST /things7/{{quantity}}?dry=1 needs operation_007, which /task/tools/0 does not keep for "erp"`,
       },
     ]);
   });

@@ -32,12 +32,52 @@ export const snakeCase = (text: string): string =>
 export const tableOperations = (table: string): string[] =>
   ['list', 'insert', 'update', 'delete'].map((verb) => `${verb}_${snakeCase(table)}`);
 
+/** One operation an agent's tool performs: its id, and the request it sends (the path a template, `/tickets/{id}`). */
+export interface OperationRoute {
+  id: string;
+  method: string;
+  path: string;
+}
+
+const tableMethods = ['get', 'post', 'patch', 'delete'];
+
 /**
- * The operations a service offers an agent as tools, by id: a data service's table verbs, otherwise its spec's
- * operations (a pack's included).
+ * The operations a service offers an agent as tools: a data service's table verbs (served PostgREST-style at
+ * `/<table>`), otherwise its spec's operations (a pack's included), in the service's order.
  */
-export const serviceOperations = (service: ServiceModel): string[] =>
-  service.tables ? service.tables.flatMap(tableOperations) : service.operations.map((operation) => operation.id);
+export const serviceRoutes = (service: ServiceModel): OperationRoute[] =>
+  service.tables
+    ? service.tables.flatMap((table) =>
+        tableOperations(table).map((id, index) => ({ id, method: tableMethods[index], path: `/${table}` })),
+      )
+    : service.operations.map((operation) => ({
+        id: operation.id,
+        method: operation.method,
+        // Box tells operations on one path apart with a fragment (`/folders/{id}#add_shared_link`): never sent.
+        path: operation.path.replace(/#.*$/, ''),
+      }));
+
+/** The operations a service offers an agent as tools, by id. */
+export const serviceOperations = (service: ServiceModel): string[] => serviceRoutes(service).map((route) => route.id);
+
+/**
+ * The operations a request could be sent through: same method, and a path the template matches (`{{ }}` templates
+ * of a plan stand for one segment each; the query is not the route's).
+ */
+export const routesOf = (routes: readonly OperationRoute[], method: string, path: string): string[] => {
+  const concrete = path.replace(/\{\{[^}]*\}\}/g, 'x').replace(/[?#].*$/, '');
+  return routes
+    .filter((route) => route.method.toLowerCase() === method.toLowerCase())
+    .filter((route) =>
+      new RegExp(
+        `^${route.path
+          .split(/\{[^}]+\}/)
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('[^/]+')}/?$`,
+      ).test(concrete),
+    )
+    .map((route) => route.id);
+};
 
 /** `*` any run of characters, `?` one; compared with the operation's id and with its snake_case form. */
 const patternMatches = (pattern: string, operation: string): boolean => {
