@@ -13,7 +13,6 @@ export const episodeVerbTools = (): ToolDefinition[] => [
         business_days: {
           type: 'number',
           exclusiveMinimum: 0,
-          maximum: 30,
           description: 'The most business days to wait (default: until the next event)',
         },
       },

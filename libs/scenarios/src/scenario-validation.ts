@@ -271,7 +271,13 @@ const checkSeededRecords = (scenario: Scenario, context: ScenarioContext, proble
 const checkReferences = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
   scenario.task.tools.forEach((tool, index) => {
     const service = toolService(tool);
-    if (!context.services.includes(service)) {
+    const first = scenario.task.tools.findIndex((other) => toolService(other) === service);
+    if (first !== index) {
+      problems.push({
+        pointer: `/task/tools/${index}`,
+        message: `"${service}" is already among the task's tools (/task/tools/${first}): name each service once`,
+      });
+    } else if (!context.services.includes(service)) {
       problems.push({
         pointer: typeof tool === 'string' ? `/task/tools/${index}` : `/task/tools/${index}/service`,
         message: `the stack has no service "${service}"; it has ${context.services.join(', ')}`,

@@ -96,6 +96,14 @@ describe('the curation of a task’s tools', () => {
       { pointer: '/task/tools/0/service', message: 'the stack has no service "teams"; it has email, erp' },
     ]);
     expect(validateScenario(scenarioWith([{ service: 'email', operations: [] }]), context).problems).not.toEqual([]);
+    expect(
+      validateScenario(scenarioWith(['email', { service: 'email', operations: ['send_mail'] }]), context).problems,
+    ).toEqual([
+      {
+        pointer: '/task/tools/1',
+        message: `"email" is already among the task's tools (/task/tools/0): name each service once`,
+      },
+    ]);
     expect(validateScenario(scenarioWith([{ service: 'email', tools: ['x'] }]), context).problems).not.toEqual([]);
   });
 });
