@@ -18,7 +18,11 @@ export interface ToolAnnotations {
 /** Where one flattened argument goes in the HTTP request (its name in the tool may be prefixed to avoid a clash). */
 export interface ArgumentPlacement {
   argument: string;
-  in: 'path' | 'query' | 'header' | 'body' | 'body-field';
+  /**
+   * `body` is the whole body, `body-field` one top-level field of a JSON (or form) body; `query-map` an object whose
+   * entries each become a query parameter (a data table's PostgREST filters, `{ status: 'eq.open' }`).
+   */
+  in: 'path' | 'query' | 'header' | 'body' | 'body-field' | 'query-map';
   /** The parameter's or body field's own name in the request. */
   name: string;
 }
@@ -34,6 +38,8 @@ export type ToolTarget =
       path: string;
       /** Media type of the request body, when it has one. */
       contentType?: string;
+      /** Headers every call sends (a data table's writes ask for the written rows back: `Prefer: return=representation`). */
+      headers?: Record<string, string>;
       arguments: ArgumentPlacement[];
     }
   | { kind: 'wait_for_events' }

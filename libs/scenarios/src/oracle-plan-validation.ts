@@ -1,5 +1,5 @@
 import { bodyExpressions, expressionProblem, templateExpressions } from '@libs/party-reactions';
-import type { PlanStep, Scenario } from '@libs/stack-model';
+import { type PlanStep, type Scenario, toolServices } from '@libs/stack-model';
 
 import { PlanEditError, trapSteps } from './oracle-plan';
 import { predicateChecker } from './predicates/scenario-predicates';
@@ -79,10 +79,10 @@ const stepProblems = (
           pointer: `${at}/do/service`,
           message: `"${step.do.service}" is not a service of the stack; it has ${context.services.join(', ')}`,
         });
-      } else if (!scenario.task.tools.includes(step.do.service)) {
+      } else if (!toolServices(scenario.task.tools).includes(step.do.service)) {
         problems.push({
           pointer: `${at}/do/service`,
-          message: `"${step.do.service}" is not among the task's tools (${scenario.task.tools.join(', ')}): the agent cannot reach it`,
+          message: `"${step.do.service}" is not among the task's tools (${toolServices(scenario.task.tools).join(', ')}): the agent cannot reach it`,
         });
       }
     }

@@ -1,5 +1,5 @@
 import { BundleFiles, parseDocument, SourceLocator, IngestionError, IngestionProblem } from '@libs/bundle-documents';
-import { CompanyDeclaration, ScenarioModel, ServiceModel } from '@libs/stack-model';
+import { CompanyDeclaration, ScenarioModel, serviceRoutes, ServiceModel } from '@libs/stack-model';
 
 import { validateScenario } from './scenario-validation';
 import { predicateTables } from './predicate-tables';
@@ -32,6 +32,7 @@ export const readScenarios = (
     packs: services.filter((s) => s.pack).map((s) => s.name),
     ...(events ? { events } : {}),
     company,
+    operations: Object.fromEntries(services.map((s) => [s.name, serviceRoutes(s)])),
   };
   const ids = new Map<string, string>();
   for (const file of paths) {

@@ -1,7 +1,18 @@
 import { ZodIssue } from 'zod';
 
 import { Company, synthesizeCompany } from '@libs/synthetic-data';
-import { CompanyDeclaration, Scenario, ScenarioParty, scenarioSchema } from '@libs/stack-model';
+import {
+  CompanyDeclaration,
+  episodeVerbs,
+  maxEpisodeTools,
+  OperationRoute,
+  routesOf,
+  Scenario,
+  ScenarioParty,
+  scenarioSchema,
+  selectOperations,
+  toolService,
+} from '@libs/stack-model';
 
 import { checkDeclaredParty, declaredChannels } from './party-declaration-validation';
 import { hiddenFactSource } from './hidden-facts';
@@ -31,6 +42,11 @@ export interface ScenarioContext {
   events?: ReadonlySet<string>;
   /** The company the bundle declares, which the scenario's people and cost centres must be found in. */
   company?: CompanyDeclaration;
+  /**
+   * Each service's operations as the agent's tools offer them (`serviceRoutes`): when known, curated tools entries
+   * are checked against them, an episode's tools are counted, and the oracle's requests must be among those kept.
+   */
+  operations?: Record<string, readonly OperationRoute[]>;
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
@@ -254,19 +270,97 @@ const checkSeededRecords = (scenario: Scenario, context: ScenarioContext, proble
 
 const checkReferences = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
   scenario.task.tools.forEach((tool, index) => {
-    if (!context.services.includes(tool)) {
+    const service = toolService(tool);
+    const first = scenario.task.tools.findIndex((other) => toolService(other) === service);
+    if (first !== index) {
       problems.push({
         pointer: `/task/tools/${index}`,
-        message: `the stack has no service "${tool}"; it has ${context.services.join(', ')}`,
+        message: `"${service}" is already among the task's tools (/task/tools/${first}): name each service once`,
+      });
+    } else if (!context.services.includes(service)) {
+      problems.push({
+        pointer: typeof tool === 'string' ? `/task/tools/${index}` : `/task/tools/${index}/service`,
+        message: `the stack has no service "${service}"; it has ${context.services.join(', ')}`,
       });
     }
   });
+  checkToolCount(scenario, context, problems);
   if (scenario.task.policy && !context.files.has(scenario.task.policy)) {
     problems.push({ pointer: '/task/policy', message: `"${scenario.task.policy}" is not in the bundle` });
   }
   scenario.policies.forEach((file, index) => {
     if (!context.files.has(file)) {
       problems.push({ pointer: `/policies/${index}`, message: `"${file}" is not in the bundle` });
+    }
+  });
+};
+
+/**
+ * Curated entries must name operations their service has, and the episode's tools (every entry's operations and the
+ * episode's own verbs) must stay within what agents' APIs take: a service with hundreds of operations is curated to
+ * those the task needs.
+ */
+const checkToolCount = (scenario: Scenario, context: ScenarioContext, problems: ScenarioProblem[]): void => {
+  const { operations } = context;
+  if (!operations) {
+    return;
+  }
+  const counts = scenario.task.tools.map((tool, index) => {
+    const routes = operations[toolService(tool)];
+    if (!routes) {
+      return 0;
+    }
+    const offered = routes.map((route) => route.id);
+    const selected = selectOperations(tool, offered);
+    if (typeof tool !== 'string') {
+      tool.operations.forEach((pattern, at) => {
+        if (selected.unmatched.includes(pattern)) {
+          problems.push({
+            pointer: `/task/tools/${index}/operations/${at}`,
+            message: `"${tool.service}" has no operation matching "${pattern}"; it has ${offered.slice(0, 20).join(', ')}${offered.length > 20 ? ` and ${offered.length - 20} more` : ''}`,
+          });
+        }
+      });
+      checkOracleReach(scenario, index, routes, selected.operations, problems);
+    }
+    return selected.operations.length;
+  });
+  const total = counts.reduce((sum, count) => sum + count, 0) + episodeVerbs.length;
+  if (total > maxEpisodeTools) {
+    const largest = counts.indexOf(Math.max(...counts));
+    const service = toolService(scenario.task.tools[largest]);
+    problems.push({
+      pointer: `/task/tools/${largest}`,
+      message:
+        `the task's tools come to ${total} (${scenario.task.tools.map((t, i) => `${toolService(t)} ${counts[i]}`).join(', ')}, ` +
+        `and ${episodeVerbs.join(' and ')}), more than the ${maxEpisodeTools} an agent can be given: ` +
+        `curate "${service}" to the operations the task needs, as { service: ${service}, operations: [ids or patterns] }`,
+    });
+  }
+};
+
+/**
+ * A curated service must keep what the honest plan does with it: an oracle request no kept operation can send would
+ * make the task impossible for an agent that only has its tools.
+ */
+const checkOracleReach = (
+  scenario: Scenario,
+  entry: number,
+  routes: readonly OperationRoute[],
+  kept: readonly string[],
+  problems: ScenarioProblem[],
+): void => {
+  const service = toolService(scenario.task.tools[entry]);
+  scenario.oracle?.steps.forEach((step, index) => {
+    if (!('do' in step) || step.do.service !== service) {
+      return;
+    }
+    const through = routesOf(routes, step.do.method, step.do.path);
+    if (through.length > 0 && !through.some((id) => kept.includes(id))) {
+      problems.push({
+        pointer: `/oracle/steps/${index}/do`,
+        message: `the oracle's ${step.do.method} ${step.do.path} needs ${through.join(' or ')}, which /task/tools/${entry} does not keep for "${service}"`,
+      });
     }
   });
 };

@@ -1,6 +1,6 @@
 import { Company, Employee, hashSeed } from '@libs/synthetic-data';
 import type { DeclaredParty } from '@libs/party-reactions';
-import { EmployeeSelector, Scenario, ScenarioParty } from '@libs/stack-model';
+import { EmployeeSelector, Scenario, ScenarioParty, toolServices } from '@libs/stack-model';
 
 import { HiddenFact, hiddenFactValue, resolveHiddenFact } from './hidden-facts';
 import { resolveDeclaredParty } from './party-declaration';
@@ -411,7 +411,7 @@ export const instantiate = (
       goal: fillAt(scenario.task.goal, '/task/goal'),
       context: fillAt(scenario.task.context, '/task/context'),
       ...(scenario.task.policy ? { policyFile: scenario.task.policy } : {}),
-      tools: scenario.task.tools,
+      tools: toolServices(scenario.task.tools),
     },
     hidden,
     facts,

@@ -8,3 +8,4 @@ export * from './hidden-fact-schema';
 export * from './party-declaration-schema';
 export * from './company-section';
 export * from './oracle-plan-schema';
+export * from './tool-selection';

@@ -10,6 +10,12 @@ import { oraclePlanSchema, trapSchema } from './oracle-plan-schema';
  * its variables have ranges, and a seed picks one value of each. Text fields are templates (`{{quantity}}`), numeric
  * fields are expressions over variables (`list_price * reservation_ratio`).
  */
+/** One entry of a task's tools: a whole service, or a service curated to some of its operations. */
+const toolSelectionSchema = z.union([
+  z.string().min(1),
+  z.object({ service: z.string().min(1), operations: z.array(z.string().min(1)).min(1) }).strict(),
+]);
+
 const name = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lower_snake_case');
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 /** A number, or an expression over the scenario's values that gives one. */
@@ -166,8 +172,11 @@ export const scenarioSchema = z
         context: z.string().default(''),
         /** The client's policy document the agent must follow: a file in the bundle. */
         policy: z.string().min(1).optional(),
-        /** The stack's services the agent may use. */
-        tools: z.array(z.string().min(1)).min(1),
+        /**
+         * The stack's services the agent may use: a service's name gives all its operations; `{ service, operations }`
+         * gives those named (operation ids or glob patterns such as `get_folders*`). See tool-selection.ts.
+         */
+        tools: z.array(toolSelectionSchema).min(1),
       })
       .strict(),
     /** Facts the agent must not see (and graders check it never discloses): name → typed value (hidden-facts.ts). */
