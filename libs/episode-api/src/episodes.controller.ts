@@ -24,15 +24,8 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
-import { EpisodeRequestError } from '@libs/agent-tools';
-import {
-  AgentToolkit,
-  IdempotentRequests,
-  LiveEpisodeRegistry,
-  StoredResponse,
-  toolFormats,
-  ToolFormat,
-} from '@libs/live-episodes';
+import { EpisodeRequestError, ToolCallShapeError, toolFormats, ToolFormat } from '@libs/agent-tools';
+import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry, StoredResponse } from '@libs/live-episodes';
 
 import { EpisodeErrorFilter } from './episode-error.filter';
 import { environmentView, gradeView, startView, statusView } from './episode-views';
@@ -207,11 +200,10 @@ export class EpisodesController {
     try {
       parsed = this.toolkit.parseToolCalls(body);
     } catch (error) {
-      const pointer = (error as { pointer?: unknown }).pointer;
-      if (typeof pointer !== 'string') {
-        throw error;
+      if (error instanceof ToolCallShapeError) {
+        throw new EpisodeRequestError('body_invalid', 400, `body${error.message}`);
       }
-      throw new EpisodeRequestError('body_invalid', 400, `body${pointer}: ${(error as Error).message}`);
+      throw error;
     }
     const result = await this.idempotent.run(`POST /v1/episodes/${id}/tool_calls`, key, body, async () => {
       const done = await this.registry.call(id, token!, parsed.calls);

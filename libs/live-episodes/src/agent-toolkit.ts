@@ -1,4 +1,15 @@
-import type { ToolCall, ToolDefinition, ToolObservation } from '@libs/agent-tools';
+import {
+  argumentProblems,
+  callOperation,
+  parseToolCalls,
+  ToolCall,
+  toolCatalogue,
+  ToolDefinition,
+  ToolFormat,
+  toolMessages,
+  ToolObservation,
+  toolsAs,
+} from '@libs/agent-tools';
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-model';
 
@@ -22,5 +33,12 @@ export interface AgentToolkit {
   toolMessages(shape: 'chat' | 'responses', observations: ToolObservation[]): unknown[];
 }
 
-export const toolFormats = ['mcp', 'openai_chat', 'openai_responses'] as const;
-export type ToolFormat = (typeof toolFormats)[number];
+/** The toolkit itself, as `@libs/agent-tools` implements it. */
+export const agentToolkit: AgentToolkit = {
+  toolCatalogue,
+  argumentProblems,
+  callOperation: (tool, args, endpoint) => callOperation(tool, args, endpoint),
+  toolsAs,
+  parseToolCalls,
+  toolMessages,
+};
