@@ -312,6 +312,51 @@ describe('mirror up', () => {
     expect(trajectory.body.events.length).toBeGreaterThan(0);
   });
 
+  it('starts a group with identical starts, speaks the Responses shape, replays an idempotent call, and pings', async () => {
+    const body = { environment: 'clinic-network', task: 'invoice-dispute@7', n: 2 };
+    const created = await request('POST', '/v1/episodes:group', { body, headers: { 'idempotency-key': 'group-1' } });
+    expect(created.status).toBe(201);
+    const episodes = created.body.episodes as { episode_id: string; token: string; prompt: unknown }[];
+    expect(episodes).toHaveLength(2);
+    expect(episodes[1].prompt).toEqual(episodes[0].prompt);
+    expect(created.body.group_id).toEqual(expect.any(String));
+    const [first, second] = episodes;
+
+    const chatTools = await request('GET', `/v1/episodes/${first.episode_id}/tools?format=openai_chat`, {
+      token: first.token,
+    });
+    expect(chatTools.body).toMatchObject({ episode_id: first.episode_id, format: 'openai_chat' });
+    expect(chatTools.body.tools[0]).toMatchObject({
+      type: 'function',
+      function: { name: expect.any(String) as string },
+    });
+    const badFormat = await request('GET', `/v1/episodes/${first.episode_id}/tools?format=xml`, { token: first.token });
+    expect([badFormat.status, badFormat.body.error.code]).toEqual([400, 'query_invalid']);
+
+    // The Responses shape in, the Responses shape out; the same key and body again: the first answer, no new step.
+    const responses = {
+      output: [{ type: 'function_call', call_id: 'r1', name: 'wait_for_events', arguments: '{"business_days": 1}' }],
+    };
+    const route = `/v1/episodes/${first.episode_id}/tool_calls`;
+    const headers = { 'idempotency-key': 'wait-once' };
+    const answered = await request('POST', route, { token: first.token, body: responses, headers });
+    expect(answered.body).toMatchObject({
+      episode_id: first.episode_id,
+      step: 1,
+      output: [{ type: 'function_call_output', call_id: 'r1', output: expect.any(String) as string }],
+    });
+    const again = await request('POST', route, { token: first.token, body: responses, headers });
+    expect([again.body, again.headers.get('idempotent-replayed')]).toEqual([answered.body, 'true']);
+    expect((await request('GET', `/v1/episodes/${first.episode_id}`, { token: first.token })).body.steps).toBe(1);
+
+    const pinged = await request('POST', `/v1/episodes/${second.episode_id}/ping`, { token: second.token });
+    expect(pinged.body).toEqual({ episode_id: second.episode_id, expires_at: expect.any(String) as string });
+    for (const episode of episodes) {
+      await request('DELETE', `/v1/episodes/${episode.episode_id}`, { token: episode.token });
+    }
+    expect((await request('GET', '/v1/capacity')).body).toEqual({ live: 0, max: 2, available: 2 });
+  });
+
   it('stops cleanly on SIGTERM', async () => {
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
