@@ -1,0 +1,3 @@
+export * from './pass-at-k';
+export * from './student-t';
+export * from './rollout-report';
