@@ -1,3 +1,4 @@
+import { parseTask } from './rollout-plan';
 import { RolloutEpisodeResult, rolloutReport } from './rollout-report';
 
 const episode = (
@@ -87,5 +88,15 @@ describe(rolloutReport.name, () => {
     expect(report.overall).toMatchObject({ graded: 0, infrastructureErrors: 1, successRate: null });
     expect(report.overall.passAt).toEqual({ '1': null });
     expect(report.overall.reward).toEqual({ mean: null, low: null, high: null });
+  });
+});
+
+describe('a task id', () => {
+  it('is <scenario>@<seed>', () => {
+    expect(parseTask('folder-access@3')).toEqual({ scenario: 'folder-access', seed: 3 });
+    expect(parseTask('folder-access')).toBeUndefined();
+    expect(parseTask('a@b@1')).toBeUndefined();
+    expect(parseTask('a@-1')).toBeUndefined();
+    expect(parseTask('a@99999999999')).toBeUndefined();
   });
 });
