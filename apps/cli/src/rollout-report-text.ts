@@ -42,7 +42,7 @@ export const rolloutReportText = (plan: RolloutPlan, report: RolloutReport): str
     table([
       headings,
       ...report.tasks.map((t) => cells(t.task, t, t.flag ?? '')),
-      cells(`overall (${report.overall.tasks} tasks)`, report.overall, ''),
+      cells(`overall (${report.overall.tasks} task${report.overall.tasks === 1 ? '' : 's'})`, report.overall, ''),
     ]),
     rules.length === 0
       ? 'no rule violated\n'
@@ -50,7 +50,7 @@ export const rolloutReportText = (plan: RolloutPlan, report: RolloutReport): str
     ...report.flagged.map((f) =>
       f.flag === 'never-passed'
         ? `flagged ${f.task}: never passed (no signal to learn from, or a broken task)\n`
-        : `flagged ${f.task}: passed ${percent(f.successRate)} of its trials (nearly solved)\n`,
+        : `flagged ${f.task}: passed ${percent(f.successRate)} of its trials (above 70 %: nearly solved)\n`,
     ),
     `rollout ${plan.id}: ${report.overall.episodes} trials, ${report.overall.infrastructureErrors} infrastructure error${report.overall.infrastructureErrors === 1 ? '' : 's'} (not graded, in no rate or mean); stored, served at GET /v1/rollouts/${plan.id}\n`,
   ].join('');

@@ -70,7 +70,7 @@ export const rolloutCommand = (): Command =>
         trials: options.trials,
         concurrency: options.concurrency,
       };
-      const bar = !options.json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+      const showProgress = !options.json && process.stderr.isTTY;
       const { report, episodes } = await withEpisodeEnvironment(
         { path: bundle, model, version },
         options.json ? silentLog : stderrLog,
@@ -92,6 +92,7 @@ export const rolloutCommand = (): Command =>
               taskQueue: rolloutTaskQueue(version),
               workflowId: rolloutWorkflowId(plan.id),
             });
+            const bar = showProgress ? progressBar(process.stderr) : undefined;
             let polling = true;
             const poll = (async () => {
               while (polling) {
