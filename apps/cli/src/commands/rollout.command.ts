@@ -71,7 +71,7 @@ export const rolloutCommand = (): Command =>
         concurrency: options.concurrency,
       };
       const showProgress = !options.json && process.stderr.isTTY;
-      const { report, episodes } = await withEpisodeEnvironment(
+      const { report, status, episodes } = await withEpisodeEnvironment(
         { path: bundle, model, version },
         options.json ? silentLog : stderrLog,
         async (environment) => {
@@ -122,7 +122,8 @@ export const rolloutCommand = (): Command =>
               finished: true,
             });
             bar?.end();
-            return { report: finished, episodes: await store.episodes(tenantId, plan.id) };
+            const stored = await store.find(tenantId, plan.id);
+            return { report: finished, status: stored?.status, episodes: await store.episodes(tenantId, plan.id) };
           } finally {
             worker.shutdown();
             await working.catch(() => undefined);
@@ -131,7 +132,7 @@ export const rolloutCommand = (): Command =>
       );
       if (options.json) {
         printJson({
-          rollout: { ...plan, status: 'completed' },
+          rollout: { ...plan, status },
           stack: { name: model.name, version },
           report,
           episodes,
