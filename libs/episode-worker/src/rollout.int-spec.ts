@@ -1,11 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { repositoryRoot } from '@test/support/cli-runner';
-import { createTestDatabase } from '@test/support/test-services';
-import { silentLog } from '@libs/embedded-services';
+import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { locateTemporalCli, silentLog } from '@libs/embedded-services';
 import { RolloutRepository } from '@libs/persistence';
 import type { RolloutPlan } from '@libs/rollouts';
 import { ingestStack } from '@libs/stack-ingestion';
@@ -115,6 +116,27 @@ describe(rolloutWorkflow.name, () => {
         runs += run.workflowId === rolloutWorkflowId(plan.id) ? 1 : 0;
       }
       expect(runs).toBeGreaterThan(1);
+      if (process.env.MIRROR_RECORD_ROLLOUT_HISTORY) {
+        // Refreshes the history the replay test holds today's rollout workflow against: the first run, restart included.
+        const cli = await locateTemporalCli({
+          searchPath: process.env.PATH,
+          cacheDir: path.join(os.homedir(), '.cache', 'mirror'),
+          log: silentLog,
+        });
+        const json = execFileSync(cli.executable as string, [
+          'workflow',
+          'show',
+          '-w',
+          rolloutWorkflowId(plan.id),
+          '-r',
+          handle.firstExecutionRunId,
+          '--address',
+          requireEnvironment('TEMPORAL_ADDRESS'),
+          '-o',
+          'json',
+        ]);
+        fs.writeFileSync(process.env.MIRROR_RECORD_ROLLOUT_HISTORY, json);
+      }
     });
   });
 });
