@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 
 import { INestApplication } from '@nestjs/common';
@@ -9,7 +10,8 @@ import { loadConfig } from '@libs/config';
 import { createDataSource } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutReport } from '@libs/rollouts';
 import { writeBundle } from '@test/support/bundle-fixtures';
-import { runCli } from '@test/support/cli-runner';
+import { repositoryRoot, runCli } from '@test/support/cli-runner';
+import { testInstanceKey } from '@test/support/instance-key';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
 
 interface RolloutOutput {
@@ -111,6 +113,76 @@ describe('mirror rollout', () => {
     expect(result.stdout).toMatch(/least-role\s+2/);
   });
 
+  it('is taken up by another command after the one that started it is killed mid-rollout, every trial once', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(repositoryRoot, 'bin', 'mirror.js'),
+        'rollout',
+        'examples/halden-it',
+        '--agent',
+        'oracle',
+        '--tasks',
+        'folder-access@3,outside-share-request@3',
+        '--trials',
+        '2',
+      ],
+      { cwd: repositoryRoot, env: { MIRROR_INSTANCE_KEY: testInstanceKey, ...process.env, ...env } },
+    );
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    let stderr = '';
+    const id = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const found = /rollout ([0-9a-f-]{36}):/.exec(stderr);
+        if (found) {
+          resolve(found[1]);
+        }
+      });
+      child.on('exit', (code) => reject(new Error(`the rollout ended (${code}) before it began: ${stderr}`)));
+    });
+    const dataSource: DataSource = createDataSource(database.url);
+    await dataSource.initialize();
+    try {
+      const recorded = async () =>
+        Number(
+          (
+            await dataSource.query<{ count: string }[]>(
+              'SELECT count(*) AS count FROM rollout_episodes WHERE rollout_id = $1',
+              [id],
+            )
+          )[0].count,
+        );
+      while ((await recorded()) < 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      // Mid-rollout, a trial in flight: the process, its worker and its episodes' worker die at once.
+      child.kill('SIGKILL');
+      await exited;
+      expect(await recorded()).toBeLessThan(4);
+
+      const resumed = await runCli(['rollout', 'examples/halden-it', '--resume', id, '--json'], env);
+      expect(resumed.code).toBe(0);
+      const output = JSON.parse(resumed.stdout) as RolloutOutput;
+      expect(output.rollout).toMatchObject({ id, status: 'completed', agent: 'oracle', trials: 2 });
+      expect(output.episodes.map((e) => `${e.task}#${e.trial}`)).toEqual([
+        'folder-access@3#1',
+        'folder-access@3#2',
+        'outside-share-request@3#1',
+        'outside-share-request@3#2',
+      ]);
+      expect(new Set(output.episodes.map((e) => e.episodeId)).size).toBe(4);
+      expect(output.report.overall).toMatchObject({ episodes: 4, graded: 4, passed: 4, infrastructureErrors: 0 });
+
+      // Resuming a finished rollout prints its stored report and plays nothing.
+      const again = await runCli(['rollout', 'examples/halden-it', '--resume', id, '--json'], env);
+      expect(JSON.parse(again.stdout)).toEqual(output);
+    } finally {
+      child.kill('SIGKILL');
+      await dataSource.destroy();
+    }
+  });
+
   it('refuses tasks and agents the bundle cannot give, naming them, before playing anything', async () => {
     const unknownTask = await runCli(['rollout', 'examples/halden-it', '--agent', 'oracle', '--tasks', 'nope@1'], env);
     expect(unknownTask.code).toBe(2);
@@ -120,6 +192,15 @@ describe('mirror rollout', () => {
     expect(JSON.parse(unknownTrap.stdout)).toEqual({
       errors: [expect.objectContaining({ message: expect.stringMatching(/has no trap "nope" \(its traps: /) })],
     });
+    const neither = await runCli(['rollout', 'examples/halden-it'], env);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('give --agent for a new rollout, or --resume <rollout-id>');
+    const unknownRollout = await runCli(
+      ['rollout', 'examples/halden-it', '--resume', '00000000-0000-4000-8000-000000000000'],
+      env,
+    );
+    expect(unknownRollout.code).toBe(2);
+    expect(unknownRollout.stderr).toContain('--resume: no rollout 00000000-0000-4000-8000-000000000000');
     const badTrials = await runCli(['rollout', 'examples/halden-it', '--agent', 'idle', '--trials', '0'], env);
     expect(badTrials.code).toBe(2);
     expect(badTrials.stderr).toContain('--trials must be an integer from 1 to 100');

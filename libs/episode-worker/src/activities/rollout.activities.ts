@@ -27,7 +27,7 @@ export interface RolloutActivityDependencies {
   stackVersion: string;
   store: RolloutStore;
   play: PlayTrial;
-  /** How often a playing trial tells Temporal it is alive (default 5 s; the workflow's heartbeat timeout is 60 s). */
+  /** How often a playing trial tells Temporal it is alive (default 5 s; the workflow's heartbeat timeout is 30 s). */
   heartbeatMs?: number;
 }
 

@@ -24,7 +24,7 @@ const { openRollout, recordTrial, closeRollout } = proxyActivities<RolloutActivi
 // long before the start-to-close timeout. Three attempts, then the trial counts as an infrastructure error.
 const { playTrial } = proxyActivities<RolloutActivities>({
   startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '2 seconds' },
 });
 
