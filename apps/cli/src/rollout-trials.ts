@@ -35,6 +35,9 @@ export const rolloutTasks = (model: StackModel, spec: string, seeds: { first: nu
     }
     return explicit ? [item] : onSeeds(scenario);
   });
+  if (tasks.length === 0) {
+    throw new UsageError('--tasks: the bundle has no scenario to play');
+  }
   return [...new Set(tasks)];
 };
 

@@ -13,7 +13,8 @@ export interface RolloutPlan {
   concurrency: number;
 }
 
-export type RolloutStatus = 'running' | 'completed' | 'cancelled' | 'failed';
+/** A rollout's workflow retries what fails (activities, workflow tasks), so a rollout ends completed or cancelled. */
+export type RolloutStatus = 'running' | 'completed' | 'cancelled';
 
 /** `<scenario>@<seed>` → its parts; the scenario id may itself hold no `@`. */
 export const parseTask = (task: string): { scenario: string; seed: number } | undefined => {

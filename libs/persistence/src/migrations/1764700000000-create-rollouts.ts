@@ -24,7 +24,7 @@ export class CreateRollouts1764700000000 implements MigrationInterface {
         "created_at" timestamptz NOT NULL DEFAULT now(),
         "finished_at" timestamptz,
         CONSTRAINT "pk_rollouts" PRIMARY KEY ("id"),
-        CONSTRAINT "ck_rollouts_status" CHECK ("status" IN ('running', 'completed', 'cancelled', 'failed')),
+        CONSTRAINT "ck_rollouts_status" CHECK ("status" IN ('running', 'completed', 'cancelled')),
         CONSTRAINT "ck_rollouts_trials" CHECK ("trials" > 0 AND "concurrency" > 0)
       )`);
     await queryRunner.query(`CREATE INDEX "ix_rollouts_tenant" ON "rollouts" ("tenant_id", "created_at")`);
