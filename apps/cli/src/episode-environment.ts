@@ -4,6 +4,7 @@ import * as path from 'node:path';
 
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
 
 import { loadConfig, resolveOperatorKey } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
@@ -47,6 +48,14 @@ export interface EpisodeEnvironment {
   /** Plays one episode of a scenario with an agent, grades it, and stores both (the transcript in a file). */
   play(scenario: { scenario: Scenario; file: string }, seed: number, agent: AgentForInstance): Promise<PlayedEpisode>;
   transcripts: string;
+  /** What a rollout's own worker and store use: the database, Temporal and the tenant the episodes run in. */
+  services: {
+    dataSource: DataSource;
+    temporal: Client;
+    connection: NativeConnection;
+    namespace: string;
+    tenantId: string;
+  };
 }
 
 /**
@@ -179,5 +188,15 @@ const withServices = async <T>(
     const { transcript: _transcript, ...summary } = outcome;
     return { ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile };
   };
-  return work({ play, transcripts });
+  return work({
+    play,
+    transcripts,
+    services: {
+      dataSource: database.dataSource,
+      temporal: context.temporal,
+      connection: nativeConnection,
+      namespace: temporal.namespace,
+      tenantId: config.MIRROR_TENANT,
+    },
+  });
 };

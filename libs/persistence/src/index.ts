@@ -7,3 +7,4 @@ export * from './repositories/repository-stack.source';
 export * from './open-database';
 export * from './repositories/episode-grade.repository';
 export * from './repositories/installation-keys';
+export * from './repositories/rollout.repository';
