@@ -1,0 +1,140 @@
+"""A Mirror environment as a `gymnasium.Env`: one Mirror episode per `reset`, one `tool_calls` request per `step`.
+
+Observations are a `Dict` of two `Text` spaces holding JSON (ASCII, so any text fits the space):
+- `messages`: the new messages, OpenAI Chat shaped — after `reset` the system and user prompt, after `step` the tool
+  messages answering the action's calls;
+- `tools`: the episode's tools in the format asked (`openai_chat` by default), constant within an episode.
+The same values, decoded, are in `info["messages"]` and `info["tools"]`.
+
+An action is a tool call (`{"name", "arguments"}`, an OpenAI Chat tool call, a Responses `function_call` item, an
+OpenAI SDK object), a list of them, an assistant message, or any of these as JSON text. The reward is 0 until the
+episode ends, then the episode's graded reward; `terminated` and `truncated` are the API's.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from .client import Episode, MirrorClient
+from .models import JsonObject, TaskRef, ToolFormat
+
+_JSON_TEXT = spaces.Text(max_length=1 << 24, min_length=0, charset=string.printable)
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(
+        self,
+        client: MirrorClient | str,
+        environment: str,
+        *,
+        split: str = "train",
+        tasks: list[str] | None = None,
+        tool_format: ToolFormat = "openai_chat",
+        max_steps: int | None = None,
+        delete_on_reset: bool = True,
+    ) -> None:
+        """`tasks` limits the draw to those task ids; otherwise `reset` draws from the split's tasks with the env's
+        seeded generator. `delete_on_reset` deletes the previous episode when a new one starts (freeing capacity)."""
+        self.client = client if isinstance(client, MirrorClient) else MirrorClient(client)
+        self._own_client = not isinstance(client, MirrorClient)
+        self.environment = environment
+        self.split = split
+        self.tool_format: ToolFormat = tool_format
+        self.max_steps = max_steps
+        self.delete_on_reset = delete_on_reset
+        self._tasks = list(tasks) if tasks is not None else None
+        self.observation_space = spaces.Dict({"messages": _JSON_TEXT, "tools": _JSON_TEXT})
+        self.action_space = _JSON_TEXT
+        self.episode: Episode | None = None
+        self._tools: list[JsonObject] = []
+        self._done = False
+
+    def _task_ids(self) -> list[str]:
+        if self._tasks is None:
+            self._tasks = [t.id for t in self.client.iter_tasks(self.environment, self.split)]
+            if not self._tasks:
+                raise ValueError(f"environment {self.environment!r} has no tasks in split {self.split!r}")
+        return self._tasks
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start a new episode: `options={"task": "<scenario>@<seed>"}` (or `scenario` and `seed`), else a task
+        drawn with the env's generator (seeded by `seed`)."""
+        super().reset(seed=seed)
+        options = options or {}
+        self._end_previous()
+        task: str | TaskRef | None = options.get("task")
+        if task is None and "scenario" not in options:
+            ids = self._task_ids()
+            task = ids[int(self.np_random.integers(len(ids)))]
+        self.episode = self.client.create_episode(
+            self.environment,
+            task,
+            scenario=options.get("scenario"),
+            seed=options.get("seed"),
+            max_steps=options.get("max_steps", self.max_steps),
+        )
+        self._done = False
+        self._tools = (
+            self.episode.start.tools if self.tool_format == "mcp" else self.episode.tools(self.tool_format)
+        )
+        messages = list(self.episode.prompt.messages)
+        info = {
+            "episode_id": self.episode.id,
+            "task": self.episode.start.task,
+            "messages": messages,
+            "tools": self._tools,
+            "policy": self.episode.prompt.policy,
+            "limits": self.episode.limits,
+        }
+        return self._observation(messages), info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
+        if self.episode is None:
+            raise RuntimeError("call reset() before step()")
+        if self._done:
+            raise RuntimeError(f"episode {self.episode.id} has ended; call reset() for a new one")
+        if isinstance(action, (str, bytes)):
+            action = json.loads(action)
+        result = self.episode.tool_calls(action)
+        self._done = result.done
+        reward = result.reward
+        if self._done and reward is None:
+            # The contract sends the reward with the ending answer; a grade gives it when it does not.
+            reward = self.episode.grade().reward
+        messages = result.observations
+        info: dict[str, Any] = {
+            "episode_id": result.episode_id,
+            "step": result.step,
+            "messages": messages,
+            "tools": self._tools,
+        }
+        if self._done:
+            info["final_reward"] = reward
+        return self._observation(messages), float(reward or 0.0), result.terminated, result.truncated, info
+
+    def close(self) -> None:
+        self._end_previous()
+        if self._own_client:
+            self.client.close()
+        super().close()
+
+    def _observation(self, messages: list[JsonObject]) -> dict[str, str]:
+        return {"messages": _json_text(messages), "tools": _json_text(self._tools)}
+
+    def _end_previous(self) -> None:
+        if self.episode is not None and self.delete_on_reset:
+            self.episode.__exit__(None, None, None)
+        self.episode = None
