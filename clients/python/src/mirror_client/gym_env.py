@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import string
-from typing import Any, SupportsFloat
+from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from .client import Episode, MirrorClient
+from .errors import BadRequestError, MirrorAPIError
 from .models import JsonObject, TaskRef, ToolFormat
 
 _JSON_TEXT = spaces.Text(max_length=1 << 24, min_length=0, charset=string.printable)
@@ -43,9 +44,12 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
         tool_format: ToolFormat = "openai_chat",
         max_steps: int | None = None,
         delete_on_reset: bool = True,
+        invalid_actions: Literal["observe", "raise"] = "observe",
     ) -> None:
         """`tasks` limits the draw to those task ids; otherwise `reset` draws from the split's tasks with the env's
-        seeded generator. `delete_on_reset` deletes the previous episode when a new one starts (freeing capacity)."""
+        seeded generator. `delete_on_reset` deletes the previous episode when a new one starts (freeing capacity).
+        `invalid_actions="observe"` answers an action that is not a tool call, or that the API refuses (400), with
+        a message saying why (reward 0, nothing changed, `info["error"]`); `"raise"` raises instead."""
         self.client = client if isinstance(client, MirrorClient) else MirrorClient(client)
         self._own_client = not isinstance(client, MirrorClient)
         self.environment = environment
@@ -53,6 +57,7 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
         self.tool_format: ToolFormat = tool_format
         self.max_steps = max_steps
         self.delete_on_reset = delete_on_reset
+        self.invalid_actions = invalid_actions
         self._tasks = list(tasks) if tasks is not None else None
         self.observation_space = spaces.Dict({"messages": _JSON_TEXT, "tools": _JSON_TEXT})
         self.action_space = _JSON_TEXT
@@ -106,17 +111,24 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError(f"episode {self.episode.id} has ended; call reset() for a new one")
-        if isinstance(action, (str, bytes)):
-            action = json.loads(action)
-        result = self.episode.tool_calls(action)
+        try:
+            if isinstance(action, (str, bytes)):
+                action = json.loads(action)
+            result = self.episode.tool_calls(action)
+        except (ValueError, TypeError, BadRequestError) as error:
+            # A policy's malformed action (not JSON, not a tool call, refused by the API) is something it should
+            # see and correct, not a crash; the API changed nothing.
+            if self.invalid_actions == "raise":
+                raise
+            return self._refusal(error)
         self._done = result.done
         reward = result.reward
         if self._done and reward is None:
             # The contract sends the reward with the ending answer; a grade gives it when it does not.
             reward = self.episode.grade().reward
         messages = result.observations
+        # The episode id is in reset's info and on `env.episode`; step infos stay equal across identical episodes.
         info: dict[str, Any] = {
-            "episode_id": result.episode_id,
             "step": result.step,
             "messages": messages,
             "tools": self._tools,
@@ -124,6 +136,15 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
         if self._done:
             info["final_reward"] = reward
         return self._observation(messages), float(reward or 0.0), result.terminated, result.truncated, info
+
+    def _refusal(self, error: Exception) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
+        if isinstance(error, MirrorAPIError):
+            detail = {"code": error.code, "message": error.message}
+        else:
+            detail = {"code": "invalid_action", "message": str(error)}
+        messages = [{"role": "user", "content": f"Your action was refused ({detail['code']}): {detail['message']}"}]
+        info = {"messages": messages, "tools": self._tools, "error": detail}
+        return self._observation(messages), 0.0, False, False, info
 
     def close(self) -> None:
         self._end_previous()
