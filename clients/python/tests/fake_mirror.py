@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -77,13 +81,16 @@ class FakeEpisode:
 
 
 class FakeMirror:
-    def __init__(self, router: respx.MockRouter, *, capacity: int = 10) -> None:
+    def __init__(self, router: respx.MockRouter | None = None, *, capacity: int = 10, base: str = BASE) -> None:
         self.router = router
         self.capacity = capacity
+        self.base = base
         self.episodes: dict[str, FakeEpisode] = {}
         self.requests: list[httpx.Request] = []
         self.replays: dict[str, tuple[str, httpx.Response]] = {}
-        router.route(host="mirror.test").mock(side_effect=self.handle)
+        self.lock = threading.Lock()
+        if router is not None:
+            router.route(host="mirror.test").mock(side_effect=self.handle)
 
     def start_json(self, episode: FakeEpisode) -> dict[str, Any]:
         return {
@@ -99,7 +106,7 @@ class FakeMirror:
                 "policy": "§1 privacy",
             },
             "tools": TOOLS_MCP,
-            "mcp": {"url": f"{BASE}/v1/episodes/{episode.id}/mcp", "headers": {"Authorization": f"Bearer {episode.token}"}},
+            "mcp": {"url": f"{self.base}/v1/episodes/{episode.id}/mcp", "headers": {"Authorization": f"Bearer {episode.token}"}},
             "limits": {"max_steps": 5, "ttl_seconds": 900, "horizon_business_days": 5},
         }
 
@@ -113,6 +120,10 @@ class FakeMirror:
         return sum(1 for e in self.episodes.values() if not e.deleted)
 
     def handle(self, request: httpx.Request) -> httpx.Response:
+        with self.lock:
+            return self._handle(request)
+
+    def _handle(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         key = request.headers.get("Idempotency-Key")
         if key is not None and key in self.replays:
@@ -260,3 +271,42 @@ class FakeMirror:
         if episode.ended:
             answer["reward"] = episode.reward
         return httpx.Response(200, json=answer)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeMirror
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        request = httpx.Request(self.command, f"{self.fake.base}{self.path}", headers=dict(self.headers), content=body)
+        response = self.fake.handle(request)
+        payload = response.content
+        self.send_response(response.status_code)
+        for name, value in response.headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = do_DELETE = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def served_over_http(**options: Any) -> Iterator[FakeMirror]:
+    """The same stand-in on a loopback port, for code in other processes (verifiers' tool server)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    fake = FakeMirror(base=f"http://127.0.0.1:{server.server_address[1]}", **options)
+    handler = type("Handler", (_Handler,), {"fake": fake})
+    server.RequestHandlerClass = handler
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
