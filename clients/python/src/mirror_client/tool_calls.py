@@ -110,3 +110,9 @@ def _checked(item: Any, shape: Shape, index: int) -> Mapping[str, Any]:
         raise ValueError(f"calls[{index}]: a {found} call among {shape} calls; send one shape at a time")
     assert isinstance(item, Mapping)
     return item
+
+
+def observation_text(observation: dict[str, Any]) -> str:
+    """A tool message's `content`, or a Responses item's `output`, as text."""
+    value = observation.get("content", observation.get("output", ""))
+    return value if isinstance(value, str) else json.dumps(value)

@@ -9,7 +9,6 @@ state (`MirrorState`), which verifiers syncs to the server per call. verifiers s
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any, cast
 
 import verifiers.v1 as vf
@@ -18,6 +17,7 @@ from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 
 from .client import Episode, MirrorClient
 from .errors import BadRequestError, ConflictError, GoneError
+from .tool_calls import observation_text
 
 
 class MirrorState(vf.State):
@@ -91,12 +91,6 @@ def mcp_tool(tool: dict[str, Any]) -> Tool:
             open_world_hint=hints.get("openWorldHint"),
         ),
     )
-
-
-def observation_text(observation: dict[str, Any]) -> str:
-    """A tool message's `content`, or a Responses item's `output`, as text."""
-    value = observation.get("content", observation.get("output", ""))
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 if __name__ == "__main__":
