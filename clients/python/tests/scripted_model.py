@@ -16,7 +16,8 @@ from typing import Any
 
 # The next assistant turn: tool calls as (name, arguments) pairs, or the final text.
 Turn = list[tuple[str, dict[str, Any]]] | str
-Policy = Callable[[list[dict[str, Any]]], Turn]
+# The policy sees the conversation and the tools offered (OpenAI Chat form).
+Policy = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Turn]
 
 
 class ScriptedModel:
@@ -27,7 +28,7 @@ class ScriptedModel:
 
     def completion(self, body: dict[str, Any]) -> dict[str, Any]:
         self.requests.append(body)
-        turn = self.policy(body.get("messages") or [])
+        turn = self.policy(body.get("messages") or [], body.get("tools") or [])
         if isinstance(turn, str):
             message: dict[str, Any] = {"role": "assistant", "content": turn}
             finish = "stop"

@@ -10,7 +10,7 @@ from .scripted_model import Turn, assistant_turns
 from .verifiers_rollout import rollout, tool_names
 
 
-def looks_up_then_finishes(messages: list[dict[str, Any]]) -> Turn:
+def looks_up_then_finishes(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
     turn = assistant_turns(messages)
     if turn == 0:
         return [("records_get_invoices", {"number": "INV-1"})]
@@ -19,7 +19,7 @@ def looks_up_then_finishes(messages: list[dict[str, Any]]) -> Turn:
     return "Done."
 
 
-def finishes_at_once(messages: list[dict[str, Any]]) -> Turn:
+def finishes_at_once(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
     return [("finish_episode", {})] if assistant_turns(messages) == 0 else "Done."
 
 
