@@ -135,7 +135,7 @@ def next_turn(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> li
     names = list(schemas)
     list_mail = pick(names, r"^mail_.*list_messages$")
     send_mail = pick(names, r"^mail_.*send_mail$")
-    invoices = pick(names, r"^records_.*invoices$")
+    invoices = pick(names, r"^records_(list|get)_invoices$")
     made = calls_and_results(messages)
     called = [name for name, _, _ in made]
 

@@ -132,7 +132,8 @@ class FakeMirror:
                 return error(422, "idempotency_key_reused", "the key came with another body")
             return response
         response = self.route(request)
-        if key is not None and response.status_code < 500:
+        # As Mirror does: a request that failed keeps no key.
+        if key is not None and response.status_code < 400:
             self.replays[key] = (request.content.decode(), response)
         return response
 

@@ -18,11 +18,12 @@ from mirror_client import (
     MirrorProtocolError,
     NotFoundError,
     ServerError,
+    TooManyRequestsError,
     UnauthorizedError,
     UnprocessableError,
 )
 
-from .fake_mirror import BASE, FakeMirror
+from .fake_mirror import BASE, FakeMirror, error
 
 
 def test_environments_and_paged_tasks(client: MirrorClient) -> None:
@@ -217,7 +218,7 @@ def test_capacity_exhausted_carries_retry_after() -> None:
     assert (full.value.status, full.value.code, full.value.retry_after) == (429, "capacity_exhausted", 0.0)
 
 
-def test_capacity_wait_retries_with_keys_derived_from_the_first() -> None:
+def test_capacity_wait_retries_with_the_same_key() -> None:
     with respx.mock() as router:
         fake = FakeMirror(router, capacity=1)
         with MirrorClient(BASE) as client:
@@ -234,7 +235,7 @@ def test_capacity_wait_retries_with_keys_derived_from_the_first() -> None:
             router.route(host="mirror.test").mock(side_effect=free_a_slot)
             second = client.create_episode("clinic", "dispute@1", capacity_wait=5)
     assert second.id == "ep_2"
-    assert len(calls) == 2 and calls[1] == f"{calls[0]}.1"
+    assert len(calls) == 2 and calls[1] == calls[0]
 
 
 def test_group_of_identical_starts(client: MirrorClient, fake: FakeMirror) -> None:
@@ -266,11 +267,33 @@ def test_lost_requests_are_retried_with_the_same_key(fake: FakeMirror) -> None:
             return httpx.Response(503, text="upstream unavailable")
         return fake.handle(request)
 
+    assert fake.router is not None
     fake.router.routes.clear()
     fake.router.route(host="mirror.test").mock(side_effect=flaky)
     with MirrorClient(BASE, retries=2) as client:
         episode = client.create_episode("clinic", "dispute@1")
     assert episode.id == "ep_1" and len(keys) == 3 and len(set(keys)) == 1
+
+
+def test_a_request_still_in_flight_under_the_key_is_awaited_and_replayed(fake: FakeMirror) -> None:
+    answers = iter([error(429, "idempotency_key_in_flight", "still answering", **{"Retry-After": "0"})])
+
+    def busy_once(request: httpx.Request) -> httpx.Response:
+        return next(answers, None) or fake.handle(request)
+
+    assert fake.router is not None
+    fake.router.routes.clear()
+    fake.router.route(host="mirror.test").mock(side_effect=busy_once)
+    with MirrorClient(BASE) as client:
+        assert client.create_episode("clinic", "dispute@1").id == "ep_1"
+
+
+def test_other_429s_are_not_capacity_errors() -> None:
+    with respx.mock() as router:
+        router.get(f"{BASE}/v1/capacity").mock(return_value=error(429, "idempotency_key_in_flight", "busy"))
+        with MirrorClient(BASE, retries=0) as client, pytest.raises(TooManyRequestsError) as busy:
+            client.capacity()
+    assert not isinstance(busy.value, CapacityExhaustedError)
 
 
 def test_unreachable_mirror_is_a_connection_error() -> None:

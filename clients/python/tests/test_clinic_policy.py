@@ -14,7 +14,8 @@ TOOLS = [
         ("mail_me_list_messages", {"type": "object", "properties": {"top": {"type": "integer"}}}),
         ("mail_me_send_mail", {"type": "object", "properties": {"message": {"type": "object"}, "saveToSentItems": {"type": "boolean"}}, "required": ["message"]}),
         ("mail_users_send_mail", {"type": "object", "properties": {}}),
-        ("records_get_invoices", {"type": "object", "properties": {"number": {"type": "string"}}}),
+        ("records_list_invoices", {"type": "object", "properties": {"filters": {"type": "object", "properties": {"number": {"type": "string"}}}}}),
+        ("records_update_invoices", {"type": "object", "properties": {}}),
         ("wait_for_events", {"type": "object", "properties": {"hours": {"type": "number", "minimum": 0.5}}, "required": ["hours"]}),
         ("finish_episode", {"type": "object", "properties": {}}),
     ]
@@ -42,12 +43,12 @@ def test_it_waits_for_the_mail_then_answers_the_sender_and_finishes() -> None:
         "mail_me_list_messages",
         "wait_for_events",
         "mail_me_list_messages",
-        "records_get_invoices",
+        "records_list_invoices",
         "mail_me_send_mail",
         "finish_episode",
     ]
     assert played[1][1] == {"hours": 0.5}
-    assert played[3][1] == {"number": "eq.INV-204512"}
+    assert played[3][1] == {"filters": {"number": "eq.INV-204512"}}
     message = played[4][1]["message"]
     assert message["toRecipients"] == [{"emailAddress": {"address": "p.q@mailbox.example"}}]
     assert "204512" in message["subject"] and "EUR" not in message["body"]["content"]

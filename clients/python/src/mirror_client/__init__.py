@@ -18,6 +18,7 @@ from .errors import (
     MirrorProtocolError,
     NotFoundError,
     ServerError,
+    TooManyRequestsError,
     UnauthorizedError,
     UnprocessableError,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "ServerError",
     "TaskPage",
     "TaskRef",
+    "TooManyRequestsError",
     "ToolCallResult",
     "ToolFormat",
     "Trajectory",

@@ -18,6 +18,7 @@ from .errors import (
     MirrorProtocolError,
     NotFoundError,
     api_error,
+    retry_after_seconds,
 )
 from .models import (
     TOOL_FORMATS,
@@ -96,9 +97,10 @@ class MirrorClient:
                     time.sleep(0.2 * 2**attempt)
                     continue
                 raise MirrorConnectionError(f"{method} {url}: {error}") from error
-            if response.status_code in _RETRIED_STATUSES and attempt < self.retries:
+            if attempt < self.retries and _worth_retrying(response):
                 attempt += 1
-                time.sleep(0.2 * 2**attempt)
+                retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+                time.sleep(min(retry_after, 10.0) if retry_after is not None else 0.2 * 2**attempt)
                 continue
             return _decoded(response, f"{method} {path}")
 
@@ -211,17 +213,14 @@ class MirrorClient:
     def _create(self, path: str, body: JsonObject, idempotency_key: str | None, capacity_wait: float) -> Any:
         key = idempotency_key or str(uuid.uuid4())
         deadline = time.monotonic() + capacity_wait
-        attempt = 0
         while True:
-            # A 429 created nothing, and a server may keep it under the key it came with: each try after one gets a
-            # key of its own (derived, so a caller's key still names the same requests when run again).
+            # A refused request keeps no key on the server, so trying again under the same key is safe.
             try:
-                return self.request("POST", path, json=body, idempotency_key=key if attempt == 0 else f"{key}.{attempt}")
+                return self.request("POST", path, json=body, idempotency_key=key)
             except CapacityExhaustedError as error:
                 pause = error.retry_after if error.retry_after is not None else 1.0
                 if time.monotonic() + pause > deadline:
                     raise
-                attempt += 1
                 time.sleep(pause)
 
 
@@ -371,6 +370,20 @@ def _start_body(
     if max_steps is not None:
         body["max_steps"] = max_steps
     return body
+
+
+def _worth_retrying(response: httpx.Response) -> bool:
+    """Gateway trouble, or the same key's first request still being answered (its answer will be replayed)."""
+    if response.status_code in _RETRIED_STATUSES:
+        return True
+    if response.status_code != 429:
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and error.get("code") == "idempotency_key_in_flight"
 
 
 def _decoded(response: httpx.Response, what: str) -> Any:

@@ -70,8 +70,13 @@ class UnprocessableError(MirrorAPIError):
     """422: well-formed but refused (e.g. `idempotency_key_reused`: the same key with another body)."""
 
 
-class CapacityExhaustedError(MirrorAPIError):
-    """429: no room for another live episode; `retry_after` says when to try again."""
+class TooManyRequestsError(MirrorAPIError):
+    """429: try again after `retry_after` seconds (e.g. `idempotency_key_in_flight`: the first request with this
+    key is still being answered)."""
+
+
+class CapacityExhaustedError(TooManyRequestsError):
+    """429 `capacity_exhausted`: no room for another live episode; `retry_after` says when to try again."""
 
 
 class ServerError(MirrorAPIError):
@@ -86,11 +91,15 @@ _BY_STATUS: dict[int, type[MirrorAPIError]] = {
     409: ConflictError,
     410: GoneError,
     422: UnprocessableError,
-    429: CapacityExhaustedError,
+    429: TooManyRequestsError,
 }
+_BY_CODE: dict[str, type[MirrorAPIError]] = {"capacity_exhausted": CapacityExhaustedError}
 
 
-def error_class(status: int) -> type[MirrorAPIError]:
+def error_class(status: int, code: str = "") -> type[MirrorAPIError]:
+    by_code = _BY_CODE.get(code)
+    if by_code is not None and issubclass(by_code, _BY_STATUS.get(status, MirrorAPIError)):
+        return by_code
     if status >= 500:
         return ServerError
     return _BY_STATUS.get(status, MirrorAPIError)
@@ -123,7 +132,7 @@ def api_error(
         episode_id = None
     if episode_id is None and isinstance(body, dict) and isinstance(body.get("episode_id"), str):
         episode_id = body["episode_id"]
-    return error_class(status)(
+    return error_class(status, code)(
         status,
         code,
         message,
