@@ -78,6 +78,8 @@ class FakeEpisode:
     deleted: bool = False
     reward: float | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
+    #: Mirror failed to judge it: the grade's reward and passed are null.
+    unjudgeable: bool = False
 
 
 class FakeMirror:
@@ -215,9 +217,11 @@ class FakeMirror:
             return httpx.Response(200, json={"episode_id": episode_id, "expires_at": "2026-12-01T21:00:00Z"})
         if method == "POST" and suffix == "/grade":
             episode.ended = True
+            if episode.unjudgeable:
+                return httpx.Response(200, json={"episode_id": episode_id, "reward": None, "passed": None, "status": "infrastructure_error", "reason": "the worker died", "ended_by": "finished", "violations": []})
             reward = 1.0 if episode.looked_up else 0.0
             violations = [] if episode.looked_up else [{"rule": "answered", "severity": "major", "evidence": {}}]
-            return httpx.Response(200, json={"episode_id": episode_id, "reward": reward, "passed": reward == 1.0, "status": "ended", "violations": violations})
+            return httpx.Response(200, json={"episode_id": episode_id, "reward": reward, "passed": reward == 1.0, "status": "succeeded" if reward else "failed", "reason": "", "ended_by": "finished", "violations": violations})
         if method == "GET" and suffix == "/trajectory":
             steps = [
                 {
@@ -261,7 +265,7 @@ class FakeMirror:
                 text = json.dumps([{"id": 1, "number": json.loads(call["arguments"]).get("number")}])
             else:
                 episode.ended = True
-                episode.reward = 1.0 if episode.looked_up else 0.0
+                episode.reward = None if episode.unjudgeable else 1.0 if episode.looked_up else 0.0
                 text = json.dumps({"finished": True})
             observations.append((call["id"], text))
         answer: dict[str, Any] = {"episode_id": episode.id, "step": episode.steps, "terminated": episode.ended, "truncated": False}
@@ -270,7 +274,7 @@ class FakeMirror:
         else:
             answer["output"] = [{"type": "function_call_output", "call_id": i, "output": t} for i, t in observations]
         if episode.ended:
-            answer["reward"] = episode.reward
+            answer["reward"] = episode.reward  # null when Mirror could not judge it
         return httpx.Response(200, json=answer)
 
 

@@ -163,7 +163,8 @@ def test_status_grade_trajectory_ping(client: MirrorClient) -> None:
     assert (status.status, status.steps, status.running) == ("running", 1, True)
     assert episode.ping() == "2026-12-01T21:00:00Z"
     grade = episode.grade()
-    assert (grade.reward, grade.passed, grade.violations) == (1.0, True, [])
+    assert (grade.reward, grade.passed, grade.violations, grade.ended_by) == (1.0, True, [], "finished")
+    assert not grade.infrastructure_error
     trajectory = episode.trajectory()
     assert [(s.index, s.call.id, s.call.name) for s in trajectory.steps] == [(0, "c1", "records_get_invoices")]
 
@@ -325,3 +326,11 @@ def test_answers_missing_contract_fields_are_protocol_errors() -> None:
 
 def test_base_url_may_name_v1() -> None:
     assert MirrorClient("http://h:1/v1/").base_url == "http://h:1"
+
+
+def test_a_grade_mirror_could_not_give_has_no_reward(client: MirrorClient, fake: FakeMirror) -> None:
+    episode = client.create_episode("clinic", "dispute@1")
+    fake.episodes[episode.id].unjudgeable = True
+    grade = episode.grade()
+    assert (grade.reward, grade.passed, grade.status, grade.reason) == (None, None, "infrastructure_error", "the worker died")
+    assert grade.infrastructure_error

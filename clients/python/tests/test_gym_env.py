@@ -81,3 +81,11 @@ def test_malformed_actions_are_observed_not_raised(client: MirrorClient, fake: F
 def test_step_before_reset_is_refused(client: MirrorClient) -> None:
     with pytest.raises(RuntimeError, match="reset"):
         MirrorGymEnv(client, "clinic").step({"name": "finish_episode"})
+
+
+def test_an_episode_mirror_could_not_judge_is_flagged_not_scored(client: MirrorClient, fake: FakeMirror) -> None:
+    sut = MirrorGymEnv(client, "clinic", tasks=["dispute@1"])
+    sut.reset()
+    fake.episodes["ep_1"].unjudgeable = True
+    _, reward, terminated, _, info = sut.step({"name": "finish_episode"})
+    assert (reward, terminated, info["final_reward"], info["infrastructure_error"]) == (0.0, True, None, True)

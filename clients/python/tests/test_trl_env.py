@@ -140,3 +140,11 @@ def test_any_json_schema_becomes_a_describable_signature() -> None:
 def test_tool_names_that_clash_with_the_environments_own_are_refused() -> None:
     with pytest.raises(ValueError, match="clashes"):
         environment_class([{"name": "reset", "inputSchema": {"type": "object"}}])
+
+
+def test_an_episode_mirror_could_not_judge_gives_trl_no_reward(client: MirrorClient, fake: FakeMirror) -> None:
+    environment = mirror_environment_factory(client, "clinic")()
+    environment.reset(task="dispute@1")
+    assert environment.episode is not None
+    fake.episodes[environment.episode.id].unjudgeable = True
+    assert environment.get_reward() is None

@@ -123,9 +123,11 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
             return self._refusal(error)
         self._done = result.done
         reward = result.reward
+        infrastructure_error = False
         if self._done and reward is None:
-            # The contract sends the reward with the ending answer; a grade gives it when it does not.
-            reward = self.episode.grade().reward
+            # The ending answer carries the reward; without one, the grade says whether Mirror failed to judge it.
+            grade = self.episode.grade()
+            reward, infrastructure_error = grade.reward, grade.infrastructure_error
         messages = result.observations
         # The episode id is in reset's info and on `env.episode`; step infos stay equal across identical episodes.
         info: dict[str, Any] = {
@@ -135,6 +137,8 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
         }
         if self._done:
             info["final_reward"] = reward
+            # Mirror could not judge the episode: its 0 is no score of the agent's; keep such episodes apart.
+            info["infrastructure_error"] = infrastructure_error
         return self._observation(messages), float(reward or 0.0), result.terminated, result.truncated, info
 
     def _refusal(self, error: Exception) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:

@@ -24,8 +24,9 @@ def _field(body: Any, name: str, kind: type[T] | tuple[type, ...], where: str) -
     if name not in body:
         raise MirrorProtocolError(f"{where}: missing field '{name}'")
     value = body[name]
-    # bool is an int in Python; the contract never sends one for the other.
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float, (int, float))):
+    # bool is an int in Python; the contract never sends one for a number.
+    bool_allowed = kind is bool or (isinstance(kind, tuple) and bool in kind)
+    if not isinstance(value, kind) or (isinstance(value, bool) and not bool_allowed):
         raise MirrorProtocolError(f"{where}.{name}: expected {_kind_name(kind)}, got {type(value).__name__}")
     return cast(T, value)
 
@@ -303,14 +304,24 @@ class Violation:
 
 @dataclass(frozen=True)
 class Grade:
-    """The episode's grade, from what the twins recorded (never the agent's own say-so)."""
+    """The episode's grade, from what the twins recorded (never the agent's own say-so).
+
+    `reward` and `passed` are None when the episode could not be judged as the agent's doing (`status`
+    `infrastructure_error`): such an episode is Mirror's failure, to be kept apart from the agent's scores."""
 
     episode_id: str
-    reward: float
-    passed: bool
+    reward: float | None
+    passed: bool | None
     status: str
+    reason: str
+    #: What ended it: `finished`, `horizon`, `truncated` or `expired`.
+    ended_by: str | None
     violations: list[Violation]
     raw: JsonObject = field(repr=False, compare=False)
+
+    @property
+    def infrastructure_error(self) -> bool:
+        return self.reward is None
 
     @classmethod
     def from_json(cls, body: Any) -> Grade:
@@ -323,11 +334,14 @@ class Grade:
             )
             for i, v in enumerate(body.get("violations") or [] if isinstance(body, dict) else [])
         ]
+        reward: float | None = _field(body, "reward", (int, float, type(None)), where)
         return cls(
             episode_id=_field(body, "episode_id", str, where),
-            reward=_number(body, "reward", where),
-            passed=_field(body, "passed", bool, where),
+            reward=None if reward is None else float(reward),
+            passed=cast("bool | None", _field(body, "passed", (bool, type(None)), where)),
             status=str(body.get("status", "")),
+            reason=str(body.get("reason", "")),
+            ended_by=_optional(body, "ended_by", str, where),
             violations=violations,
             raw=body,
         )
@@ -354,7 +368,10 @@ class TrajectoryStep:
     business_time: str | None
     call: RecordedCall
     observation: RecordedObservation
+    #: The episode's reward, on the final step once it ended (sparse).
     reward: float | None
+    #: The grader's per-step reward credited to this call (milestones, rules broken), when Mirror sends one.
+    process_reward: float | None
 
     @classmethod
     def from_json(cls, body: Any, where: str) -> TrajectoryStep:
@@ -371,11 +388,12 @@ class TrajectoryStep:
                 arguments=call.get("arguments"),
             ),
             observation=RecordedObservation(
-                is_error=bool(observation.get("is_error", False)),
+                is_error=bool(observation.get("is_error", observation.get("isError", False))),
                 structured=observation.get("structured"),
                 text=str(observation.get("text", "")),
             ),
             reward=None if reward is None else _number(body, "reward", where),
+            process_reward=None if body.get("process_reward") is None else _number(body, "process_reward", where),
         )
 
 

@@ -78,8 +78,9 @@ class MirrorToolEnvironment:
         prompt = self.episode.prompt
         return "\n\n".join(part for part in (prompt.system, prompt.user) if part)
 
-    def get_reward(self) -> float:
-        """The episode's graded reward (grading ends it if the model did not)."""
+    def get_reward(self) -> float | None:
+        """The episode's graded reward (grading ends it if the model did not); None when Mirror could not judge the
+        episode (an infrastructure error), which TRL leaves out of the rollout's reward."""
         episode = self._live()
         if self.reward is None:
             self.reward = episode.grade().reward

@@ -72,11 +72,15 @@ class MirrorTask(vf.Task[MirrorData, MirrorState, MirrorTaskConfig]):
             raise RuntimeError("the rollout has no Mirror episode to grade (setup failed)")
         episode = MirrorClient(state.base_url).episode(state.episode_id, state.token)
         grade = await asyncio.to_thread(episode.grade)
+        if grade.reward is None:
+            # Mirror failed to judge the episode: the rollout errs rather than scoring the agent 0.
+            raise RuntimeError(f"Mirror could not grade episode {episode.id} ({grade.status}): {grade.reason}")
         trace.record_metric("passed", 1.0 if grade.passed else 0.0)
         trace.record_metric("violations", float(len(grade.violations)))
         trace.info["mirror"] = {
             **trace.info.get("mirror", {}),
             "status": grade.status,
+            "ended_by": grade.ended_by,
             "violations": [v.rule for v in grade.violations],
         }
         if self.config.delete_after_grading:
