@@ -89,3 +89,14 @@ def test_an_episode_mirror_could_not_judge_is_flagged_not_scored(client: MirrorC
     fake.episodes["ep_1"].unjudgeable = True
     _, reward, terminated, _, info = sut.step({"name": "finish_episode"})
     assert (reward, terminated, info["final_reward"], info["infrastructure_error"]) == (0.0, True, None, True)
+
+
+def test_gymnasium_make_builds_it_by_id(client: MirrorClient) -> None:
+    import gymnasium
+
+    sut = gymnasium.make("mirror/Episode-v0", client=client, environment="clinic", tasks=["dispute@1"])
+    observation, info = sut.reset(seed=0)
+    assert info["task"] == "dispute@1"
+    *_, terminated, _, _ = sut.step({"name": "finish_episode"})
+    assert terminated
+    sut.close()

@@ -2,13 +2,15 @@
 
 Observations are a `Dict` of two `Text` spaces holding JSON (ASCII, so any text fits the space):
 - `messages`: the new messages, OpenAI Chat shaped — after `reset` the system and user prompt, after `step` the tool
-  messages answering the action's calls;
+  messages answering the action's calls (`function_call_output` items when the action was Responses-shaped);
 - `tools`: the episode's tools in the format asked (`openai_chat` by default), constant within an episode.
 The same values, decoded, are in `info["messages"]` and `info["tools"]`.
 
 An action is a tool call (`{"name", "arguments"}`, an OpenAI Chat tool call, a Responses `function_call` item, an
 OpenAI SDK object), a list of them, an assistant message, or any of these as JSON text. The reward is 0 until the
 episode ends, then the episode's graded reward; `terminated` and `truncated` are the API's.
+
+Registered as `mirror/Episode-v0`: `gymnasium.make("mirror/Episode-v0", client=url, environment="clinic-network")`.
 """
 
 from __future__ import annotations
@@ -163,3 +165,8 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
         if self.episode is not None and self.delete_on_reset:
             self.episode.__exit__(None, None, None)
         self.episode = None
+
+
+ENV_ID = "mirror/Episode-v0"
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point=f"{__name__}:MirrorGymEnv", disable_env_checker=False)
