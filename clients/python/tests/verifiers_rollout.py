@@ -4,6 +4,8 @@ harness (verifiers' own chat loop with MCP tools) in the subprocess runtime, the
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import verifiers.v1 as vf
@@ -13,6 +15,10 @@ from .scripted_model import Policy, ScriptedModel, scripted_model
 
 async def rollout(base_url: str, environment: str, task: str, policy: Policy) -> tuple[vf.Episode, ScriptedModel]:
     os.environ.setdefault("SCRIPTED_MODEL_KEY", "unused")
+    # The harness runs its chat loop with uv: this environment's (a test dependency), not one it installs itself.
+    scripts = str(Path(sys.executable).parent)
+    if not os.environ.get("PATH", "").startswith(scripts):
+        os.environ["PATH"] = f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"
     config = vf.SingleAgentEnvConfig(
         taskset={"id": "mirror-verifiers", "base_url": base_url, "environment": environment, "tasks": [task]},
         agent={"harness": {"id": "null"}, "runtime": {"type": "subprocess"}},
