@@ -26,6 +26,8 @@ echo "run-tests.sh: venv ready in $(($(date +%s) - started)) s ($venv)"
 cd "$here"
 # verifiers' harness finds uv (a test dependency) on PATH.
 export PATH="$venv/bin:$PATH"
+"$venv/bin/ruff" format --check src tests
+"$venv/bin/ruff" check src tests
 "$venv/bin/python" -m mypy
 if [ -n "${MIRROR_URL:-}" ]; then
   exec "$venv/bin/python" -m pytest "$@"

@@ -68,7 +68,7 @@ def fit(schema: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     if set(body) & set(properties):
         return {k: v for k, v in body.items() if k in properties}
     for name, prop in properties.items():
-        if set(body) & set((prop.get("properties") or {})):
+        if set(body) & set(prop.get("properties") or {}):
             return {name: body}
     objects = [n for n in schema.get("required") or [] if (properties.get(n) or {}).get("type") == "object"]
     return {objects[0]: body} if len(objects) == 1 else dict(body)

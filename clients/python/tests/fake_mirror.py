@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import dataclass, field
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -51,7 +51,10 @@ def tools_as(format: str) -> list[dict[str, Any]]:
         return TOOLS_MCP
     if format == "openai_chat":
         return [
-            {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["inputSchema"]}}
+            {
+                "type": "function",
+                "function": {"name": t["name"], "description": t["description"], "parameters": t["inputSchema"]},
+            }
             for t in TOOLS_MCP
         ]
     return [
@@ -108,7 +111,10 @@ class FakeMirror:
                 "policy": "§1 privacy",
             },
             "tools": TOOLS_MCP,
-            "mcp": {"url": f"{self.base}/v1/episodes/{episode.id}/mcp", "headers": {"Authorization": f"Bearer {episode.token}"}},
+            "mcp": {
+                "url": f"{self.base}/v1/episodes/{episode.id}/mcp",
+                "headers": {"Authorization": f"Bearer {episode.token}"},
+            },
             "limits": {"max_steps": 5, "ttl_seconds": 900, "horizon_business_days": 5},
         }
 
@@ -151,7 +157,10 @@ class FakeMirror:
                             "title": "Clinic",
                             "stack_version": "abc",
                             "scenarios": [{"id": "dispute", "title": "Dispute"}],
-                            "splits": {"train": {"first_seed": 1, "last_seed": 3}, "test": {"first_seed": 4, "last_seed": 4}},
+                            "splits": {
+                                "train": {"first_seed": 1, "last_seed": 3},
+                                "test": {"first_seed": 4, "last_seed": 4},
+                            },
                         }
                     ]
                 },
@@ -166,9 +175,13 @@ class FakeMirror:
             tasks = [{"id": f"dispute@{s}", "scenario": "dispute", "seed": s, "split": split} for s in seeds]
             page = tasks[offset : offset + limit]
             nxt = offset + limit if offset + limit < len(tasks) else None
-            return httpx.Response(200, json={"tasks": page, "total": len(tasks), "offset": offset, "limit": limit, "next_offset": nxt})
+            return httpx.Response(
+                200, json={"tasks": page, "total": len(tasks), "offset": offset, "limit": limit, "next_offset": nxt}
+            )
         if method == "GET" and path == "/v1/capacity":
-            return httpx.Response(200, json={"live": self.live(), "max": self.capacity, "available": self.capacity - self.live()})
+            return httpx.Response(
+                200, json={"live": self.live(), "max": self.capacity, "available": self.capacity - self.live()}
+            )
         if method == "POST" and path in ("/v1/episodes", "/v1/episodes:group"):
             body = json.loads(request.content)
             n = body.get("n", 1) if path.endswith(":group") else 1
@@ -212,16 +225,45 @@ class FakeMirror:
                 },
             )
         if method == "GET" and suffix == "/tools":
-            return httpx.Response(200, json={"episode_id": episode_id, "format": request.url.params["format"], "tools": tools_as(request.url.params["format"])})
+            return httpx.Response(
+                200,
+                json={
+                    "episode_id": episode_id,
+                    "format": request.url.params["format"],
+                    "tools": tools_as(request.url.params["format"]),
+                },
+            )
         if method == "POST" and suffix == "/ping":
             return httpx.Response(200, json={"episode_id": episode_id, "expires_at": "2026-12-01T21:00:00Z"})
         if method == "POST" and suffix == "/grade":
             episode.ended = True
             if episode.unjudgeable:
-                return httpx.Response(200, json={"episode_id": episode_id, "reward": None, "passed": None, "status": "infrastructure_error", "reason": "the worker died", "ended_by": "finished", "violations": []})
+                return httpx.Response(
+                    200,
+                    json={
+                        "episode_id": episode_id,
+                        "reward": None,
+                        "passed": None,
+                        "status": "infrastructure_error",
+                        "reason": "the worker died",
+                        "ended_by": "finished",
+                        "violations": [],
+                    },
+                )
             reward = 1.0 if episode.looked_up else 0.0
             violations = [] if episode.looked_up else [{"rule": "answered", "severity": "major", "evidence": {}}]
-            return httpx.Response(200, json={"episode_id": episode_id, "reward": reward, "passed": reward == 1.0, "status": "succeeded" if reward else "failed", "reason": "", "ended_by": "finished", "violations": violations})
+            return httpx.Response(
+                200,
+                json={
+                    "episode_id": episode_id,
+                    "reward": reward,
+                    "passed": reward == 1.0,
+                    "status": "succeeded" if reward else "failed",
+                    "reason": "",
+                    "ended_by": "finished",
+                    "violations": violations,
+                },
+            )
         if method == "GET" and suffix == "/trajectory":
             steps = [
                 {
@@ -249,7 +291,9 @@ class FakeMirror:
         else:
             shape = "chat"
             raw = body["tool_calls"] if "tool_calls" in body else body["message"]["tool_calls"]
-            calls = [{"id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in raw]
+            calls = [
+                {"id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in raw
+            ]
         names = {t["name"] for t in TOOLS_MCP}
         for call in calls:
             if call["name"] not in names:
@@ -268,7 +312,12 @@ class FakeMirror:
                 episode.reward = None if episode.unjudgeable else 1.0 if episode.looked_up else 0.0
                 text = json.dumps({"finished": True})
             observations.append((call["id"], text))
-        answer: dict[str, Any] = {"episode_id": episode.id, "step": episode.steps, "terminated": episode.ended, "truncated": False}
+        answer: dict[str, Any] = {
+            "episode_id": episode.id,
+            "step": episode.steps,
+            "terminated": episode.ended,
+            "truncated": False,
+        }
         if shape == "chat":
             answer["messages"] = [{"role": "tool", "tool_call_id": i, "content": t} for i, t in observations]
         else:

@@ -34,7 +34,11 @@ class ScriptedModel:
             finish = "stop"
         else:
             calls = [
-                {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+                {
+                    "id": f"call_{uuid.uuid4().hex[:12]}",
+                    "type": "function",
+                    "function": {"name": n, "arguments": json.dumps(a)},
+                }
                 for n, a in turn
             ]
             message = {"role": "assistant", "content": None, "tool_calls": calls}

@@ -70,7 +70,15 @@ def test_episode_calls_carry_its_own_token(client: MirrorClient, fake: FakeMirro
 def test_chat_tool_calls_with_dict_arguments_are_sent_as_json_text(client: MirrorClient, fake: FakeMirror) -> None:
     episode = client.create_episode("clinic", "dispute@1")
     result = episode.tool_calls(
-        {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "records_get_invoices", "arguments": {"number": "INV-1"}}}]}
+        {
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "records_get_invoices", "arguments": {"number": "INV-1"}},
+                }
+            ]
+        }
     )
     sent = json.loads(fake.requests[-1].content)
     assert sent["tool_calls"][0]["function"]["arguments"] == '{"number": "INV-1"}'
@@ -106,12 +114,19 @@ def test_responses_items_come_back_as_function_call_outputs(client: MirrorClient
     response = {
         "output": [
             {"type": "reasoning", "summary": []},
-            {"type": "function_call", "call_id": "r1", "name": "records_get_invoices", "arguments": '{"number":"INV-1"}'},
+            {
+                "type": "function_call",
+                "call_id": "r1",
+                "name": "records_get_invoices",
+                "arguments": '{"number":"INV-1"}',
+            },
         ]
     }
     result = episode.tool_calls(response)
     assert json.loads(fake.requests[-1].content) == {"output": [response["output"][1]]}
-    assert result.output == [{"type": "function_call_output", "call_id": "r1", "output": '[{"id": 1, "number": "INV-1"}]'}]
+    assert result.output == [
+        {"type": "function_call_output", "call_id": "r1", "output": '[{"id": 1, "number": "INV-1"}]'}
+    ]
     assert result.observations == result.output
     bare = episode.tool_calls([{"type": "function_call", "call_id": "r2", "name": "finish_episode", "arguments": {}}])
     assert bare.output is not None and bare.output[0]["call_id"] == "r2"
@@ -332,5 +347,10 @@ def test_a_grade_mirror_could_not_give_has_no_reward(client: MirrorClient, fake:
     episode = client.create_episode("clinic", "dispute@1")
     fake.episodes[episode.id].unjudgeable = True
     grade = episode.grade()
-    assert (grade.reward, grade.passed, grade.status, grade.reason) == (None, None, "infrastructure_error", "the worker died")
+    assert (grade.reward, grade.passed, grade.status, grade.reason) == (
+        None,
+        None,
+        "infrastructure_error",
+        "the worker died",
+    )
     assert grade.infrastructure_error

@@ -12,15 +12,38 @@ TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": p}}
     for n, p in [
         ("mail_me_list_messages", {"type": "object", "properties": {"top": {"type": "integer"}}}),
-        ("mail_me_send_mail", {"type": "object", "properties": {"message": {"type": "object"}, "saveToSentItems": {"type": "boolean"}}, "required": ["message"]}),
+        (
+            "mail_me_send_mail",
+            {
+                "type": "object",
+                "properties": {"message": {"type": "object"}, "saveToSentItems": {"type": "boolean"}},
+                "required": ["message"],
+            },
+        ),
         ("mail_users_send_mail", {"type": "object", "properties": {}}),
-        ("records_list_invoices", {"type": "object", "properties": {"filters": {"type": "object", "properties": {"number": {"type": "string"}}}}}),
+        (
+            "records_list_invoices",
+            {
+                "type": "object",
+                "properties": {"filters": {"type": "object", "properties": {"number": {"type": "string"}}}},
+            },
+        ),
         ("records_update_invoices", {"type": "object", "properties": {}}),
-        ("wait_for_events", {"type": "object", "properties": {"hours": {"type": "number", "minimum": 0.5}}, "required": ["hours"]}),
+        (
+            "wait_for_events",
+            {"type": "object", "properties": {"hours": {"type": "number", "minimum": 0.5}}, "required": ["hours"]},
+        ),
         ("finish_episode", {"type": "object", "properties": {}}),
     ]
 ]
-MAILBOX = {"value": [{"subject": "My mother's invoice INV-204512", "from": {"emailAddress": {"name": "P", "address": "p.q@mailbox.example"}}}]}
+MAILBOX = {
+    "value": [
+        {
+            "subject": "My mother's invoice INV-204512",
+            "from": {"emailAddress": {"name": "P", "address": "p.q@mailbox.example"}},
+        }
+    ]
+}
 
 
 def play(results: list[Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -30,10 +53,17 @@ def play(results: list[Any]) -> list[tuple[str, dict[str, Any]]]:
         turn = next_turn(conversation, TOOLS)
         if isinstance(turn, str):
             return played
-        (name, args), = turn
+        ((name, args),) = turn
         played.append((name, args))
-        conversation.append({"role": "assistant", "tool_calls": [{"id": f"c{i}", "function": {"name": name, "arguments": json.dumps(args)}}]})
-        conversation.append({"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(results.pop(0) if results else {})})
+        conversation.append(
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": f"c{i}", "function": {"name": name, "arguments": json.dumps(args)}}],
+            }
+        )
+        conversation.append(
+            {"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(results.pop(0) if results else {})}
+        )
     raise AssertionError("the script did not end")
 
 
@@ -64,4 +94,6 @@ def test_bodies_and_filters_follow_the_tools_schema() -> None:
     assert fit({"properties": {"message": {}}}, body) == {"message": {"subject": "s"}}
     assert fit({"properties": {"body": {"type": "object", "properties": {"message": {}}}}}, body) == {"body": body}
     assert invoice_lookup({"properties": {"query": {"type": "string"}}}, "INV-1") == {"query": "number=eq.INV-1"}
-    assert invoice_lookup({"properties": {"filters": {"type": "object"}}}, "INV-1") == {"filters": {"number": "eq.INV-1"}}
+    assert invoice_lookup({"properties": {"filters": {"type": "object"}}}, "INV-1") == {
+        "filters": {"number": "eq.INV-1"}
+    }

@@ -19,7 +19,10 @@ def test_reset_observes_the_prompt_and_tools(client: MirrorClient) -> None:
     messages = json.loads(observation["messages"])
     assert [m["role"] for m in messages] == ["system", "user"]
     assert "übermäßig" in messages[1]["content"]  # non-ASCII survives the ASCII JSON text
-    assert [t["function"]["name"] for t in json.loads(observation["tools"])] == ["records_get_invoices", "finish_episode"]
+    assert [t["function"]["name"] for t in json.loads(observation["tools"])] == [
+        "records_get_invoices",
+        "finish_episode",
+    ]
     assert info["task"] == "dispute@2" and info["episode_id"] == "ep_1"
 
 
@@ -27,7 +30,9 @@ def test_a_loop_ends_with_the_graded_reward(client: MirrorClient) -> None:
     sut = MirrorGymEnv(client, "clinic")
     sut.reset(options={"task": "dispute@1"})
 
-    observation, reward, terminated, truncated, info = sut.step({"name": "records_get_invoices", "arguments": {"number": "INV-1"}})
+    observation, reward, terminated, truncated, info = sut.step(
+        {"name": "records_get_invoices", "arguments": {"number": "INV-1"}}
+    )
     assert (reward, terminated, truncated) == (0.0, False, False)
     assert json.loads(observation["messages"])[0]["role"] == "tool"
 

@@ -61,7 +61,11 @@ def test_a_gymnasium_loop_finishes_a_clinic_episode_with_its_reward(mirror_url: 
             turn = next_turn(conversation, tools)
             assert not isinstance(turn, str), f"the agent stopped before the episode ended: {turn}"
             calls = [
-                {"id": f"call_{turn_index}_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                {
+                    "id": f"call_{turn_index}_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
                 for i, (name, args) in enumerate(turn)
             ]
             conversation.append({"role": "assistant", "content": None, "tool_calls": calls})
@@ -102,7 +106,10 @@ def test_the_apis_documented_errors_reach_the_caller_typed(mirror_url: str) -> N
     with MirrorClient(mirror_url) as client:
         with pytest.raises(NotFoundError):
             client.create_episode(ENVIRONMENT, f"{SCENARIO}@not-a-seed-{task.seed}")
-        with client.create_episode(ENVIRONMENT, task.id) as first, client.create_episode(ENVIRONMENT, task.id) as second:
+        with (
+            client.create_episode(ENVIRONMENT, task.id) as first,
+            client.create_episode(ENVIRONMENT, task.id) as second,
+        ):
             with pytest.raises(BadRequestError) as unknown:
                 first.call("no_such_tool", {})
             assert unknown.value.episode_id == first.id and unknown.value.code

@@ -127,7 +127,11 @@ def test_any_json_schema_becomes_a_describable_signature() -> None:
     assert schema["description"] == "List messages in the mailbox."
     parameters = schema["parameters"]
     assert parameters["required"] == ["class_"]
-    assert parameters["properties"]["class_"] == {"type": "string", "enum": ["a", "b"], "description": "the class argument (`class`)"}
+    assert parameters["properties"]["class_"] == {
+        "type": "string",
+        "enum": ["a", "b"],
+        "description": "the class argument (`class`)",
+    }
     assert parameters["properties"]["filter"]["description"] == "OData filter (`$filter`)"
     assert parameters["properties"]["top"]["type"] == "integer" and parameters["properties"]["top"].get("nullable")
     assert parameters["properties"]["body"]["type"] == "object"

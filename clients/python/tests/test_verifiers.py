@@ -33,7 +33,10 @@ def test_a_rollout_plays_the_episode_with_its_prompt_and_tools_and_is_rewarded_b
     assert trace.metrics == {"passed": 1.0, "violations": 0.0}
     # The model saw the episode's own prompt (not the taskset's placeholder) and the episode's tools.
     first = model.requests[0]
-    assert first["messages"][0] == {"role": "system", "content": "You are the billing desk's assistant. Policy: §1 privacy."}
+    assert first["messages"][0] == {
+        "role": "system",
+        "content": "You are the billing desk's assistant. Policy: §1 privacy.",
+    }
     assert "INV-1" in first["messages"][1]["content"]
     assert {"records_get_invoices", "finish_episode"} <= set(tool_names(first))
     # The calls reached the episode, in order, and the graded episode was deleted.

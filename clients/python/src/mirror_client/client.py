@@ -192,7 +192,9 @@ class MirrorClient:
         answer = self._create("/v1/episodes:group", body, idempotency_key, capacity_wait)
         if not isinstance(answer, dict) or not isinstance(answer.get("episodes"), list):
             raise MirrorProtocolError("POST /v1/episodes:group: missing 'episodes' list")
-        episodes = [Episode(self, EpisodeStart.from_json(e, f"episodes[{i}]")) for i, e in enumerate(answer["episodes"])]
+        episodes = [
+            Episode(self, EpisodeStart.from_json(e, f"episodes[{i}]")) for i, e in enumerate(answer["episodes"])
+        ]
         return EpisodeGroup(str(answer.get("group_id", "")), episodes)
 
     def episode(self, episode_id: str, token: str) -> Episode:

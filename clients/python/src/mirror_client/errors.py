@@ -116,9 +116,7 @@ def retry_after_seconds(header: str | None) -> float | None:
     return max(seconds, 0.0)
 
 
-def api_error(
-    status: int, body: Any, *, retry_after_header: str | None, fallback_text: str
-) -> MirrorAPIError:
+def api_error(status: int, body: Any, *, retry_after_header: str | None, fallback_text: str) -> MirrorAPIError:
     """The exception for an error answer. A body outside the contract still gives a typed error, coded by status."""
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and isinstance(error.get("code"), str):

@@ -94,9 +94,7 @@ class MirrorGymEnv(gym.Env[dict[str, Any], Any]):
             max_steps=options.get("max_steps", self.max_steps),
         )
         self._done = False
-        self._tools = (
-            self.episode.start.tools if self.tool_format == "mcp" else self.episode.tools(self.tool_format)
-        )
+        self._tools = self.episode.start.tools if self.tool_format == "mcp" else self.episode.tools(self.tool_format)
         messages = list(self.episode.prompt.messages)
         info = {
             "episode_id": self.episode.id,

@@ -181,7 +181,7 @@ def _tool_method(tool: JsonObject, method_name: str) -> Callable[..., str]:
         hint = _type_hint(properties[argument])
         optional = argument not in required
         if optional:
-            hint = Optional[hint]  # noqa: UP007 - a runtime hint transformers reads
+            hint = Optional[hint]  # a hint transformers reads at run time
         annotations[python_name] = hint
         parameters.append(
             inspect.Parameter(
@@ -204,8 +204,10 @@ def _tool_method(tool: JsonObject, method_name: str) -> Callable[..., str]:
 
 
 def _type_hint(schema: JsonObject) -> Any:
-    if isinstance(schema.get("enum"), list) and schema["enum"] and all(
-        isinstance(v, (str, int, float, bool)) for v in schema["enum"]
+    if (
+        isinstance(schema.get("enum"), list)
+        and schema["enum"]
+        and all(isinstance(v, (str, int, float, bool)) for v in schema["enum"])
     ):
         return Literal[tuple(schema["enum"])]
     kind = schema.get("type")
@@ -217,7 +219,7 @@ def _type_hint(schema: JsonObject) -> Any:
         hint: Any = hints[0]
         for other in hints[1:]:
             hint = hint | other
-        return Optional[hint] if nullable else hint  # noqa: UP007
+        return Optional[hint] if nullable else hint
     if isinstance(kind, str) and kind in _JSON_TYPES:
         return _JSON_TYPES[kind]
     return Any

@@ -60,15 +60,15 @@ class MirrorToolset(vf.Toolset[vf.SharedToolsetConfig, MirrorState]):
         tools = await asyncio.to_thread(episode.tools, "mcp")
         return [mcp_tool(tool) for tool in tools]
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context | None = None
-    ) -> CallToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> CallToolResult:
         episode = self._episode()
         try:
             result = await asyncio.to_thread(episode.call, name, arguments)
         except (BadRequestError, ConflictError, GoneError) as error:
             # Refused calls (unknown tool, arguments breaking the schema, after the end) are the model's to see.
-            return CallToolResult(content=[TextContent(type="text", text=f"{error.code}: {error.message}")], is_error=True)
+            return CallToolResult(
+                content=[TextContent(type="text", text=f"{error.code}: {error.message}")], is_error=True
+            )
         state = self.state
         state.terminated, state.truncated = result.terminated, result.truncated
         if result.reward is not None:
