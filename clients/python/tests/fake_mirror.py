@@ -280,28 +280,32 @@ class FakeMirror:
             return self.tool_calls(request, episode)
         return error(404, "route_not_found", f"{method} {suffix}")
 
+    @staticmethod
+    def parse_calls(body: Any) -> tuple[list[dict[str, Any]], str]:
+        if isinstance(body, list) or "output" in body:
+            items = body if isinstance(body, list) else body["output"]
+            return [{"id": i["call_id"], "name": i["name"], "arguments": i["arguments"]} for i in items], "responses"
+        raw = body["tool_calls"] if "tool_calls" in body else body["message"]["tool_calls"]
+        calls = [{"id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in raw]
+        if not all(isinstance(c["name"], str) and isinstance(c["arguments"], str) for c in calls):
+            raise ValueError("tool_calls/function: name and arguments must be strings")
+        return calls, "chat"
+
     def tool_calls(self, request: httpx.Request, episode: FakeEpisode) -> httpx.Response:
         if episode.ended:
             return error(409, "episode_ended", "the episode has ended", episode.id)
-        body = json.loads(request.content)
-        if isinstance(body, list) or "output" in body:
-            shape = "responses"
-            items = body if isinstance(body, list) else body["output"]
-            calls = [{"id": i["call_id"], "name": i["name"], "arguments": i["arguments"]} for i in items]
-        else:
-            shape = "chat"
-            raw = body["tool_calls"] if "tool_calls" in body else body["message"]["tool_calls"]
-            calls = [
-                {"id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in raw
-            ]
+        try:
+            calls, shape = self.parse_calls(json.loads(request.content))
+        except (ValueError, KeyError, TypeError) as problem:
+            return error(400, "body_invalid", f"body: {problem}", episode.id)
         names = {t["name"] for t in TOOLS_MCP}
-        for call in calls:
-            if call["name"] not in names:
-                return error(400, "unknown_tool", f"no tool {call['name']}", episode.id)
-            if not isinstance(call["arguments"], str):
-                return error(400, "arguments_not_json", "arguments must be JSON text", episode.id)
         observations = []
         for call in calls:
+            # As Mirror does: a refused call is an error observation the model can read, not an HTTP error; it
+            # reaches no twin and counts no step.
+            if call["name"] not in names:
+                observations.append((call["id"], f"unknown tool {call['name']}"))
+                continue
             episode.steps += 1
             episode.calls.append(call)
             if call["name"] == "records_get_invoices":

@@ -187,9 +187,11 @@ def test_status_grade_trajectory_ping(client: MirrorClient) -> None:
 def test_api_errors_are_typed_and_carry_code_message_and_episode(client: MirrorClient) -> None:
     episode = client.create_episode("clinic", "dispute@1")
     with pytest.raises(BadRequestError) as bad:
-        episode.call("no_such_tool")
-    assert (bad.value.status, bad.value.code, bad.value.episode_id) == (400, "unknown_tool", "ep_1")
-    assert bad.value.message == "no tool no_such_tool"
+        episode.tool_calls([{"id": "c1", "type": "function", "function": {"name": 5, "arguments": "{}"}}])
+    assert (bad.value.status, bad.value.code, bad.value.episode_id) == (400, "body_invalid", "ep_1")
+    assert "tool_calls/function" in bad.value.message
+    refused = episode.call("no_such_tool")  # a refused call is the model's to read, not an HTTP error
+    assert refused.observations[0]["content"] == "unknown tool no_such_tool" and refused.step == 0
 
     episode.call("finish_episode")
     with pytest.raises(ConflictError) as ended:

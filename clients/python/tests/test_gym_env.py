@@ -73,8 +73,10 @@ def test_malformed_actions_are_observed_not_raised(client: MirrorClient, fake: F
     sut.reset()
     observation, reward, terminated, truncated, info = sut.step("{not json")
     assert (reward, terminated, truncated, info["error"]["code"]) == (0.0, False, False, "invalid_action")
-    _, _, _, _, info = sut.step({"name": "no_such_tool", "arguments": {}})
-    assert info["error"] == {"code": "unknown_tool", "message": "no tool no_such_tool"}
+    _, _, _, _, info = sut.step([{"id": "c1", "type": "function", "function": {"name": 5, "arguments": "{}"}}])
+    assert info["error"]["code"] == "body_invalid"
+    observation, *_ = sut.step({"name": "no_such_tool", "arguments": {}})
+    assert json.loads(observation["messages"])[0]["content"] == "unknown tool no_such_tool"
     assert fake.episodes["ep_1"].steps == 0
 
     strict = MirrorGymEnv(client, "clinic", tasks=["dispute@1"], invalid_actions="raise")

@@ -104,21 +104,26 @@ def test_a_verifiers_rollout_finishes_a_clinic_episode_with_its_reward(mirror_ur
 def test_the_apis_documented_errors_reach_the_caller_typed(mirror_url: str) -> None:
     task = clinic_tasks(mirror_url)[0]
     with MirrorClient(mirror_url) as client:
-        with pytest.raises(NotFoundError):
-            client.create_episode(ENVIRONMENT, f"{SCENARIO}@not-a-seed-{task.seed}")
+        with pytest.raises(NotFoundError) as unknown_task:
+            client.create_episode(ENVIRONMENT, "no-such-scenario@1")
+        assert unknown_task.value.code == "task_not_found"
         with (
             client.create_episode(ENVIRONMENT, task.id) as first,
             client.create_episode(ENVIRONMENT, task.id) as second,
         ):
-            with pytest.raises(BadRequestError) as unknown:
-                first.call("no_such_tool", {})
-            assert unknown.value.episode_id == first.id and unknown.value.code
+            with pytest.raises(BadRequestError) as malformed:
+                first.tool_calls([{"id": "c1", "type": "function", "function": {"name": 5, "arguments": "{}"}}])
+            assert (malformed.value.code, malformed.value.episode_id) == ("body_invalid", first.id)
+            # A call to an unknown tool is refused as an observation the model can read, counting no step.
+            refused = first.call("no_such_tool", {})
+            assert len(refused.observations) == 1 and not refused.done
             with pytest.raises(ForbiddenError):
                 client.episode(first.id, second.token).status()
             with pytest.raises(UnauthorizedError):
                 client.request("GET", f"/v1/episodes/{first.id}")
-            assert first.status().steps == 0, "a refused call changed the episode"
+            assert first.status().steps == 0, "a refused call counted a step"
             assert first.ping()
+            assert [s.call.name for s in first.trajectory().steps] == ["no_such_tool"]
         with pytest.raises(GoneError) as gone:
             first.status()
         assert gone.value.code == "episode_deleted"

@@ -372,6 +372,8 @@ class TrajectoryStep:
     reward: float | None
     #: The grader's per-step reward credited to this call (milestones, rules broken), when Mirror sends one.
     process_reward: float | None
+    #: False for a refused call (unknown tool, arguments breaking the schema): kept, but no step.
+    counted: bool
 
     @classmethod
     def from_json(cls, body: Any, where: str) -> TrajectoryStep:
@@ -394,6 +396,7 @@ class TrajectoryStep:
             ),
             reward=None if reward is None else _number(body, "reward", where),
             process_reward=None if body.get("process_reward") is None else _number(body, "process_reward", where),
+            counted=bool(body.get("counted", True)),
         )
 
 
