@@ -11,7 +11,7 @@ from .clinic_policy import fit, invoice_lookup, next_turn
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": p}}
     for n, p in [
-        ("mail_me_list_messages", {"type": "object", "properties": {"top": {"type": "integer"}}}),
+        ("mail_me_list_messages", {"type": "object", "properties": {"orderby": {"type": "string"}}}),
         (
             "mail_me_send_mail",
             {
@@ -61,9 +61,9 @@ def play(results: list[Any]) -> list[tuple[str, dict[str, Any]]]:
                 "tool_calls": [{"id": f"c{i}", "function": {"name": name, "arguments": json.dumps(args)}}],
             }
         )
-        conversation.append(
-            {"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(results.pop(0) if results else {})}
-        )
+        result = results.pop(0) if results else {}
+        content = result if isinstance(result, str) else json.dumps(result)
+        conversation.append({"role": "tool", "tool_call_id": f"c{i}", "content": content})
     raise AssertionError("the script did not end")
 
 
@@ -77,6 +77,8 @@ def test_it_waits_for_the_mail_then_answers_the_sender_and_finishes() -> None:
         "mail_me_send_mail",
         "finish_episode",
     ]
+    assert played[0][1] == {"orderby": "receivedDateTime desc"}
+    assert play([{"value": []}, {}, "(note)\n" + json.dumps(MAILBOX), [], {}, {}])[3][0] == "records_list_invoices"
     assert played[1][1] == {"hours": 0.5}
     assert played[3][1] == {"filters": {"number": "eq.INV-204512"}}
     message = played[4][1]["message"]

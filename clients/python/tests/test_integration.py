@@ -31,7 +31,7 @@ ENVIRONMENT = "clinic-network"
 
 def clinic_tasks(mirror_url: str, split: str = "train") -> list[TaskRef]:
     with MirrorClient(mirror_url) as client:
-        tasks = [t for t in client.iter_tasks(ENVIRONMENT, split) if t.scenario == SCENARIO]
+        tasks = [t for t in client.tasks(ENVIRONMENT, split, offset=0, limit=20).tasks if t.scenario == SCENARIO]
     assert tasks, f"{ENVIRONMENT} has no {SCENARIO} task in its {split} split"
     return tasks
 
