@@ -127,3 +127,38 @@ def test_the_apis_documented_errors_reach_the_caller_typed(mirror_url: str) -> N
         with pytest.raises(GoneError) as gone:
             first.status()
         assert gone.value.code == "episode_deleted"
+
+
+def test_a_trl_environment_describes_every_tool_and_plays_a_clinic_episode(mirror_url: str) -> None:
+    from transformers.utils import get_json_schema
+
+    from mirror_client.trl_env import mirror_environment_factory
+
+    task = clinic_tasks(mirror_url)[0]
+    environment = mirror_environment_factory(mirror_url, ENVIRONMENT, task=task.id)()
+    methods = {
+        name: getattr(environment, name)
+        for name in dir(type(environment))
+        if not name.startswith("_") and name not in ("reset", "get_reward") and callable(getattr(environment, name))
+    }
+    # TRL renders each tool with transformers' get_json_schema: every one of the catalogue's must pass.
+    tools = [get_json_schema(method) for method in methods.values()]
+    assert {"wait_for_events", "finish_episode", "mail_me_send_mail"} <= {t["function"]["name"] for t in tools}
+
+    prompt = environment.reset(task=task.id)
+    assert "billing" in prompt
+    conversation: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    for turn_index in range(40):
+        turn = next_turn(conversation, tools)
+        if isinstance(turn, str):
+            break
+        calls = []
+        for i, (name, args) in enumerate(turn):
+            call_id = f"call_{turn_index}_{i}"
+            calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}})
+            # TRL calls the method with the model's arguments, named as the rendered schema names them, as keywords.
+            text = methods[name](**args)
+            conversation += [{"role": "assistant", "content": None, "tool_calls": calls[-1:]}]
+            conversation.append({"role": "tool", "tool_call_id": call_id, "content": text})
+    assert environment.done
+    assert environment.get_reward() == 1.0
