@@ -6,6 +6,7 @@ import { MirrorConfig, MirrorSettings } from '@libs/config';
 import { StackRepository } from '@libs/persistence';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
+import { RolloutsController } from './rollouts/rollouts.controller';
 import { StacksController } from './stacks/stacks.controller';
 import { StacksService } from './stacks/stacks.service';
 
@@ -15,7 +16,7 @@ export class ApiModule {
   static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [StacksController],
+      controllers: [StacksController, RolloutsController],
       providers: [
         { provide: MirrorSettings, useValue: config },
         { provide: DataSource, useValue: dataSource },

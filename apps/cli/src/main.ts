@@ -7,6 +7,7 @@ import { dbCommand } from './commands/db.command';
 import { diffCommand } from './commands/diff.command';
 import { ingestCommand } from './commands/ingest.command';
 import { gradeCommand } from './commands/grade.command';
+import { rolloutCommand } from './commands/rollout.command';
 import { runCommand } from './commands/run.command';
 import { schemaCommand } from './commands/schema.command';
 import { serveCommand } from './commands/serve.command';
@@ -26,6 +27,7 @@ export const buildProgram = (): Command => {
     runCommand(),
     gradeCommand(),
     checkCommand(),
+    rolloutCommand(),
     diffCommand(),
     typesCommand(),
     schemaCommand(),

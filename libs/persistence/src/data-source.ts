@@ -9,6 +9,7 @@ import { EpisodeSecrets1764490000000 } from './migrations/1764490000000-episode-
 import { InstallationKeys1764495000000 } from './migrations/1764495000000-installation-keys';
 import { EpisodeScenarios1764500000000 } from './migrations/1764500000000-episode-scenarios';
 import { LiveEpisodes1764510000000 } from './migrations/1764510000000-live-episodes';
+import { CreateRollouts1764700000000 } from './migrations/1764700000000-create-rollouts';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -19,6 +20,7 @@ export const migrations = [
   InstallationKeys1764495000000,
   EpisodeScenarios1764500000000,
   LiveEpisodes1764510000000,
+  CreateRollouts1764700000000,
 ];
 
 /** The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`. */

@@ -8,3 +8,4 @@ export * from './open-database';
 export * from './repositories/episode-grade.repository';
 export * from './repositories/installation-keys';
 export * from './repositories/live-episode.repository';
+export * from './repositories/rollout.repository';

@@ -15,3 +15,4 @@ export interface HealthCheckResult {
 
 export * from './business-time';
 export * from './episode-workflow';
+export * from './rollout-workflow';

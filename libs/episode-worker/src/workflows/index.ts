@@ -1,2 +1,3 @@
 export { healthCheckWorkflow } from './health-check.workflow';
 export { episodeWorkflow } from './episode.workflow';
+export { rolloutWorkflow } from './rollout.workflow';

@@ -1,0 +1,53 @@
+import { BadRequestException, Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { MirrorSettings } from '@libs/config';
+import { RolloutRepository } from '@libs/persistence';
+
+const pageNumber = (name: string, value: string | undefined, fallback: number, max: number): number => {
+  if (value === undefined) {
+    return fallback;
+  }
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > max) {
+    throw new BadRequestException(`${name} must be an integer from 0 to ${max}`);
+  }
+  return n;
+};
+
+/**
+ * Rollouts `mirror rollout` ran and stored: the list, newest first, and one with its report and every trial (each
+ * with its episode id, for `GET`ting or grading the episode). Read only: rollouts are started by the CLI.
+ */
+@Controller('v1/rollouts')
+export class RolloutsController {
+  private readonly rollouts: RolloutRepository;
+
+  // The repository is made here, from the connection the module already provides, so registering this controller
+  // is its one line in the module.
+  constructor(
+    dataSource: DataSource,
+    private readonly config: MirrorSettings,
+  ) {
+    this.rollouts = new RolloutRepository(dataSource);
+  }
+
+  @Get()
+  async list(@Query('offset') offset?: string, @Query('limit') limit?: string) {
+    const page = {
+      offset: pageNumber('offset', offset, 0, 1_000_000),
+      limit: Math.max(1, pageNumber('limit', limit, 50, 200)),
+    };
+    const { rollouts, total } = await this.rollouts.list(this.config.MIRROR_TENANT, page);
+    return { rollouts, total, ...page };
+  }
+
+  @Get(':id')
+  async get(@Param('id') id: string) {
+    const rollout = await this.rollouts.find(this.config.MIRROR_TENANT, id);
+    if (!rollout) {
+      throw new NotFoundException(`no rollout ${id}`);
+    }
+    return { ...rollout, episodes: await this.rollouts.episodes(this.config.MIRROR_TENANT, id) };
+  }
+}

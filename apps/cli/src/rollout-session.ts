@@ -1,0 +1,128 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+
+import { createRolloutWorker } from '@libs/episode-worker';
+import { RolloutRepository } from '@libs/persistence';
+import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
+import type { StackModel } from '@libs/stack-ingestion';
+import {
+  RolloutProgress,
+  rolloutProgressQuery,
+  rolloutTaskQueue,
+  rolloutWorkflowId,
+  rolloutWorkflowType,
+} from '@libs/workflow-contracts';
+import { UsageError } from '@cli/cli-output';
+import type { EpisodeEnvironment } from '@cli/episode-environment';
+import { progressBar } from '@cli/progress-bar';
+import { rolloutAgents, trialPlayer } from '@cli/rollout-trials';
+
+export interface RolloutOutcome {
+  plan: RolloutPlan;
+  status: RolloutStatus;
+  report: RolloutReport;
+  episodes: RolloutEpisodeResult[];
+}
+
+/** A stored rollout to resume: it must exist and be of the bundle's stack version. */
+const storedPlan = async (store: RolloutRepository, tenantId: string, id: string, version: string) => {
+  const stored = await store.find(tenantId, id);
+  if (!stored) {
+    throw new UsageError(`--resume: no rollout ${id}`);
+  }
+  if (stored.stackVersion !== version) {
+    throw new UsageError(
+      `--resume: rollout ${id} plays stack version ${stored.stackVersion.slice(0, 12)}, the bundle is ${version.slice(0, 12)}`,
+    );
+  }
+  const { status, report, createdAt: _createdAt, finishedAt: _finishedAt, ...plan } = stored;
+  return { plan, status, report };
+};
+
+/**
+ * Starts a rollout (or takes up one whose worker died) on a worker of this process, shows its progress, and returns
+ * the report once the workflow has ended. The workflow, not this process, owns the rollout: any rollout worker of
+ * the same stack version on the same Temporal plays its trials, so one that outlives this process can be resumed.
+ */
+export const playRollout = async (
+  environment: EpisodeEnvironment,
+  model: StackModel,
+  version: string,
+  request: { plan: RolloutPlan } | { resume: string },
+  options: { progress: boolean; log: (line: string) => void },
+): Promise<RolloutOutcome> => {
+  const { dataSource, temporal, connection, namespace, tenantId } = environment.services;
+  const store = new RolloutRepository(dataSource);
+  const stored = 'resume' in request ? await storedPlan(store, tenantId, request.resume, version) : undefined;
+  if (stored?.report) {
+    const { plan, status, report } = stored;
+    return { plan, status, report, episodes: await store.episodes(tenantId, plan.id) };
+  }
+  if (stored && stored.status !== 'running') {
+    throw new UsageError(`--resume: rollout ${stored.plan.id} is ${stored.status}; it has no report`);
+  }
+  const plan: RolloutPlan = stored?.plan ?? (request as { plan: RolloutPlan }).plan;
+  const worker = await createRolloutWorker({
+    connection,
+    namespace,
+    tenantId,
+    stackVersion: version,
+    store,
+    play: trialPlayer(environment, model, rolloutAgents()),
+  });
+  const working = worker.run();
+  try {
+    const handle = stored
+      ? temporal.workflow.getHandle(rolloutWorkflowId(plan.id))
+      : await temporal.workflow.start(rolloutWorkflowType, {
+          args: [plan],
+          taskQueue: rolloutTaskQueue(version),
+          workflowId: rolloutWorkflowId(plan.id),
+        });
+    options.log(
+      `rollout ${plan.id}${stored ? ' resumed' : ''}: ${plan.tasks.length} task${plan.tasks.length === 1 ? '' : 's'} × ${plan.trials} trial${plan.trials === 1 ? '' : 's'}, ${plan.concurrency} at once (if this process stops, \`mirror rollout <bundle> --resume ${plan.id}\` takes it up on the same Temporal)`,
+    );
+    const bar = options.progress ? progressBar(process.stderr) : undefined;
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const progress = await handle.query<RolloutProgress>(rolloutProgressQuery).catch(() => undefined);
+        if (progress && polling) {
+          bar?.update(progress);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    })();
+    // A worker that stops by itself (it failed to bundle or lost Temporal) would leave the result unanswered.
+    const report = await Promise.race([
+      handle.result() as Promise<RolloutReport>,
+      working.then(() => {
+        throw new Error('the rollout worker stopped before the rollout ended');
+      }),
+    ])
+      .catch((error: unknown) => {
+        throw error instanceof WorkflowNotFoundError
+          ? new UsageError(
+              `--resume: rollout ${plan.id} has no workflow on this Temporal (an embedded Temporal ends with the command that started it): start a new rollout`,
+            )
+          : error;
+      })
+      .finally(() => {
+        polling = false;
+      });
+    await poll;
+    bar?.update({
+      total: report.overall.episodes,
+      done: report.overall.episodes,
+      running: 0,
+      passed: report.overall.passed,
+      infrastructureErrors: report.overall.infrastructureErrors,
+      finished: true,
+    });
+    bar?.end();
+    const status = (await store.find(tenantId, plan.id))?.status ?? 'completed';
+    return { plan, status, report, episodes: await store.episodes(tenantId, plan.id) };
+  } finally {
+    worker.shutdown();
+    await working.catch(() => undefined);
+  }
+};

@@ -1,0 +1,66 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+
+import type { RolloutEpisodeResult } from '@libs/rollouts';
+
+import { createRolloutActivities, RolloutStore, RolloutTrial } from './rollout.activities';
+
+const version = 'a'.repeat(64);
+
+/** The store's contract as the repository keeps it: a trial's first record is the one kept. */
+const memoryStore = (): RolloutStore & { rows: Map<string, RolloutEpisodeResult> } => {
+  const rows = new Map<string, RolloutEpisodeResult>();
+  return {
+    rows,
+    open: () => Promise.resolve(),
+    episode: (rolloutId, task, trial) => Promise.resolve(rows.get(`${rolloutId}/${task}#${trial}`)),
+    recordEpisode: (rolloutId, result) => {
+      const key = `${rolloutId}/${result.task}#${result.trial}`;
+      if (!rows.has(key)) {
+        rows.set(key, result);
+      }
+      return Promise.resolve(rows.get(key)!);
+    },
+    close: () => Promise.resolve(),
+  };
+};
+
+const trial: RolloutTrial = { rolloutId: 'r1', stackVersion: version, task: 'intake@3', trial: 2, agent: 'oracle' };
+const played = { episodeId: 'e1', status: 'succeeded', passed: true, reward: 1, violations: [], reason: 'done' };
+
+describe(createRolloutActivities.name, () => {
+  it('plays a trial once: a retried attempt gets what the first recorded', async () => {
+    const store = memoryStore();
+    const play = jest.fn().mockResolvedValue(played);
+    const sut = createRolloutActivities({ tenantId: 't', stackVersion: version, store, play });
+    const environment = new MockActivityEnvironment({ attempt: 1 });
+    await expect(environment.run(sut.playTrial, trial)).resolves.toEqual({ ...played, task: 'intake@3', trial: 2 });
+    play.mockResolvedValue({ ...played, episodeId: 'e2' });
+    await expect(new MockActivityEnvironment({ attempt: 2 }).run(sut.playTrial, trial)).resolves.toMatchObject({
+      episodeId: 'e1',
+    });
+    expect(play).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps the first record when two attempts finish the same trial', async () => {
+    const store = memoryStore();
+    const play = jest
+      .fn()
+      .mockResolvedValueOnce(played)
+      .mockResolvedValueOnce({ ...played, episodeId: 'e2' });
+    const sut = createRolloutActivities({ tenantId: 't', stackVersion: version, store, play });
+    const both = await Promise.all([
+      new MockActivityEnvironment().run(sut.playTrial, trial),
+      new MockActivityEnvironment().run(sut.playTrial, trial),
+    ]);
+    expect((both as RolloutEpisodeResult[]).map((r) => r.episodeId)).toEqual(['e1', 'e1']);
+  });
+
+  it('refuses a trial of another stack version instead of playing it on the wrong twins', async () => {
+    const play = jest.fn();
+    const sut = createRolloutActivities({ tenantId: 't', stackVersion: version, store: memoryStore(), play });
+    await expect(
+      new MockActivityEnvironment().run(sut.playTrial, { ...trial, stackVersion: 'b'.repeat(64) }),
+    ).rejects.toThrow(/serves stack version aaaaaaaaaaaa, not bbbbbbbbbbbb/);
+    expect(play).not.toHaveBeenCalled();
+  });
+});

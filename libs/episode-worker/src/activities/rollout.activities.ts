@@ -1,0 +1,77 @@
+import { Context } from '@temporalio/activity';
+
+import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
+
+/** Where a rollout and its trials are kept (`RolloutRepository` in @libs/persistence). */
+export interface RolloutStore {
+  open(tenantId: string, plan: RolloutPlan): Promise<void>;
+  episode(rolloutId: string, task: string, trial: number): Promise<RolloutEpisodeResult | undefined>;
+  recordEpisode(rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult>;
+  close(rolloutId: string, status: Exclude<RolloutStatus, 'running'>, report: RolloutReport | null): Promise<void>;
+}
+
+export interface RolloutTrial {
+  rolloutId: string;
+  stackVersion: string;
+  task: string;
+  trial: number;
+  agent: string;
+}
+
+/** Plays one trial's episode with the agent and grades it (the command's episode environment does both). */
+export type PlayTrial = (trial: RolloutTrial) => Promise<Omit<RolloutEpisodeResult, 'task' | 'trial'>>;
+
+export interface RolloutActivityDependencies {
+  tenantId: string;
+  /** The stack version this worker's environment serves: a trial of another is refused, never played on the wrong twins. */
+  stackVersion: string;
+  store: RolloutStore;
+  play: PlayTrial;
+  /** How often a playing trial tells Temporal it is alive (default 5 s; the workflow's heartbeat timeout is 30 s). */
+  heartbeatMs?: number;
+}
+
+export const createRolloutActivities = (dependencies: RolloutActivityDependencies) => ({
+  openRollout: (plan: RolloutPlan): Promise<void> => dependencies.store.open(dependencies.tenantId, plan),
+
+  /**
+   * A trial recorded already is returned as it was: the activity is retried when a worker stops mid-trial, and a
+   * trial must be played once. The episode runs to its end even if Temporal cancels the attempt (a worker shutting
+   * down), so what it played is recorded and found by the retry instead of being played again.
+   */
+  playTrial: async (trial: RolloutTrial): Promise<RolloutEpisodeResult> => {
+    if (trial.stackVersion !== dependencies.stackVersion) {
+      throw new Error(
+        `this worker serves stack version ${dependencies.stackVersion.slice(0, 12)}, not ${trial.stackVersion.slice(0, 12)}`,
+      );
+    }
+    const recorded = await dependencies.store.episode(trial.rolloutId, trial.task, trial.trial);
+    if (recorded) {
+      return recorded;
+    }
+    const context = Context.current();
+    const beat = setInterval(() => context.heartbeat(), dependencies.heartbeatMs ?? 5_000);
+    try {
+      const played = await dependencies.play(trial);
+      return await dependencies.store.recordEpisode(trial.rolloutId, {
+        ...played,
+        task: trial.task,
+        trial: trial.trial,
+      });
+    } finally {
+      clearInterval(beat);
+    }
+  },
+
+  /** A trial whose every attempt failed: recorded as an infrastructure error (unless an attempt recorded it). */
+  recordTrial: (rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> =>
+    dependencies.store.recordEpisode(rolloutId, result),
+
+  closeRollout: (
+    rolloutId: string,
+    status: Exclude<RolloutStatus, 'running'>,
+    report: RolloutReport | null,
+  ): Promise<void> => dependencies.store.close(rolloutId, status, report),
+});
+
+export type RolloutActivities = ReturnType<typeof createRolloutActivities>;

@@ -1,0 +1,178 @@
+import { DataSource } from 'typeorm';
+
+import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
+
+export interface StoredRollout extends RolloutPlan {
+  status: RolloutStatus;
+  createdAt: string;
+  finishedAt: string | null;
+  report: RolloutReport | null;
+}
+
+interface RolloutRow {
+  id: string;
+  stack_version: string;
+  bundle: string;
+  agent: string;
+  tasks: string[];
+  trials: number;
+  concurrency: number;
+  status: RolloutStatus;
+  report: RolloutReport | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+interface EpisodeRow {
+  task: string;
+  trial: number;
+  episode_id: string | null;
+  status: string;
+  passed: boolean | null;
+  reward: number | null;
+  violations: string[];
+  reason: string;
+}
+
+const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+const toRollout = (row: RolloutRow): StoredRollout => ({
+  id: row.id,
+  stackVersion: row.stack_version.trim(),
+  bundle: row.bundle,
+  agent: row.agent,
+  tasks: row.tasks,
+  trials: row.trials,
+  concurrency: row.concurrency,
+  status: row.status,
+  createdAt: new Date(row.created_at).toISOString(),
+  finishedAt: row.finished_at ? new Date(row.finished_at).toISOString() : null,
+  report: row.report,
+});
+
+const toEpisode = (row: EpisodeRow): RolloutEpisodeResult => ({
+  task: row.task,
+  trial: row.trial,
+  episodeId: row.episode_id,
+  status: row.status,
+  passed: row.passed,
+  reward: row.reward,
+  violations: row.violations,
+  reason: row.reason,
+});
+
+/**
+ * Rollouts and their trials. Every write is idempotent, because the activities that make them are retried after a
+ * worker restart: opening an open rollout changes nothing, and a trial's first recorded result is the one kept.
+ */
+export class RolloutRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async open(tenantId: string, plan: RolloutPlan): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO rollouts (id, tenant_id, stack_version, bundle, agent, tasks, trials, concurrency, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running') ON CONFLICT (id) DO NOTHING`,
+      [
+        plan.id,
+        tenantId,
+        plan.stackVersion,
+        plan.bundle,
+        plan.agent,
+        JSON.stringify(plan.tasks),
+        plan.trials,
+        plan.concurrency,
+      ],
+    );
+  }
+
+  /** Records a trial unless it is recorded already; returns the result stored, the first one. */
+  async recordEpisode(rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> {
+    await this.dataSource.query(
+      `INSERT INTO rollout_episodes (rollout_id, task, trial, episode_id, status, passed, reward, violations, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (rollout_id, task, trial) DO NOTHING`,
+      [
+        rolloutId,
+        result.task,
+        result.trial,
+        result.episodeId || null,
+        result.status,
+        result.passed,
+        result.reward,
+        JSON.stringify(result.violations),
+        result.reason,
+      ],
+    );
+    return (await this.episode(rolloutId, result.task, result.trial))!;
+  }
+
+  async episode(rolloutId: string, task: string, trial: number): Promise<RolloutEpisodeResult | undefined> {
+    const [row] = await this.dataSource.query<EpisodeRow[]>(
+      `SELECT task, trial, episode_id, status, passed, reward, violations, reason FROM rollout_episodes
+       WHERE rollout_id = $1 AND task = $2 AND trial = $3`,
+      [rolloutId, task, trial],
+    );
+    return row ? toEpisode(row) : undefined;
+  }
+
+  /** The rollout's recorded trials, by task in the plan's order, then trial. */
+  async episodes(tenantId: string, rolloutId: string): Promise<RolloutEpisodeResult[]> {
+    const rollout = await this.find(tenantId, rolloutId);
+    if (!rollout) {
+      return [];
+    }
+    const rows = await this.dataSource.query<EpisodeRow[]>(
+      `SELECT task, trial, episode_id, status, passed, reward, violations, reason FROM rollout_episodes
+       WHERE rollout_id = $1`,
+      [rolloutId],
+    );
+    const order = new Map(rollout.tasks.map((task, i) => [task, i]));
+    return rows
+      .map(toEpisode)
+      .sort((a, b) => (order.get(a.task) ?? Infinity) - (order.get(b.task) ?? Infinity) || a.trial - b.trial);
+  }
+
+  async close(
+    rolloutId: string,
+    status: Exclude<RolloutStatus, 'running'>,
+    report: RolloutReport | null,
+  ): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE rollouts SET status = $2, report = $3, finished_at = now() WHERE id = $1 AND status = 'running'`,
+      [rolloutId, status, report === null ? null : JSON.stringify(report)],
+    );
+  }
+
+  async find(tenantId: string, rolloutId: string): Promise<StoredRollout | undefined> {
+    if (!isUuid(rolloutId)) {
+      return undefined;
+    }
+    const [row] = await this.dataSource.query<RolloutRow[]>('SELECT * FROM rollouts WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      rolloutId,
+    ]);
+    return row ? toRollout(row) : undefined;
+  }
+
+  /** Newest first; without their reports (a list stays small whatever the rollouts' sizes). */
+  async list(
+    tenantId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ rollouts: Omit<StoredRollout, 'report'>[]; total: number }> {
+    const rows = await this.dataSource.query<RolloutRow[]>(
+      `SELECT id, stack_version, bundle, agent, tasks, trials, concurrency, status, created_at, finished_at
+       FROM rollouts WHERE tenant_id = $1 ORDER BY created_at DESC, id OFFSET $2 LIMIT $3`,
+      [tenantId, page.offset, page.limit],
+    );
+    const [{ count }] = await this.dataSource.query<{ count: string }[]>(
+      'SELECT count(*) AS count FROM rollouts WHERE tenant_id = $1',
+      [tenantId],
+    );
+    return {
+      rollouts: rows.map((row) => {
+        const { report: _report, ...rest } = toRollout({ ...row, report: null });
+        return rest;
+      }),
+      total: Number(count),
+    };
+  }
+}
