@@ -4,6 +4,7 @@ import * as express from 'express';
 import { DataSource } from 'typeorm';
 
 import { MirrorConfig } from '@libs/config';
+import { publishOpenApi } from '@libs/episode-api';
 import { bundleLimits } from '@libs/stack-ingestion';
 
 import { ApiModule } from './api.module';
@@ -21,5 +22,6 @@ export const createApiApp = async (
   // Bundles arrive as raw bytes of any type; the ingester decides what they are. Over the limit is a 413.
   app.use('/v1/stacks', express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes }));
   app.enableShutdownHooks();
+  publishOpenApi(app, 'Mirror control plane', 'Stacks: ingest bundles and read their versions.');
   return app;
 };

@@ -12,6 +12,7 @@ import { runCommand } from './commands/run.command';
 import { schemaCommand } from './commands/schema.command';
 import { serveCommand } from './commands/serve.command';
 import { typesCommand } from './commands/types.command';
+import { upCommand } from './commands/up.command';
 import { exitCodes, reportFailure } from './cli-output';
 
 export const buildProgram = (): Command => {
@@ -22,6 +23,7 @@ export const buildProgram = (): Command => {
   for (const command of [
     ingestCommand(),
     serveCommand(),
+    upCommand(),
     runCommand(),
     gradeCommand(),
     checkCommand(),

@@ -8,6 +8,7 @@ import { EpisodeGrades1764480000000 } from './migrations/1764480000000-episode-g
 import { EpisodeSecrets1764490000000 } from './migrations/1764490000000-episode-secrets';
 import { InstallationKeys1764495000000 } from './migrations/1764495000000-installation-keys';
 import { EpisodeScenarios1764500000000 } from './migrations/1764500000000-episode-scenarios';
+import { LiveEpisodes1764510000000 } from './migrations/1764510000000-live-episodes';
 import { CreateRollouts1764700000000 } from './migrations/1764700000000-create-rollouts';
 
 export const entities = [StackEntity, StackVersionEntity];
@@ -18,6 +19,7 @@ export const migrations = [
   EpisodeSecrets1764490000000,
   InstallationKeys1764495000000,
   EpisodeScenarios1764500000000,
+  LiveEpisodes1764510000000,
   CreateRollouts1764700000000,
 ];
 

@@ -7,4 +7,5 @@ export * from './repositories/repository-stack.source';
 export * from './open-database';
 export * from './repositories/episode-grade.repository';
 export * from './repositories/installation-keys';
+export * from './repositories/live-episode.repository';
 export * from './repositories/rollout.repository';

@@ -1,0 +1,102 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { Command } from 'commander';
+
+import { silentLog, stderrLog } from '@libs/embedded-services';
+import { createEpisodeApiApp } from '@libs/episode-api';
+import { HostedBundle, startEpisodeHost } from '@libs/episode-host';
+import { agentToolkit, LiveEpisodeRegistry } from '@libs/live-episodes';
+import { LiveEpisodeRepository } from '@libs/persistence';
+import { ingestStack } from '@libs/stack-ingestion';
+import { UsageError } from '@cli/cli-output';
+import { integer } from '@cli/command-arguments';
+import { episodeProtocols } from '@cli/episode-protocols';
+
+interface UpOptions {
+  port: number;
+  json?: boolean;
+}
+
+/** Each bundle an environment, named for its folder: two bundles of one name would be one environment. */
+const hostedBundles = async (paths: string[]): Promise<HostedBundle[]> => {
+  const targets = paths.length > 0 ? paths : fs.existsSync('mirror.yaml') ? ['.'] : [];
+  if (targets.length === 0) {
+    throw new UsageError('name at least one bundle folder (or run mirror up in one)');
+  }
+  const bundles: HostedBundle[] = [];
+  for (const target of targets) {
+    const folder = path.resolve(target);
+    if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
+      throw new UsageError(`${target}: not a bundle folder`);
+    }
+    const id = path.basename(folder);
+    if (bundles.some((b) => b.id === id)) {
+      throw new UsageError(
+        `${target}: another bundle is already named ${id} (environments are named for their folder)`,
+      );
+    }
+    const { model, version } = await ingestStack({ kind: 'path', path: folder });
+    bundles.push({ id, path: folder, model, version });
+  }
+  return bundles;
+};
+
+/**
+ * `mirror up`: everything trainers and outside agents need, in one process, until SIGINT or SIGTERM: the episode API
+ * (and its protocol adapters) on --port, the twins' gateway on the next port, a worker, and PostgreSQL and Temporal
+ * (embedded unless DATABASE_URL / TEMPORAL_ADDRESS). Prints one line once ready.
+ */
+export const upCommand = (): Command =>
+  new Command('up')
+    .description('serve bundles as environments for outside agents and trainers: the episode API, twins and a worker')
+    .argument('[bundles...]', 'bundle folders, each an environment named for its folder (default: this folder)')
+    .option(
+      '-p, --port <port>',
+      'the API’s port; the gateway takes the next one (0: both random)',
+      integer('--port', 0, 65000),
+      8080,
+    )
+    .option('--json', 'print the ready line as JSON: {"api","gateway","openapi","environments"}')
+    .action(async (paths: string[], options: UpOptions) => {
+      const bundles = await hostedBundles(paths);
+      const log = options.json ? silentLog : stderrLog;
+      const host = await startEpisodeHost(bundles, log, {
+        gatewayPort: options.port === 0 ? 0 : options.port + 1,
+        taskQueue: `mirror-up-${process.pid}`,
+      });
+      const registry = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
+        ttlSeconds: host.config.MIRROR_EPISODE_TTL_SECONDS,
+        maxLive: host.config.MIRROR_MAX_LIVE_EPISODES,
+      });
+      let app: Awaited<ReturnType<typeof createEpisodeApiApp>> | undefined;
+      try {
+        app = await createEpisodeApiApp(
+          { registry, toolkit: agentToolkit, protocols: episodeProtocols },
+          host.dataSource,
+          ['error', 'warn'],
+        );
+        await app.listen(options.port, '127.0.0.1');
+        const api = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+        const ready = {
+          api,
+          gateway: host.gatewayUrl,
+          openapi: `${api}/openapi.json`,
+          environments: bundles.map((b) => b.id),
+        };
+        process.stdout.write(
+          options.json
+            ? `${JSON.stringify(ready)}\n`
+            : `Mirror is up: API ${ready.api} (OpenAPI ${ready.openapi}), gateway ${ready.gateway}, environments ${ready.environments.join(', ')}. Ctrl-C stops it.\n`,
+        );
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+      } finally {
+        // The API first (no new episodes), then the live episodes, then the host's services, newest first.
+        await app?.close().catch(() => undefined);
+        await registry.close();
+        await host.stop();
+      }
+    });

@@ -1,0 +1,7 @@
+import type { EpisodeProtocolMount } from '@libs/episode-api';
+
+/**
+ * The protocol adapters `mirror up` serves beside the episode API (MCP per episode, the OpenEnv façade), each given
+ * the live-episode registry as its EpisodeLifecyclePort. An adapter adds its mount here.
+ */
+export const episodeProtocols: EpisodeProtocolMount[] = [];

@@ -1,0 +1,300 @@
+import * as fs from 'node:fs';
+import { Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DataSource } from 'typeorm';
+
+import { loadConfig, MirrorConfig, resolveOperatorKey } from '@libs/config';
+import { provideTemporal, ServiceLog } from '@libs/embedded-services';
+import {
+  AgentForInstance,
+  EpisodeInfrastructureError,
+  gradeRun,
+  policiesFor,
+  RunnerContext,
+  runEpisode,
+  SignallingEpisodeStore,
+  WorkflowSignals,
+} from '@libs/episode-runs';
+import { createWorker, voiceFromConfig } from '@libs/episode-worker';
+import { Grade, infrastructureGrade } from '@libs/graders';
+import {
+  EpisodeGradeRepository,
+  instanceKey,
+  openDatabase,
+  PostgresEpisodeStore,
+  RepositoryStackSource,
+  StackRepository,
+} from '@libs/persistence';
+import type { Scenario } from '@libs/scenarios';
+import type { StackModel } from '@libs/stack-ingestion';
+import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import type { EpisodeOutcome } from '@libs/workflow-contracts';
+import { builtInPacks } from '@twins/index';
+
+import { rubricJudge, summarizeGrade } from './grade-summary';
+
+/** A bundle the host serves: its id (`mirror up` uses the bundle's folder name), folder, model and stored version. */
+export interface HostedBundle {
+  id: string;
+  path: string;
+  model: StackModel;
+  version: string;
+}
+
+/** One bundle's episodes as the runner starts them: its stack version stored, its files readable. */
+export interface HostedEnvironment {
+  bundle: HostedBundle;
+  context: RunnerContext;
+}
+
+/** A scenario of a bundle with the file it came from (the run records it, so the episode can be graded again). */
+export interface ScenarioOfBundle {
+  scenario: Scenario;
+  file: string;
+}
+
+/** One episode as `run` and `check` report it: the outcome without its transcript, the grade, where the rest is. */
+export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript' | 'status'> &
+  ReturnType<typeof summarizeGrade> & {
+    /** `infrastructure_error`: the episode could not run or end (no reward, not the agent's failure). */
+    status: EpisodeOutcome['status'] | 'infrastructure_error';
+    agent: string;
+    transcriptFile: string;
+  };
+
+export interface EpisodeHost {
+  config: MirrorConfig;
+  dataSource: DataSource;
+  /** Temporal as the host reaches it: a client, the worker's native connection, the namespace and task queue. */
+  temporal: { client: Client; connection: NativeConnection; namespace: string; taskQueue: string };
+  engine: TwinEngine;
+  signals: WorkflowSignals;
+  /** The twins' gateway every episode's agent calls (`/e/{episode}/{service}/…`). */
+  gatewayUrl: string;
+  /** Where transcripts are written, one JSON file per episode. */
+  transcripts: string;
+  environments: ReadonlyMap<string, HostedEnvironment>;
+  /**
+   * Grades an ended episode as `mirror run` does (the twins' log and final state, the rubric judge when one is set)
+   * and stores the run, the grade and the transcript file, so `mirror grade` finds it again.
+   */
+  gradeAndStore(
+    environment: HostedEnvironment,
+    scenario: ScenarioOfBundle,
+    seed: number,
+    outcome: EpisodeOutcome,
+    agent: string,
+  ): Promise<{ grade: Grade; transcriptFile: string }>;
+  /** Plays one episode of a scenario with an in-process agent, grades it, and stores both. */
+  play(
+    environment: HostedEnvironment,
+    scenario: ScenarioOfBundle,
+    seed: number,
+    agent: AgentForInstance,
+  ): Promise<PlayedEpisode>;
+  /** Stops everything that started, newest first. */
+  stop(): Promise<void>;
+}
+
+export interface EpisodeHostOptions {
+  /** The gateway's port (0, the default: any free one). */
+  gatewayPort?: number;
+  /** The in-process worker's task queue; its own by default, so no other process's worker takes its episodes. */
+  taskQueue?: string;
+}
+
+/**
+ * Everything episodes of some bundles need, in one process: the database (each bundle's stack version stored),
+ * Temporal (embedded unless TEMPORAL_ADDRESS), the twins behind a gateway with an event store that signals workflows,
+ * and a worker on the process's own task queue. Shared by `mirror run`, `check`, `up` and `rollout`.
+ */
+export const startEpisodeHost = async (
+  bundles: readonly HostedBundle[],
+  log: ServiceLog,
+  options: EpisodeHostOptions = {},
+): Promise<EpisodeHost> => {
+  const config = loadConfig();
+  const operatorKey = resolveOperatorKey(config);
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // Whatever started is stopped, newest first, even when a later service fails to start: a command never hangs on
+  // a half-started environment.
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const next of stops.splice(0).reverse()) {
+      await next().catch(() => undefined);
+    }
+  };
+  try {
+    return await startServices(config, operatorKey, bundles, log, options, stops, stop);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+};
+
+/** Runs `work` in a host of these bundles, stopped when `work` ends, however it ends. */
+export const withEpisodeHost = async <T>(
+  bundles: readonly HostedBundle[],
+  log: ServiceLog,
+  work: (host: EpisodeHost) => Promise<T>,
+  options: EpisodeHostOptions = {},
+): Promise<T> => {
+  const host = await startEpisodeHost(bundles, log, options);
+  try {
+    return await work(host);
+  } finally {
+    await host.stop();
+  }
+};
+
+const listen = (server: Server, port: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+const startServices = async (
+  config: MirrorConfig,
+  operatorKey: string,
+  bundles: readonly HostedBundle[],
+  log: ServiceLog,
+  options: EpisodeHostOptions,
+  stops: (() => Promise<unknown>)[],
+  stop: () => Promise<void>,
+): Promise<EpisodeHost> => {
+  const database = await openDatabase(config, log);
+  stops.push(() => database.close());
+  const temporal = await provideTemporal(config, log);
+  stops.push(() => temporal.stop());
+  const stacks = new StackRepository(database.dataSource);
+  for (const bundle of bundles) {
+    await stacks.saveVersion(config.MIRROR_TENANT, bundle.version, bundle.model);
+  }
+  const signals = new WorkflowSignals();
+  const engine = new TwinEngine(
+    new SignallingEpisodeStore(new PostgresEpisodeStore(database.dataSource), signals.listener),
+    new RepositoryStackSource(stacks),
+    builtInPacks,
+  );
+  const gateway = createGatewayServer(
+    engine,
+    config.MIRROR_TENANT,
+    { error: (message) => process.stderr.write(`gateway: ${message}\n`) },
+    operatorKey,
+  );
+  const gatewayPort = await listen(gateway, options.gatewayPort ?? 0);
+  stops.push(() => new Promise((resolve) => gateway.close(resolve)));
+  const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+  stops.push(() => nativeConnection.close());
+  const connection = await Connection.connect({ address: temporal.address });
+  stops.push(() => connection.close());
+  const taskQueue = options.taskQueue ?? `mirror-run-${process.pid}`;
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: temporal.namespace,
+    taskQueue,
+    voice: voiceFromConfig(config),
+    operatorKey,
+  });
+  const working = worker.run();
+  stops.push(async () => {
+    worker.shutdown();
+    await working;
+  });
+  const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
+  fs.mkdirSync(transcripts, { recursive: true });
+  const grades = new EpisodeGradeRepository(database.dataSource);
+  const judge = rubricJudge(config);
+  const temporalClient = new Client({ connection, namespace: temporal.namespace });
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const key = await instanceKey(database.dataSource, config.MIRROR_INSTANCE_KEY);
+  const environments = new Map(
+    bundles.map((bundle): [string, HostedEnvironment] => [
+      bundle.id,
+      {
+        bundle,
+        context: {
+          engine,
+          temporal: temporalClient,
+          gatewayUrl,
+          tenantId: config.MIRROR_TENANT,
+          stackVersion: bundle.version,
+          model: bundle.model,
+          taskQueue,
+          instanceKey: key,
+          readFile: (file: string) => {
+            const full = path.join(bundle.path, file);
+            return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined;
+          },
+        },
+      },
+    ]),
+  );
+  const gradeAndStore: EpisodeHost['gradeAndStore'] = async (environment, { scenario, file }, seed, outcome, agent) => {
+    const grade = await gradeRun(
+      environment.context,
+      scenario,
+      seed,
+      outcome.episodeId,
+      outcome,
+      judge ? { judge } : {},
+    );
+    await grades.saveRun({
+      episodeId: outcome.episodeId,
+      scenarioId: scenario.id,
+      scenarioFile: file,
+      seed,
+      agent,
+      outcome,
+    });
+    await grades.saveGrade(outcome.episodeId, grade.policies.join(','), grade.graderVersion, grade);
+    const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
+    fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
+    return { grade, transcriptFile };
+  };
+  const play: EpisodeHost['play'] = async (environment, { scenario, file }, seed, agent) => {
+    let outcome: EpisodeOutcome;
+    try {
+      outcome = await runEpisode(environment.context, signals, scenario, seed, agent);
+    } catch (error) {
+      if (!(error instanceof EpisodeInfrastructureError)) {
+        throw error;
+      }
+      // One lost episode does not end a batch: it is reported, ungraded, and the next one runs.
+      log.log(`${scenario.id} ${agent.name} seed ${seed}: ${error.message}`);
+      return {
+        episodeId: error.episodeId ?? '',
+        scenarioId: scenario.id,
+        seed,
+        status: 'infrastructure_error',
+        reason: error.message,
+        agentActions: 0,
+        simulatedBusinessDays: 0,
+        finalTerms: null,
+        ...summarizeGrade(infrastructureGrade(policiesFor(environment.bundle.model, scenario), [error.message])),
+        agent: agent.name,
+        transcriptFile: '',
+      };
+    }
+    const { grade, transcriptFile } = await gradeAndStore(environment, { scenario, file }, seed, outcome, agent.name);
+    const { transcript: _transcript, ...summary } = outcome;
+    return { ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile };
+  };
+  return {
+    config,
+    dataSource: database.dataSource,
+    temporal: { client: temporalClient, connection: nativeConnection, namespace: temporal.namespace, taskQueue },
+    engine,
+    signals,
+    gatewayUrl,
+    transcripts,
+    environments,
+    gradeAndStore,
+    play,
+    stop,
+  };
+};

@@ -1,0 +1,2 @@
+export * from './episode-host';
+export * from './grade-summary';

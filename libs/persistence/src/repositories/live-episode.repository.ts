@@ -1,0 +1,218 @@
+import { DataSource } from 'typeorm';
+
+export type LiveEpisodeState = 'running' | 'ended' | 'expired' | 'deleted';
+
+/** A live episode as stored: enough to answer for it (and refuse calls to it) after the process that ran it is gone. */
+export interface LiveEpisodeRow<Result = unknown> {
+  id: string;
+  environment: string;
+  task: string;
+  groupId: string | null;
+  /** SHA-256 of the episode-scoped token; the token itself is never stored. */
+  tokenHash: Buffer;
+  maxSteps: number;
+  status: LiveEpisodeState;
+  steps: number;
+  truncated: boolean;
+  createdAt: string;
+  expiresAt: string;
+  endedAt: string | null;
+  result: Result | null;
+}
+
+/** One call of the agent as the trajectory keeps it, in order. */
+export interface TrajectoryStepRow {
+  index: number;
+  at: string;
+  wallMs: number;
+  businessTime: string;
+  call: { id: string; name: string; arguments: unknown };
+  observation: { is_error: boolean; structured: Record<string, unknown>; text: string };
+  /** Counted against the episode's steps (refused calls, which reach no twin, are not). */
+  counted: boolean;
+  /** The twins' log position before and after the call: the domain events beside it are those in between. */
+  seqBefore: number;
+  seqAfter: number;
+}
+
+interface Row {
+  id: string;
+  environment: string;
+  task: string;
+  group_id: string | null;
+  token_hash: Buffer;
+  max_steps: number;
+  status: LiveEpisodeState;
+  steps: number;
+  truncated: boolean;
+  created_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+  result: unknown;
+}
+
+const fromRow = <Result>(row: Row): LiveEpisodeRow<Result> => ({
+  id: row.id,
+  environment: row.environment,
+  task: row.task,
+  groupId: row.group_id,
+  tokenHash: row.token_hash,
+  maxSteps: row.max_steps,
+  status: row.status,
+  steps: row.steps,
+  truncated: row.truncated,
+  createdAt: row.created_at.toISOString(),
+  expiresAt: row.expires_at.toISOString(),
+  endedAt: row.ended_at?.toISOString() ?? null,
+  result: row.result as Result | null,
+});
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Live episodes, their trajectories and the idempotency keys of the episode API. */
+export class LiveEpisodeRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async create(row: Omit<LiveEpisodeRow, 'steps' | 'truncated' | 'createdAt' | 'endedAt' | 'result'>): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO live_episodes (id, environment, task, group_id, token_hash, max_steps, status, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [row.id, row.environment, row.task, row.groupId, row.tokenHash, row.maxSteps, row.status, row.expiresAt],
+    );
+  }
+
+  async find<Result>(id: string): Promise<LiveEpisodeRow<Result> | undefined> {
+    if (!uuid.test(id)) {
+      return undefined;
+    }
+    const [row] = await this.dataSource.query<Row[]>('SELECT * FROM live_episodes WHERE id = $1', [id]);
+    return row ? fromRow<Result>(row) : undefined;
+  }
+
+  async update(
+    id: string,
+    fields: Partial<Pick<LiveEpisodeRow, 'status' | 'steps' | 'truncated' | 'expiresAt' | 'endedAt' | 'result'>>,
+  ): Promise<void> {
+    const columns: [string, unknown][] = [
+      ['status', fields.status],
+      ['steps', fields.steps],
+      ['truncated', fields.truncated],
+      ['expires_at', fields.expiresAt],
+      ['ended_at', fields.endedAt],
+      ['result', fields.result === undefined ? undefined : JSON.stringify(fields.result)],
+    ];
+    const set = columns.filter(([, value]) => value !== undefined);
+    if (set.length === 0) {
+      return;
+    }
+    await this.dataSource.query(
+      `UPDATE live_episodes SET ${set.map(([column], i) => `"${column}" = $${i + 2}`).join(', ')} WHERE id = $1`,
+      [id, ...set.map(([, value]) => value)],
+    );
+  }
+
+  /** Records a call and the episode's new step count together: a trajectory never disagrees with its episode. */
+  async appendStep(id: string, step: TrajectoryStepRow, episode: { steps: number; expiresAt: string }): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO live_episode_steps
+           (episode_id, index, at, wall_ms, business_time, call, observation, counted, seq_before, seq_after)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          id,
+          step.index,
+          step.at,
+          step.wallMs,
+          step.businessTime,
+          JSON.stringify(step.call),
+          JSON.stringify(step.observation),
+          step.counted,
+          step.seqBefore,
+          step.seqAfter,
+        ],
+      );
+      await manager.query('UPDATE live_episodes SET steps = $2, expires_at = $3 WHERE id = $1', [
+        id,
+        episode.steps,
+        episode.expiresAt,
+      ]);
+    });
+  }
+
+  async steps(id: string): Promise<TrajectoryStepRow[]> {
+    const rows = await this.dataSource.query<
+      {
+        index: number;
+        at: Date;
+        wall_ms: number;
+        business_time: string;
+        call: TrajectoryStepRow['call'];
+        observation: TrajectoryStepRow['observation'];
+        counted: boolean;
+        seq_before: number;
+        seq_after: number;
+      }[]
+    >('SELECT * FROM live_episode_steps WHERE episode_id = $1 ORDER BY index', [id]);
+    return rows.map((r) => ({
+      index: r.index,
+      at: r.at.toISOString(),
+      wallMs: r.wall_ms,
+      businessTime: r.business_time,
+      call: r.call,
+      observation: r.observation,
+      counted: r.counted,
+      seqBefore: r.seq_before,
+      seqAfter: r.seq_after,
+    }));
+  }
+
+  /**
+   * Claims an idempotency key for a request: `claimed` when it is new (the caller performs the request, then
+   * `completeKey` or `releaseKey`), else what was stored: the other body's hash, or the first response.
+   */
+  async claimKey(
+    scope: string,
+    key: string,
+    bodyHash: string,
+  ): Promise<
+    | { kind: 'claimed' }
+    | { kind: 'other-body' }
+    | { kind: 'pending' }
+    | { kind: 'replay'; status: number; response: unknown }
+  > {
+    const inserted = await this.dataSource.query<unknown[]>(
+      `INSERT INTO idempotency_keys (scope, key, body_hash) VALUES ($1, $2, $3)
+       ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
+      [scope, key, bodyHash],
+    );
+    if (inserted.length > 0) {
+      return { kind: 'claimed' };
+    }
+    const [row] = await this.dataSource.query<{ body_hash: string; status: number | null; response: unknown }[]>(
+      'SELECT body_hash, status, response FROM idempotency_keys WHERE scope = $1 AND key = $2',
+      [scope, key],
+    );
+    if (!row) {
+      // Released between the two statements: the caller may try again.
+      return this.claimKey(scope, key, bodyHash);
+    }
+    if (row.body_hash !== bodyHash) {
+      return { kind: 'other-body' };
+    }
+    return row.status === null ? { kind: 'pending' } : { kind: 'replay', status: row.status, response: row.response };
+  }
+
+  async completeKey(scope: string, key: string, status: number, response: unknown): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE idempotency_keys SET status = $3, response = $4 WHERE scope = $1 AND key = $2',
+      [scope, key, status, JSON.stringify(response)],
+    );
+  }
+
+  async releaseKey(scope: string, key: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status IS NULL', [
+      scope,
+      key,
+    ]);
+  }
+}
