@@ -125,6 +125,11 @@ export class InMemoryEpisodes implements EpisodeLifecyclePort {
     });
   }
 
+  /** How many episodes were ever started: a refused request must not have started one. */
+  get started(): number {
+    return this.episodes.size;
+  }
+
   /** Deletes an episode as `DELETE /v1/episodes/{id}` would (its id answers 410 afterwards). */
   delete(episodeId: string): void {
     const episode = this.episodes.get(episodeId);
