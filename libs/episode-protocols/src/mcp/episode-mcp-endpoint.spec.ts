@@ -1,9 +1,9 @@
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 import { EpisodeStart } from '@libs/agent-tools';
+import { InMemoryEpisodes } from '@test/support/episode-protocols/in-memory-episodes';
+import { serveProtocols } from '@test/support/episode-protocols/protocol-server';
 
-import { InMemoryEpisodes } from '../../test/in-memory-episodes';
-import { serveProtocols } from '../../test/protocol-server';
 import { EPISODE_META_KEY } from './episode-mcp-server';
 
 const MODERN = '2026-07-28';

@@ -1,7 +1,7 @@
 import { WebSocket } from 'ws';
 
-import { InMemoryEpisodes } from '../../test/in-memory-episodes';
-import { serveProtocols } from '../../test/protocol-server';
+import { InMemoryEpisodes } from '@test/support/episode-protocols/in-memory-episodes';
+import { serveProtocols } from '@test/support/episode-protocols/protocol-server';
 
 describe('OpenEnv façade (/openenv/{env}/…)', () => {
   let episodes: InMemoryEpisodes;
