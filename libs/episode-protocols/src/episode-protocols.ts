@@ -8,10 +8,16 @@ import { createEpisodeMcpEndpoint } from './mcp/episode-mcp-endpoint';
 import { OpenEnvEpisode, OpenEnvFacade } from './openenv/openenv-facade';
 import { attachOpenEnvWebSocket } from './openenv/openenv-websocket';
 import { bearerToken, httpErrorAnswer, missingTokenError, ProtocolRequestError } from './protocol-errors';
+import { defaultAllowedHostnames, hostRefusal } from './request-origin';
 
 export interface EpisodeProtocolsOptions {
   /** Reported as the MCP server's and OpenEnv environment's version. */
   version?: string;
+  /**
+   * Host names the protocols answer to (the `Host` header, and a browser's `Origin`); localhost by default. Add the
+   * machine's name when trainers reach it from elsewhere.
+   */
+  allowedHostnames?: string[];
   /** Errors that are not the caller's (a port bug, a broken socket): the app logs them; callers get a bare 500. */
   onError?: (error: unknown) => void;
 }
@@ -36,6 +42,16 @@ export const createEpisodeProtocols = (
   const openEnv = new OpenEnvFacade(port, options.version);
   const router = express.Router();
   const json = express.json({ limit: '4mb', strict: false });
+  const allowedHostnames = options.allowedHostnames ?? defaultAllowedHostnames();
+
+  router.use(['/v1/episodes/:id/mcp', '/openenv'], (request, response, next) => {
+    const refusal = hostRefusal(request.headers, allowedHostnames);
+    if (refusal === undefined) {
+      next();
+      return;
+    }
+    response.status(403).json({ error: { code: 'host_not_allowed', message: refusal } });
+  });
 
   router.all('/v1/episodes/:id/mcp', (request, response, next) => {
     mcp(request, response, String(request.params.id)).catch(next);
@@ -98,7 +114,7 @@ export const createEpisodeProtocols = (
   return {
     router,
     attachWebSocket: (server) => {
-      attachOpenEnvWebSocket(server, openEnv, mcpUrl, onError);
+      attachOpenEnvWebSocket(server, openEnv, { mcpUrl, allowedHostnames, onError });
     },
   };
 };

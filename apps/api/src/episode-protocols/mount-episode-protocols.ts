@@ -14,11 +14,12 @@ import { createEpisodeProtocols } from '@libs/episode-protocols';
 export const mountEpisodeProtocols = (
   app: INestApplication,
   port: EpisodeLifecyclePort,
-  options: { version?: string; logger?: Logger } = {},
+  options: { version?: string; allowedHostnames?: string[]; logger?: Logger } = {},
 ): void => {
   const logger = options.logger ?? new Logger('episode-protocols');
   const protocols = createEpisodeProtocols(port, {
     version: options.version,
+    allowedHostnames: options.allowedHostnames,
     onError: (error) => logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error)),
   });
   app.use(protocols.router);

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 import { EpisodeStart } from '@libs/agent-tools';
@@ -172,5 +174,39 @@ describe('MCP per episode (/v1/episodes/{id}/mcp)', () => {
     expect(answer.status).toBeLessThan(500);
     expect(await answer.text()).toContain('-32700');
     expect(episodes.calls).toEqual([]);
+  });
+
+  it('refuses a renamed Host or a foreign browser Origin (DNS rebinding) before the token is even read', async () => {
+    const statusOf = (headers: Record<string, string>, path: string): Promise<number | undefined> =>
+      new Promise((resolve, reject) => {
+        const { port } = new URL(served.baseUrl);
+        const sent = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path,
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+          },
+          (answer) => {
+            answer.resume();
+            resolve(answer.statusCode);
+          },
+        );
+        sent.on('error', reject);
+        sent.end(initialize);
+      });
+    const auth = { Authorization: `Bearer ${episode.token}` };
+    const mcpPath = `/v1/episodes/${episode.episodeId}/mcp`;
+
+    const answers = await Promise.all([
+      statusOf({ ...auth, Host: 'evil.example' }, mcpPath),
+      statusOf({ ...auth, Origin: 'http://evil.example' }, mcpPath),
+      statusOf({ Host: 'evil.example' }, '/openenv/shop/reset'),
+      statusOf({ ...auth, Origin: 'http://localhost:3000' }, mcpPath),
+    ]);
+
+    expect(answers).toEqual([403, 403, 403, 200]);
+    expect(episodes.started).toBe(1);
   });
 });

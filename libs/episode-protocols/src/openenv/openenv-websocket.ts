@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { RawData, WebSocket, WebSocketServer } from 'ws';
 
 import { httpErrorAnswer } from '../protocol-errors';
+import { hostRefusal } from '../request-origin';
 import { OpenEnvEpisode, OpenEnvFacade } from './openenv-facade';
 
 const WS_PATH = /^\/openenv\/([^/?#]+)\/ws(?:[?#]|$)/;
@@ -21,15 +22,24 @@ const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 export const attachOpenEnvWebSocket = (
   server: Server,
   facade: OpenEnvFacade,
-  mcpUrl: (request: IncomingMessage, episodeId: string) => string,
-  onError: (error: unknown) => void,
+  options: {
+    mcpUrl: (request: IncomingMessage, episodeId: string) => string;
+    allowedHostnames: string[];
+    onError: (error: unknown) => void;
+  },
 ): WebSocketServer => {
+  const { mcpUrl, allowedHostnames, onError } = options;
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = WS_PATH.exec(request.url ?? '');
     if (match?.[1] === undefined) {
       return;
     } // Another upgrade route's, not ours.
+    const refusal = hostRefusal(request.headers, allowedHostnames);
+    if (refusal !== undefined) {
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\n${refusal}\n`);
+      return;
+    }
     const environment = decodeURIComponent(match[1]);
     try {
       facade.environment(environment);
