@@ -18,7 +18,7 @@ const option = (name: string): string | undefined => {
 const episodeEndpoint = async (): Promise<{ target: URL; token: string }> => {
   const target = option('target');
   const token = option('token');
-  if (target !== undefined && token !== undefined) return { target: new URL(target), token };
+  if (target !== undefined && token !== undefined) {return { target: new URL(target), token };}
   const episodes = new InMemoryEpisodes();
   const served = await serveProtocols(episodes);
   const start = await episodes.start({ environment: 'shop', task: 'refund@1' });
