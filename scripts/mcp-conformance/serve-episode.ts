@@ -2,7 +2,7 @@
  * Serves one episode's MCP endpoint for the conformance suite and MCP Inspector, which cannot send a bearer token:
  * a localhost proxy adds the episode's token to every request and forwards it unchanged, so what is tested is the
  * endpoint itself. Without arguments the episode is an in-memory one (test/support); with `--target <episode MCP URL>
- * --token <token>` it is a running Mirror's (`mirror up`). Prints one JSON line `{"url": …}` when ready.
+ * --token <token>` it is a running Mirror's (`mirror up`). Prints one JSON line `{"url": …, "base_url": …}` when ready.
  */
 import { createServer, request as httpRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -15,18 +15,24 @@ const option = (name: string): string | undefined => {
   return index < 0 ? undefined : process.argv[index + 1];
 };
 
-const episodeEndpoint = async (): Promise<{ target: URL; token: string }> => {
+const episodeEndpoint = async (): Promise<{ target: URL; token: string; baseUrl?: string }> => {
   const target = option('target');
   const token = option('token');
-  if (target !== undefined && token !== undefined) {return { target: new URL(target), token };}
+  if (target !== undefined && token !== undefined) {
+    return { target: new URL(target), token };
+  }
   const episodes = new InMemoryEpisodes();
   const served = await serveProtocols(episodes);
   const start = await episodes.start({ environment: 'shop', task: 'refund@1' });
-  return { target: new URL(`${served.baseUrl}/v1/episodes/${start.episodeId}/mcp`), token: start.token };
+  return {
+    target: new URL(`${served.baseUrl}/v1/episodes/${start.episodeId}/mcp`),
+    token: start.token,
+    baseUrl: served.baseUrl,
+  };
 };
 
 const main = async (): Promise<void> => {
-  const { target, token } = await episodeEndpoint();
+  const { target, token, baseUrl } = await episodeEndpoint();
   const proxy = createServer((incoming, outgoing) => {
     const forwarded = httpRequest(
       {
@@ -47,7 +53,8 @@ const main = async (): Promise<void> => {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const { port } = proxy.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/mcp` })}\n`);
+  // `base_url`: the in-memory protocols themselves (its OpenEnv environment is `shop`), for the OpenEnv client check.
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, base_url: baseUrl })}\n`);
 };
 
 main().catch((error: unknown) => {

@@ -222,51 +222,77 @@ describe('OpenEnv façade (/openenv/{env}/…)', () => {
     ]);
   });
 
-  it("carries OpenEnv's MCP JSON-RPC on its /mcp route and in the session", async () => {
+  it("carries OpenEnv's MCP JSON-RPC on its /mcp route, its sessions standing for an episode", async () => {
+    const rpc = (id: number, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      post('/mcp', { jsonrpc: '2.0', id, method, params }, headers);
+    const created = (await (await rpc(1, 'openenv/session/create', {})).json()) as {
+      result: { session_id: string; episode_id: string; token: string };
+    };
+    const { session_id: sessionId, episode_id: episodeId, token } = created.result;
+
+    const listed = await rpc(2, 'tools/list', { session_id: sessionId });
+    const called = await rpc(3, 'tools/call', {
+      session_id: sessionId,
+      name: 'orders_get_order',
+      arguments: { order_id: 'ord-1' },
+    });
+    const unknown = await rpc(4, 'tools/call', { session_id: sessionId, name: 'nope' });
+    const byToken = await rpc(5, 'tools/list', { session_id: episodeId }, bearer(token));
+    const refused = await Promise.all([
+      rpc(6, 'tools/list', { session_id: episodeId }),
+      rpc(7, 'tools/list', { session_id: 'guessed' }),
+      rpc(8, 'tools/list', {}),
+    ]);
+    const closed = await rpc(9, 'openenv/session/close', { session_id: sessionId });
+    const afterClose = await rpc(10, 'tools/list', { session_id: sessionId });
+
+    expect(sessionId).not.toBe(episodeId);
+    expect(sessionId).not.toBe(token);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+    expect(await called.json()).toMatchObject({ id: 3, result: { isError: false, data: { id: 'ord-1' } } });
+    expect(await unknown.json()).toMatchObject({ id: 4, error: { code: -32602 } });
+    expect(byToken.status).toBe(200);
+    expect(refused.map((answer) => answer.status)).toEqual([401, 401, 401]);
+    expect(await closed.json()).toMatchObject({ id: 9, result: { episode_id: episodeId, status: 'ended' } });
+    expect(afterClose.status).toBe(401);
+    expect(episodes.calls.map((call) => call.names)).toEqual([['orders_get_order']]);
+  });
+
+  it("lets a WebSocket attach to an HTTP MCP session (OpenEnv's MCPToolClient) and keeps both on one episode", async () => {
     const created = (await (
       await post('/mcp', { jsonrpc: '2.0', id: 1, method: 'openenv/session/create', params: {} })
-    ).json()) as {
-      result: { session_id: string; token: string };
-    };
-    const { session_id: sessionId, token } = created.result;
-    const listed = await post(
-      '/mcp',
-      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { session_id: sessionId } },
-      bearer(token),
-    );
-    const called = await post(
-      '/mcp',
-      {
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: { session_id: sessionId, name: 'orders_get_order', arguments: { order_id: 'ord-1' } },
-      },
-      bearer(token),
-    );
-    const unknown = await post(
-      '/mcp',
-      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { session_id: sessionId, name: 'nope' } },
-      bearer(token),
-    );
-    const anonymous = await post('/mcp', {
-      jsonrpc: '2.0',
-      id: 5,
-      method: 'tools/list',
-      params: { session_id: sessionId },
-    });
-    const send = await session();
-    await send({ type: 'reset', data: {} });
-    const inSession = await send({ type: 'mcp', data: { jsonrpc: '2.0', id: 6, method: 'tools/list', params: {} } });
+    ).json()) as { result: { session_id: string; episode_id: string } };
+    const { session_id: sessionId, episode_id: first } = created.result;
+    const ws = new WebSocket(`${served.baseUrl.replace('http', 'ws')}/openenv/shop/ws?session_id=${sessionId}`);
+    sockets.push(ws);
+    const reply = (message: unknown): Promise<Record<string, unknown>> =>
+      new Promise((resolve) => {
+        ws.once('message', (raw: Buffer) => resolve(JSON.parse(raw.toString('utf8')) as Record<string, unknown>));
+        ws.send(JSON.stringify(message));
+      });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 
-    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
-    expect(await called.json()).toMatchObject({
-      id: 3,
-      result: { isError: false, structuredContent: { id: 'ord-1' } },
+    const attached = await reply({ type: 'state' });
+    const reset = (await reply({ type: 'reset', data: {} })) as { data: { metadata: { episode_id: string } } };
+    const listed = await post('/mcp', {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { session_id: sessionId, name: 'finish_episode' },
     });
-    expect(await unknown.json()).toMatchObject({ id: 4, error: { code: -32602 } });
-    expect(anonymous.status).toBe(401);
-    expect(inSession).toMatchObject({ type: 'mcp', data: { id: 6, result: { tools: expect.any(Array) } } });
+    const state = await reply({ type: 'state' });
+
+    expect(attached).toMatchObject({ type: 'state', data: { episode_id: first } });
+    expect(reset.data.metadata.episode_id).not.toBe(first);
+    expect(await listed.json()).toMatchObject({
+      result: { _meta: { 'mirror/episode': { episode_id: reset.data.metadata.episode_id, terminated: true } } },
+    });
+    expect(state).toMatchObject({ data: { episode_id: reset.data.metadata.episode_id, status: 'ended' } });
+    await expect(session().then(() => undefined)).resolves.toBeUndefined();
+    const unknownSession = new WebSocket(`${served.baseUrl.replace('http', 'ws')}/openenv/shop/ws?session_id=guessed`);
+    await expect(
+      new Promise((resolve, reject) => unknownSession.once('open', resolve).once('error', reject)),
+    ).rejects.toThrow(/404/);
   });
 
   it('refuses a WebSocket for an unknown environment', async () => {

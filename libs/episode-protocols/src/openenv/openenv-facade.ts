@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 import {
   EnvironmentSummary,
   EpisodeAccessError,
@@ -38,6 +40,12 @@ export type JsonRpcAnswer =
  */
 export class OpenEnvFacade {
   private readonly tasks = new ResetTaskPicker();
+  /**
+   * OpenEnv's HTTP MCP sessions (`openenv/session/create`): an unguessable handle that stands for one episode and its
+   * token, as OpenEnv's own session ids stand for an environment instance. Its `MCPToolClient` sends only the handle
+   * (in params, and as `?session_id=` when its WebSocket attaches), so the handle is as secret as the token it maps to.
+   */
+  private readonly sessions = new Map<string, OpenEnvEpisode>();
 
   constructor(
     private readonly port: EpisodeLifecyclePort,
@@ -141,56 +149,87 @@ export class OpenEnvFacade {
     const args = params as Record<string, unknown>;
     if (method === 'openenv/session/create') {
       const { episode: created, result } = await this.reset(id, args, mcpUrl);
+      const sessionId = randomBytes(24).toString('base64url');
+      this.sessions.set(sessionId, created);
       return {
-        answer: { jsonrpc: '2.0', id: rid, result: { session_id: created.episodeId, ...result.metadata } },
+        answer: { jsonrpc: '2.0', id: rid, result: { ...result.metadata, session_id: sessionId } },
         created,
       };
     }
-    if (episode === undefined) {
+    const sessionId = typeof args.session_id === 'string' ? args.session_id : undefined;
+    const acting = (sessionId === undefined ? undefined : this.sessions.get(sessionId)) ?? episode;
+    if (acting === undefined) {
       throw new EpisodeAccessError(
         'token_invalid',
         401,
-        "this route needs the episode: 'session_id' (the episode id) in params and 'Authorization: Bearer <token>'",
+        "name the episode: the 'session_id' openenv/session/create returned, or the episode id with its bearer token",
       );
     }
+    return { answer: await this.mcpOnEpisode(acting, rid, method, args, sessionId) };
+  }
+
+  /** The episode an HTTP MCP session stands for, when the handle is one this façade gave out. */
+  session(sessionId: string): OpenEnvEpisode | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** A session's WebSocket reset: the session now stands for the new episode. */
+  rebindSession(sessionId: string, episode: OpenEnvEpisode): void {
+    if (this.sessions.has(sessionId)) {
+      this.sessions.set(sessionId, episode);
+    }
+  }
+
+  private async mcpOnEpisode(
+    episode: OpenEnvEpisode,
+    rid: string | number | null,
+    method: unknown,
+    args: Record<string, unknown>,
+    sessionId: string | undefined,
+  ): Promise<JsonRpcAnswer> {
     switch (method) {
       case 'tools/list': {
         const tools = await this.port.tools(episode.episodeId, episode.token);
-        return { answer: { jsonrpc: '2.0', id: rid, result: { tools: tools.map(mcpTool) } } };
+        return { jsonrpc: '2.0', id: rid, result: { tools: tools.map(mcpTool) } };
       }
       case 'tools/call': {
         const { name, arguments: toolArguments = {} } = args;
         if (typeof name !== 'string') {
-          return { answer: rpcError(rid, -32602, "tools/call needs a 'name'") };
+          return rpcError(rid, -32602, "tools/call needs a 'name'");
         }
         const tools = await this.port.tools(episode.episodeId, episode.token);
         if (!tools.some((tool) => tool.name === name)) {
-          return { answer: rpcError(rid, -32602, `Unknown tool: ${name}`) };
+          return rpcError(rid, -32602, `Unknown tool: ${name}`);
         }
         if (typeof toolArguments !== 'object' || toolArguments === null || Array.isArray(toolArguments)) {
-          return { answer: rpcError(rid, -32602, "'arguments' must be an object") };
+          return rpcError(rid, -32602, "'arguments' must be an object");
         }
         const result = await this.port.call(episode.episodeId, episode.token, [
           { id: `openenv-mcp-${String(rid)}`, name, arguments: toolArguments as Record<string, unknown> },
         ]);
         const [observation] = result.observations;
         return {
-          answer: {
-            jsonrpc: '2.0',
-            id: rid,
-            result: {
-              content: [{ type: 'text', text: observation?.text ?? '' }],
-              structuredContent: observation?.structured ?? {},
-              isError: observation?.isError ?? true,
-              _meta: { 'mirror/episode': episodeMeta(episode.episodeId, result) },
-            },
+          jsonrpc: '2.0',
+          id: rid,
+          result: {
+            content: [{ type: 'text', text: observation?.text ?? '' }],
+            structuredContent: observation?.structured ?? {},
+            // OpenEnv's MCPToolClient.call_tool returns `data` to its caller, as fastmcp's results carry it.
+            data: observation?.structured ?? {},
+            isError: observation?.isError ?? true,
+            _meta: { 'mirror/episode': episodeMeta(episode.episodeId, result) },
           },
         };
       }
-      case 'openenv/session/close':
-        return { answer: { jsonrpc: '2.0', id: rid, result: await this.close(episode) } };
+      case 'openenv/session/close': {
+        const closed = await this.close(episode);
+        if (sessionId !== undefined) {
+          this.sessions.delete(sessionId);
+        }
+        return { jsonrpc: '2.0', id: rid, result: closed };
+      }
       default:
-        return { answer: rpcError(rid, -32601, `Method not found: ${String(method)}`) };
+        return rpcError(rid, -32601, `Method not found: ${String(method)}`);
     }
   }
 }
@@ -273,6 +312,8 @@ const stepResult = (episodeId: string, toolName: string, result: ToolCallResult)
       result: {
         content: [{ type: 'text', text: observation?.text ?? '' }],
         structured_content: observation?.structured ?? {},
+        // What OpenEnv's MCPToolClient.call_tool returns to its caller, as fastmcp's results carry it.
+        data: observation?.structured ?? {},
         is_error: observation?.isError ?? true,
       },
       error: null,
@@ -333,6 +374,7 @@ const OPENENV_SCHEMAS = {
         properties: {
           content: { type: 'array' },
           structured_content: { type: 'object' },
+          data: { type: 'object' },
           is_error: { type: 'boolean' },
         },
       },

@@ -47,8 +47,14 @@ export const attachOpenEnvWebSocket = (
       socket.end(`HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\nno environment '${environment}'\n`);
       return;
     }
+    // OpenEnv's MCPToolClient attaches its socket to the HTTP MCP session it created (`?session_id=`).
+    const sessionId = new URL(request.url ?? '/', 'http://localhost').searchParams.get('session_id') ?? undefined;
+    if (sessionId !== undefined && facade.session(sessionId) === undefined) {
+      socket.end('HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\nunknown session_id\n');
+      return;
+    }
     sockets.handleUpgrade(request, socket, head, (ws) =>
-      openSession(ws, facade, environment, (episodeId) => mcpUrl(request, episodeId), onError),
+      openSession(ws, facade, { environment, sessionId, mcpUrl: (episodeId) => mcpUrl(request, episodeId) }, onError),
     );
   });
   server.on('close', () => sockets.close());
@@ -58,11 +64,12 @@ export const attachOpenEnvWebSocket = (
 const openSession = (
   ws: WebSocket,
   facade: OpenEnvFacade,
-  environment: string,
-  mcpUrl: (episodeId: string) => string,
+  at: { environment: string; sessionId?: string; mcpUrl: (episodeId: string) => string },
   onError: (error: unknown) => void,
 ): void => {
-  let episode: OpenEnvEpisode | undefined;
+  const { environment, sessionId, mcpUrl } = at;
+  // Attached to an HTTP MCP session, the socket acts on that session's episode, and leaves closing it to the session.
+  let episode: OpenEnvEpisode | undefined = sessionId === undefined ? undefined : facade.session(sessionId);
   // Messages are answered in the order they came: each waits for the one before.
   let queue = Promise.resolve();
 
@@ -94,6 +101,9 @@ const openSession = (
         await finishHeld();
         const started = await facade.reset(environment, body, mcpUrl);
         episode = started.episode;
+        if (sessionId !== undefined) {
+          facade.rebindSession(sessionId, episode);
+        }
         return { type: 'observation', data: started.result };
       }
       case 'step':
@@ -137,7 +147,9 @@ const openSession = (
     });
   });
   ws.on('close', () => {
-    queue = queue.then(finishHeld);
+    if (sessionId === undefined) {
+      queue = queue.then(finishHeld);
+    }
   });
 };
 
