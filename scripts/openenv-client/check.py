@@ -1,8 +1,8 @@
 """An unchanged OpenEnv client (the `openenv` package from PyPI) resets and steps a Mirror environment.
 
 Usage: python check.py <openenv base url, e.g. http://127.0.0.1:3000/openenv/acme>
-Exits non-zero on the first thing that does not hold. The tool it calls is the environment's first read-only one,
-with arguments it cannot know, so what must hold is the shape of the round trip, not the twin's answer.
+Exits non-zero on the first thing that does not hold. The tools it calls are the episode's own verbs (wait_for_events,
+finish_episode), which every Mirror environment has, so what must hold is the round trip, not a twin's answer.
 """
 
 import asyncio
@@ -28,8 +28,8 @@ def generic(base_url: str) -> None:
         episode_id = result.metadata["episode_id"]
         listed = env.step({"type": "list_tools"})
         check(len(listed.observation["tools"]) == len(tools), "a list_tools step lists the same tools")
-        called = env.step({"type": "call_tool", "tool_name": tools[0]["name"], "arguments": {}})
-        check(called.observation.get("tool_name") == tools[0]["name"], "a call_tool step answers for that tool")
+        called = env.step({"type": "call_tool", "tool_name": "wait_for_events", "arguments": {}})
+        check(called.observation.get("tool_name") == "wait_for_events", "a call_tool step answers for that tool")
         check("is_error" in called.observation["result"], "the tool result says whether it is an error")
         state = env.state()
         check(state["episode_id"] == episode_id and state["step_count"] == 1, "state() counts the step")
