@@ -54,7 +54,9 @@ const main = async (): Promise<void> => {
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const { port } = proxy.address() as AddressInfo;
   // `base_url`: the in-memory protocols themselves (its OpenEnv environment is `shop`), for the OpenEnv client check.
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, base_url: baseUrl })}\n`);
+  // `--print-episode` adds the episode's own URL and token, for clients that can send the token themselves.
+  const episode = process.argv.includes('--print-episode') ? { episode_url: target.href, token } : {};
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, base_url: baseUrl, ...episode })}\n`);
 };
 
 main().catch((error: unknown) => {

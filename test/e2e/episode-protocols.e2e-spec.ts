@@ -131,6 +131,20 @@ describe('episode protocols on mirror up', () => {
     expect(result.stdout).toContain('=== SUMMARY ===');
   });
 
+  it('lets MCP Inspector’s CLI list and call the tools', async () => {
+    const episode = await startEpisode();
+
+    const result = await run(
+      'bash',
+      ['scripts/mcp-inspector-check.sh', '--target', episode.mcp.url, '--token', episode.token],
+      {
+        cwd: repositoryRoot,
+      },
+    );
+
+    expect(result.stdout).toContain('mcp-inspector-check: passed');
+  });
+
   it('runs an OpenEnv WebSocket session: reset, list the tools, read the state', async () => {
     const ws = new WebSocket(`${served.api.replace(/^http/, 'ws')}/openenv/${environment}/ws`);
     const replies: Record<string, unknown>[] = [];
