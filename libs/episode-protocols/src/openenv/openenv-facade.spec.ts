@@ -295,6 +295,23 @@ describe('OpenEnv façade (/openenv/{env}/…)', () => {
     ).rejects.toThrow(/404/);
   });
 
+  it('answers a reset past capacity with 429 and Retry-After, over HTTP and in a session', async () => {
+    await served.close();
+    episodes = new InMemoryEpisodes(1);
+    served = await serveProtocols(episodes);
+    await post('/reset', {});
+
+    const refused = await post('/reset', {});
+    const send = await session();
+    const inSession = await send({ type: 'reset', data: {} });
+
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('7');
+    expect(await refused.json()).toMatchObject({ error: { code: 'capacity_exhausted' } });
+    expect(inSession).toMatchObject({ type: 'error', data: { code: 'capacity_exhausted', status: 429 } });
+    expect(episodes.started).toBe(1);
+  });
+
   it('refuses a WebSocket for an unknown environment', async () => {
     await expect(session('nowhere')).rejects.toThrow(/404/);
   });
