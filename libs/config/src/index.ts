@@ -48,6 +48,12 @@ export const mirrorConfigSchema = z.object({
   MIRROR_RUBRIC_LLM_URL: z.string().url().optional(),
   MIRROR_RUBRIC_LLM_MODEL: z.string().default('gpt-4o-mini'),
   MIRROR_RUBRIC_LLM_KEY: z.string().optional(),
+  /**
+   * The OpenAI-compatible endpoint (`…/v1`) a model plays episodes through when `mirror run --agent openai:<model>`
+   * names one (`--llm-url` wins over it); `_KEY` is its bearer key, when it needs one.
+   */
+  MIRROR_AGENT_LLM_URL: z.string().url().optional(),
+  MIRROR_AGENT_LLM_KEY: z.string().optional(),
   /** Live episodes (the episode API) expire after this many seconds without a call or a ping; they are then ended. */
   MIRROR_EPISODE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** Live episodes one `mirror up` holds at once; creating one more answers 429 with Retry-After. */

@@ -5,3 +5,4 @@ export * from './live-episode-registry';
 export * from './task-ids';
 export * from './trajectory-view';
 export * from './idempotent-requests';
+export * from './tool-dispatch';

@@ -21,6 +21,7 @@ import type { AgentToolkit } from './agent-toolkit';
 import { issueEpisodeToken, tokenOpens } from './episode-tokens';
 import { EpisodeResult, endedResult, infrastructureResult } from './episode-result';
 import { parseTaskId, SplitName, splits, taskPage } from './task-ids';
+import { episodePrompt, performToolCall, refusal } from './tool-dispatch';
 import { trajectoryView } from './trajectory-view';
 
 type Started = Awaited<ReturnType<typeof startEpisode>>;
@@ -65,14 +66,6 @@ export interface LiveEpisodeOptions {
 export interface EpisodeGradeView extends EpisodeStatus {
   violations: EpisodeResult['violations'];
 }
-
-const refusal = (call: ToolCall, message: string): ToolObservation => ({
-  callId: call.id,
-  name: call.name,
-  isError: true,
-  structured: { error: message },
-  text: message,
-});
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -291,19 +284,13 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
 
   private startOf(live: LiveEpisode, token: string): EpisodeStart {
     const { started } = live;
-    const { brief, identity } = started.session;
-    const system = [
-      brief.context,
-      `You act as ${identity.name} <${identity.email}>. Use the tools to do the task. Call wait_for_events to let ` +
-        'business time pass until someone else acts, and finish_episode once the task is done (or cannot be).',
-      ...(brief.policy ? [`The policy you work under:\n\n${brief.policy}`] : []),
-    ].join('\n\n');
+    const prompt = episodePrompt(started.session);
     return {
       episodeId: live.id,
       token,
       environment: live.environment.bundle.id,
       task: live.task,
-      prompt: { system, user: brief.goal, policy: brief.policy ?? null },
+      prompt,
       tools: live.tools,
       limits: {
         maxSteps: live.maxSteps,
@@ -453,85 +440,11 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     return (await this.host.engine.episode(live.id)).state.seq;
   }
 
-  private async perform(
+  private perform(
     live: LiveEpisode,
     call: ToolCall,
   ): Promise<{ observation: ToolObservation; counted: boolean; ends?: EndCause }> {
-    const tool = live.toolsByName.get(call.name);
-    if (!tool) {
-      return {
-        observation: refusal(
-          call,
-          `unknown tool "${String(call.name).slice(0, 64)}": this episode's tools are ${[...live.toolsByName.keys()].join(', ')}`,
-        ),
-        counted: false,
-      };
-    }
-    if ('unparsable' in call.arguments) {
-      return {
-        observation: refusal(call, `the arguments of ${tool.name} are not a JSON object: nothing was done`),
-        counted: false,
-      };
-    }
-    const args = call.arguments;
-    const problems = this.toolkit.argumentProblems(tool, args);
-    if (problems.length > 0) {
-      return {
-        observation: refusal(call, `the arguments of ${tool.name} break its schema: ${problems.join('; ')}`),
-        counted: false,
-      };
-    }
-    const { session } = live.started;
-    switch (tool.target.kind) {
-      case 'operation': {
-        const endpoint = session.endpoints[tool.target.service];
-        if (!endpoint) {
-          return {
-            observation: refusal(call, `${tool.name}: its service is not open to this episode`),
-            counted: false,
-          };
-        }
-        const result = await this.toolkit.callOperation(tool, args, endpoint);
-        return { observation: { callId: call.id, name: call.name, ...result }, counted: true };
-      }
-      case 'wait_for_events': {
-        const days = args.business_days ?? args.businessDays;
-        try {
-          const waited = await session.wait(typeof days === 'number' ? days : undefined);
-          const structured = { now: waited.now, happened: waited.happened, finished: waited.finished };
-          const text = [
-            `It is now ${waited.now}.`,
-            ...waited.happened.map((h) => `[${h.at}] ${h.actor} (${h.kind}): ${h.summary}`),
-            ...(waited.finished ? ['The episode has ended: its horizon passed.'] : []),
-          ].join('\n');
-          return {
-            observation: { callId: call.id, name: call.name, isError: false, structured, text },
-            counted: true,
-            ...(waited.finished ? { ends: 'horizon' as const } : {}),
-          };
-        } catch (error) {
-          if (error instanceof RangeError) {
-            return { observation: refusal(call, error.message), counted: false };
-          }
-          throw error;
-        }
-      }
-      case 'finish_episode': {
-        const outcome = await session.finish();
-        const structured = { finished: true, status: outcome.status, reason: outcome.reason };
-        return {
-          observation: {
-            callId: call.id,
-            name: call.name,
-            isError: false,
-            structured,
-            text: `The episode has ended (${outcome.status}): ${outcome.reason}`,
-          },
-          counted: true,
-          ends: 'finished',
-        };
-      }
-    }
+    return performToolCall(live.toolsByName, live.started.session, this.toolkit, call);
   }
 
   /** Ends a live episode (its workflow, if still running), grades it as `mirror run` does, and stores how it ended. */

@@ -11,6 +11,8 @@ import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
 import { oraclePlanAgent } from '@cli/validity-roles';
+import { isModelAgent, modelAgent } from '@cli/model-agents';
+import { loadConfig } from '@libs/config';
 
 interface RunOptions {
   agent?: string;
@@ -19,6 +21,8 @@ interface RunOptions {
   seed: number;
   scenario?: string;
   json?: boolean;
+  llmUrl?: string;
+  maxTurns: number;
 }
 
 const pad = (text: string, width: number): string => text.padEnd(width).slice(0, Math.max(width, text.length));
@@ -29,8 +33,13 @@ export const runCommand = (): Command =>
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
     .option(
       '-a, --agent <names>',
-      `agents, comma-separated: built-in ones (${[...referenceAgents.keys()].join(', ')}, or all), oracle (the scenario's own plan) or paths to your own modules (./my-agent.mjs); default: oracle for a scenario that declares one, else diligent`,
+      `agents, comma-separated: built-in ones (${[...referenceAgents.keys()].join(', ')}, or all), oracle (the scenario's own plan), openai:<model> (a model at an OpenAI-compatible endpoint, through the episode's tools) or paths to your own modules (./my-agent.mjs); default: oracle for a scenario that declares one, else diligent`,
     )
+    .option(
+      '--llm-url <url>',
+      'the OpenAI-compatible endpoint (…/v1) of openai:<model> agents (or MIRROR_AGENT_LLM_URL)',
+    )
+    .option('--max-turns <n>', 'model turns per episode for openai:<model> agents', integer('--max-turns', 1, 1000), 50)
     .option('-n, --episodes <n>', 'episodes per scenario (seeds S, S+1, …)', integer('--episodes', 1, 1000), 1)
     .option('-s, --seed <seed>', 'first seed', integer('--seed', 0, 2 ** 31), 1)
     .option('-c, --concurrency <k>', 'episodes played at once', integer('--concurrency', 1, 16), 1)
@@ -38,7 +47,14 @@ export const runCommand = (): Command =>
     .option('--json', 'print the outcomes as JSON')
     .action(async (target: string, options: RunOptions) => {
       const requested = options.agent?.split(',').map((n) => n.trim());
-      const others = requested?.filter((n) => n !== 'oracle') ?? [];
+      const others = requested?.filter((n) => n !== 'oracle' && !isModelAgent(n)) ?? [];
+      const models = requested?.filter(isModelAgent) ?? [];
+      const config = loadConfig();
+      const endpoint = {
+        url: options.llmUrl ?? config.MIRROR_AGENT_LLM_URL,
+        key: config.MIRROR_AGENT_LLM_KEY,
+        maxTurns: options.maxTurns,
+      };
       const resolved = others.length > 0 ? await resolveAgents(others.join(',')) : [];
       const { bundle, scenarioFile } = bundleOf(target);
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
@@ -54,7 +70,11 @@ export const runCommand = (): Command =>
         if (!requested) {
           return scenario.oracle ? [oracle()] : [referenceAgents.get('diligent')!];
         }
-        return [...(requested.includes('oracle') ? [oracle()] : []), ...resolved];
+        return [
+          ...(requested.includes('oracle') ? [oracle()] : []),
+          ...models.map((name) => modelAgent(name, model, scenario, endpoint)),
+          ...resolved,
+        ];
       };
 
       const log = options.json ? silentLog : stderrLog;
