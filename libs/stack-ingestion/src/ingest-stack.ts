@@ -101,6 +101,14 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
   if (stat.isDirectory()) {
     return withManifest(new DirectoryBundle(absolute, true), path.basename(absolute), true);
   }
+  if (!stat.isFile()) {
+    // Opening a FIFO blocks until a writer comes, and a device never ends: neither is read at all.
+    throw IngestionError.single('BUNDLE_NOT_FOUND', {
+      file: input.path,
+      pointer: '',
+      message: 'not a regular file or folder (a pipe, socket or device is never read)',
+    });
+  }
   if (stat.size > bundleLimits.maxTotalBytes) {
     throw IngestionError.single('BUNDLE_TOO_LARGE', {
       file: input.path,

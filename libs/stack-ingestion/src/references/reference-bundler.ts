@@ -11,6 +11,8 @@ import {
   SourceLocator,
   IngestionError,
   IngestionProblem,
+  BudgetBreach,
+  describeBreach,
 } from '@libs/bundle-documents';
 
 import { childContext, ValueContext } from '../openapi/schema-contexts';
@@ -59,6 +61,10 @@ export class ReferenceBundler {
   private readonly usedNames = new Set<string>();
   private readonly inlining = new Set<string>();
   private referenceCount = 0;
+  /** What the bundled document holds so far, and how deep the walk is: the budgets references may not break. */
+  private nodes = 0;
+  private text = 0;
+  private depth = 0;
 
   constructor(
     private readonly files: BundleFiles,
@@ -142,9 +148,14 @@ export class ReferenceBundler {
     mode: ValueContext,
     parentKey: string | undefined,
   ): unknown {
+    this.nodes++;
+    if (typeof value === 'string') {
+      this.text += value.length;
+    }
     if (value === null || typeof value !== 'object') {
       return value;
     }
+    this.checkBudget(file, pointer);
     if (mode === 'data') {
       // Example data is opaque, but an example that is wholly `{ $ref }` is resolved the way vendor tools do
       // (DigitalOcean keeps its examples in separate files); nothing inside data is looked at.
@@ -154,9 +165,11 @@ export class ReferenceBundler {
         : value;
     }
     if (Array.isArray(value)) {
+      this.depth++;
       const out = value.map((item, index) =>
         this.walk(item, file, `${pointer}/${index}`, mode === 'schema-map' ? 'schema' : mode, parentKey),
       );
+      this.depth--;
       this.origins.set(out, { file, pointer });
       return out;
     }
@@ -167,11 +180,45 @@ export class ReferenceBundler {
       return this.followReference(record, file, pointer, mode, parentKey);
     }
     const out: Record<string, unknown> = {};
+    this.depth++;
     for (const key of Object.keys(record)) {
+      this.text += key.length;
       out[key] = this.walk(record[key], file, appendPointer(pointer, key), childContext(mode, key, parentKey), key);
     }
+    this.depth--;
     this.origins.set(out, { file, pointer });
     return out;
+  }
+
+  /**
+   * Inlined references multiply: forty objects each naming the next twice are 2^40 nodes. The walk stops, with the
+   * place it had reached, as soon as the bundled document outgrows what any real spec needs.
+   */
+  private checkBudget(file: string, pointer: string): void {
+    const breach: BudgetBreach | undefined =
+      this.depth > bundleLimits.maxDepth
+        ? { kind: 'depth', pointer }
+        : this.nodes > bundleLimits.maxDocumentNodes
+          ? { kind: 'nodes', pointer }
+          : this.text > bundleLimits.maxDocumentTextBytes
+            ? { kind: 'text', pointer }
+            : undefined;
+    if (breach) {
+      throw IngestionError.single(
+        'REFERENCE_INVALID',
+        this.locator.problem(file, pointer, `${describeBreach(breach, '$refs')} once bundled`),
+      );
+    }
+    if (this.referenceCount > bundleLimits.maxReferences) {
+      throw IngestionError.single(
+        'REFERENCE_INVALID',
+        this.locator.problem(
+          file,
+          pointer,
+          `more than ${bundleLimits.maxReferences.toLocaleString('en')} $refs to follow`,
+        ),
+      );
+    }
   }
 
   private followReference(

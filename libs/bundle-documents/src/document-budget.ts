@@ -1,0 +1,119 @@
+import { bundleLimits } from './bundle-limits';
+import { appendPointer } from './json-pointer';
+
+export type BudgetBreach =
+  | { kind: 'depth'; pointer: string }
+  | { kind: 'nodes'; pointer: string }
+  | { kind: 'text'; pointer: string }
+  | { kind: 'loop'; pointer: string };
+
+interface Measure {
+  nodes: number;
+  text: number;
+  height: number;
+}
+
+class Breach extends Error {
+  constructor(readonly breach: BudgetBreach) {
+    super(breach.kind);
+  }
+}
+
+/**
+ * Measures a parsed document as it would be once every shared node (a YAML alias) is written out, without writing
+ * it out: shared nodes are measured once and their measure reused, so a 500-byte billion-laughs file costs as much
+ * to measure as it has distinct nodes. Returns the first place that breaks a budget, or undefined.
+ */
+export const measureDocument = (root: unknown): BudgetBreach | undefined => {
+  const measured = new WeakMap<object, Measure>();
+  const open = new WeakSet<object>();
+  const visit = (value: unknown, pointer: string, depth: number): Measure => {
+    if (value === null || typeof value !== 'object') {
+      return { nodes: 1, text: typeof value === 'string' ? value.length : 8, height: 0 };
+    }
+    if (depth > bundleLimits.maxDepth) {
+      throw new Breach({ kind: 'depth', pointer });
+    }
+    const known = measured.get(value);
+    if (known) {
+      if (depth + known.height > bundleLimits.maxDepth) {
+        throw new Breach({ kind: 'depth', pointer });
+      }
+      return known;
+    }
+    if (open.has(value)) {
+      throw new Breach({ kind: 'loop', pointer });
+    }
+    open.add(value);
+    const total: Measure = { nodes: 1, text: 0, height: 0 };
+    const entries: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value);
+    for (const [key, child] of entries) {
+      const inner = visit(child, appendPointer(pointer, key), depth + 1);
+      total.nodes += inner.nodes;
+      total.text += inner.text + (typeof key === 'string' ? key.length : 0);
+      total.height = Math.max(total.height, inner.height + 1);
+    }
+    open.delete(value);
+    if (total.nodes > bundleLimits.maxDocumentNodes) {
+      throw new Breach({ kind: 'nodes', pointer });
+    }
+    if (total.text > bundleLimits.maxDocumentTextBytes) {
+      throw new Breach({ kind: 'text', pointer });
+    }
+    measured.set(value, total);
+    return total;
+  };
+  try {
+    visit(root, '', 0);
+    return undefined;
+  } catch (error) {
+    if (error instanceof Breach) {
+      return error.breach;
+    }
+    throw error;
+  }
+};
+
+export const describeBreach = (breach: BudgetBreach, expansion: string): string => {
+  switch (breach.kind) {
+    case 'depth':
+      return `nesting deeper than ${bundleLimits.maxDepth} levels`;
+    case 'nodes':
+      return `${expansion} expand this to more than ${bundleLimits.maxDocumentNodes.toLocaleString('en')} nodes`;
+    case 'text':
+      return `${expansion} expand this to more than ${bundleLimits.maxDocumentTextBytes / 1024 / 1024} MiB of text`;
+    case 'loop':
+      return `${expansion} form a loop: this node contains itself`;
+  }
+};
+
+/**
+ * Offset of the first bracket nested deeper than the limit, for JSON and YAML flow collections: the parsers and the
+ * position finder recurse, so a 10,000-level document must be located without them.
+ */
+export const deepBracketOffset = (text: string): number | undefined => {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (quote) {
+      if (char === '\\' && quote === '"') {
+        i++;
+      } else if (char === quote) {
+        quote = undefined;
+      }
+    } else if (char === '"') {
+      quote = char;
+    } else if (char === '[' || char === '{') {
+      depth++;
+      if (depth > bundleLimits.maxDepth) {
+        return i;
+      }
+    } else if (char === ']' || char === '}') {
+      depth--;
+    }
+  }
+  return undefined;
+};

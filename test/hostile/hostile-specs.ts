@@ -1,0 +1,87 @@
+/**
+ * Specs written the way an attacker would, shared by the hostile-input suites (ingestion, API, CLI). Each is small
+ * on disk and enormous, endless or out of bounds once a naive reader takes it at its word.
+ */
+
+/** Ten levels of ten YAML aliases: 773 bytes that name 10^10 strings. */
+export const billionLaughsYaml = (): string => {
+  const lines = ['openapi: 3.0.3', 'info: {title: laughs, version: "1"}', 'x-lol0: &a0 "lol"'];
+  for (let level = 1; level < 10; level++) {
+    lines.push(
+      `x-lol${level}: &a${level} [${Array(10)
+        .fill(`*a${level - 1}`)
+        .join(', ')}]`,
+    );
+  }
+  lines.push('paths:', '  /a:', '    get:', `      x-bomb: [${Array(10).fill('*a9').join(', ')}]`);
+  lines.push('      responses:', '        "200": {description: ok}', '');
+  return lines.join('\n');
+};
+
+/**
+ * Forty path items in a second file, each naming the next twice through its callbacks: 2^40 operations once every
+ * reference is inlined. `openapi.json` is the entry.
+ */
+export const referenceFanOut = (): Record<string, string> => {
+  const parts: Record<string, unknown> = {};
+  for (let i = 0; i < 40; i++) {
+    parts[`P${i}`] = {
+      get: {
+        responses: { '200': { description: 'ok' } },
+        callbacks: { a: { $ref: `#/C${i + 1}` }, b: { $ref: `#/C${i + 1}` } },
+      },
+    };
+    parts[`C${i + 1}`] = { '{$request.body#/url}': { $ref: `#/P${i + 1}` } };
+  }
+  parts.P40 = { get: { responses: { '200': { description: 'ok' } } } };
+  return {
+    'openapi.json': JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'fan-out', version: '1' },
+      paths: { '/a': { $ref: 'parts.json#/P0' } },
+    }),
+    'parts.json': JSON.stringify(parts),
+  };
+};
+
+/** The same in width, shallow enough to pass any depth limit: eight responses each naming the next ten times. */
+export const wideReferenceFanOut = (): Record<string, string> => {
+  const parts: Record<string, unknown> = {};
+  for (let i = 0; i < 8; i++) {
+    const headers = Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`h${n}`, { $ref: `#/H${i}` }]));
+    parts[`R${i}`] = { description: 'ok', headers };
+    parts[`H${i}`] = { description: 'h', schema: { type: 'string' }, examples: { e: { $ref: `#/R${i + 1}` } } };
+  }
+  parts.R8 = { description: 'ok' };
+  return {
+    'openapi.json': JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'wide', version: '1' },
+      paths: { '/a': { get: { responses: { '200': { $ref: 'parts.json#/R0' } } } } },
+    }),
+    'parts.json': JSON.stringify(parts),
+  };
+};
+
+const nested = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+export const deepJson = (levels = 10_000): string =>
+  `{"openapi":"3.0.3","info":{"title":"deep","version":"1"},"paths":{},"x-deep":${nested(levels)}}`;
+
+export const deepYaml = (levels = 10_000): string =>
+  `openapi: 3.0.3\ninfo: {title: deep, version: "1"}\npaths: {}\nx-deep: ${nested(levels)}\n`;
+
+/** `/a` twice: the second would silently replace the first's operations. */
+export const duplicateKeyYaml = (): string => `openapi: 3.0.3
+info: {title: dup, version: "1"}
+paths:
+  /a:
+    get:
+      responses: {"200": {description: ok}}
+  /b:
+    get:
+      responses: {"200": {description: ok}}
+  /a:
+    post:
+      responses: {"200": {description: ok}}
+`;
