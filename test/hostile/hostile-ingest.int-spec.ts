@@ -12,6 +12,7 @@ import {
   deepJson,
   deepYaml,
   duplicateKeyYaml,
+  outsideReferenceSpec,
   referenceFanOut,
   wideReferenceFanOut,
 } from './hostile-specs';
@@ -42,9 +43,10 @@ const refusal = async (
   throw new Error('the bundle was accepted');
 };
 
-const lone = (name: string, text: string): StackInput => ({
+const lone = (name: string, text: string, allowOutsideRefs = false): StackInput => ({
   kind: 'path',
   path: path.join(writeBundle({ [name]: text }), name),
+  allowOutsideRefs,
 });
 
 describe('hostile specs are refused, located, fast and small', () => {
@@ -114,5 +116,45 @@ describe('hostile specs are refused, located, fast and small', () => {
     expect(result.messages).toEqual([
       '/dev/zero: not a regular file or folder (a pipe, socket or device is never read)',
     ]);
+  });
+});
+
+describe('a lone spec reads nothing outside its folder unless its user asks', () => {
+  const passwd = '../'.repeat(12) + 'etc/passwd';
+
+  it('refuses $ref to /etc/passwd through ../ and stores nothing', async () => {
+    const result = await refusal(lone('api.yaml', outsideReferenceSpec(passwd)));
+    expect(result.code).toBe('REFERENCE_INVALID');
+    expect(result.messages).toEqual([
+      `api.yaml:11#/paths/~1a/get/responses/200/content/application~1json/schema/$ref: $ref "${passwd}" points outside the bundle (the spec file's folder; mirror ingest --allow-outside-refs reads further)`,
+    ]);
+  });
+
+  it('refuses an absolute $ref whatever the user allows', async () => {
+    const result = await refusal(lone('api.yaml', outsideReferenceSpec('/etc/passwd'), true));
+    expect(result.messages[0]).toMatch(
+      /\$ref "\/etc\/passwd" points outside the bundle \(an absolute path is never read\)$/,
+    );
+  });
+
+  it('refuses, even when allowed, an outside file that is not a JSON or YAML document', async () => {
+    const result = await refusal(lone('api.yaml', outsideReferenceSpec(passwd), true));
+    expect(result.messages[0]).toMatch(
+      /points outside the spec's folder to a file that is not a JSON or YAML document$/,
+    );
+  });
+
+  it('follows an outside spec document only when allowed, and names it in a warning', async () => {
+    const root = writeBundle({
+      'shared/schemas.yaml': 'Thing: {type: object, properties: {id: {type: string}}}\n',
+      'spec/api.yaml': outsideReferenceSpec('../shared/schemas.yaml#/Thing'),
+    });
+    const entry = path.join(root, 'spec', 'api.yaml');
+    const confined = await refusal({ kind: 'path', path: entry });
+    expect(confined.messages[0]).toMatch(/points outside the bundle \(the spec file's folder/);
+    const { model } = await ingestStack({ kind: 'path', path: entry, allowOutsideRefs: true });
+    expect(model.warnings.map((w) => `${w.location}: ${w.message}`)).toContainEqual(
+      "api.yaml:11#/paths/~1a/get/responses/200/content/application~1json/schema/$ref: read ../shared/schemas.yaml, outside the spec's folder (--allow-outside-refs)",
+    );
   });
 });

@@ -85,3 +85,17 @@ paths:
     post:
       responses: {"200": {description: ok}}
 `;
+
+/** A lone spec whose schema reaches for a file far outside its folder. */
+export const outsideReferenceSpec = (target: string): string => `openapi: 3.0.3
+info: {title: outside, version: "1"}
+paths:
+  /a:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "${target}"}
+`;

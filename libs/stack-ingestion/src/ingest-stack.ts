@@ -37,7 +37,12 @@ import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
-export type StackInput = { kind: 'path'; path: string } | { kind: 'upload'; name: string; content: Buffer };
+export type StackInput =
+  /**
+   * `allowOutsideRefs`: a lone spec file's `$ref`s may reach JSON or YAML files outside its folder, each named in a
+   * warning. Only a person on their own machine can ask for it; uploads are always confined.
+   */
+  { kind: 'path'; path: string; allowOutsideRefs?: boolean } | { kind: 'upload'; name: string; content: Buffer };
 
 export interface IngestionStats {
   files: number;
@@ -55,8 +60,9 @@ export interface IngestedStack {
 interface OpenedBundle {
   files: BundleFiles;
   manifest: StackManifest;
-  /** False for a lone spec file on disk, which may follow relative references like vendor tools do. */
+  /** False only for a lone spec file whose user allowed references outside its folder. */
   confined: boolean;
+  outsideHint?: string;
 }
 
 const singleSpecManifest = (file: string): StackManifest => ({
@@ -128,8 +134,15 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
       true,
     );
   }
-  const files = new DirectoryBundle(path.dirname(absolute), false);
-  return { files, manifest: singleSpecManifest(path.basename(absolute)), confined: false };
+  // A lone spec's folder is its bundle: a third-party spec must not pull /etc/passwd or a key file into the model.
+  const confined = input.allowOutsideRefs !== true;
+  const files = new DirectoryBundle(path.dirname(absolute), confined);
+  return {
+    files,
+    manifest: singleSpecManifest(path.basename(absolute)),
+    confined,
+    outsideHint: "the spec file's folder; mirror ingest --allow-outside-refs reads further",
+  };
 };
 
 const withManifest = (files: BundleFiles, fallbackName: string, confined: boolean): OpenedBundle => {
@@ -156,7 +169,7 @@ const contentVersion = (model: StackModel): string => createHash('sha256').updat
  */
 export const ingestStack = async (input: StackInput): Promise<IngestedStack> => {
   const started = performance.now();
-  const { files, manifest, confined } = await openBundle(input);
+  const { files, manifest, confined, outsideHint } = await openBundle(input);
   const locator = new SourceLocator(files);
   const services: ServiceModel[] = [];
   const warnings: StackWarning[] = [];
@@ -172,7 +185,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     try {
       const loaded = source.pack
         ? await loadPackService(source.name, source.pack)
-        : await loadService(files, locator, { name: source.name, entry: source.spec as string }, confined);
+        : await loadService(files, locator, { name: source.name, entry: source.spec as string }, confined, outsideHint);
       if (source.baseUrl) {
         loaded.service.servers = [source.baseUrl, ...loaded.service.servers.filter((s) => s !== source.baseUrl)];
       }

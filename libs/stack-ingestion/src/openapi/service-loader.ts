@@ -134,12 +134,14 @@ export const loadService = async (
   locator: SourceLocator,
   source: ServiceSource,
   confined: boolean,
+  outsideHint?: string,
 ): Promise<LoadedService> => {
   const root = parseDocument(source.entry, files.read(source.entry));
   const dialect = detectDialect(source.entry, root);
   const bundled = new ReferenceBundler(files, locator, {
     schemaSection: dialect === 'swagger-2.0' ? 'definitions' : 'components',
     confined,
+    outsideHint,
   }).bundle(source.entry);
 
   const located = locateFindings(
@@ -183,7 +185,17 @@ export const loadService = async (
       errorShapes: extractErrorShapes(operations),
       document,
     },
-    warnings: located.warnings,
+    warnings: [
+      ...bundled.outside.map(({ file, from, pointer }) => {
+        const location = locator.locate(from, pointer);
+        return {
+          location: formatLocation(location),
+          ...location,
+          message: `read ${file}, outside the spec's folder (--allow-outside-refs)`,
+        };
+      }),
+      ...located.warnings,
+    ],
     files: bundled.files,
     referenceCount: bundled.referenceCount,
   };

@@ -28,6 +28,8 @@ export interface BundledDocument {
   origins: WeakMap<object, NodeOrigin>;
   /** Every file the entry reached through references, entry first. */
   files: string[];
+  /** Files read from outside the entry's folder (only when references were not confined), each with the first $ref to it. */
+  outside: { file: string; from: string; pointer: string }[];
   referenceCount: number;
 }
 
@@ -36,7 +38,15 @@ export interface BundleOptions {
   schemaSection: 'components' | 'definitions';
   /** Refuse references that leave the bundle folder. */
   confined: boolean;
+  /** Said after a refused outside reference: how its user could allow it, where they can. */
+  outsideHint?: string;
 }
+
+const specDocumentFile = /\.(json|ya?ml)$/i;
+
+/** Unconfined references are refused only when absolute; confined ones may say how their user could allow them. */
+const outsideReason = (options: BundleOptions): string =>
+  !options.confined ? ' (an absolute path is never read)' : options.outsideHint ? ` (${options.outsideHint})` : '';
 
 const isRemote = (reference: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(reference) || reference.startsWith('//');
 
@@ -60,6 +70,7 @@ export class ReferenceBundler {
   private readonly hoistedSchemas = new Map<string, unknown>();
   private readonly usedNames = new Set<string>();
   private readonly inlining = new Set<string>();
+  private readonly outside = new Map<string, { file: string; from: string; pointer: string }>();
   private referenceCount = 0;
   /** What the bundled document holds so far, and how deep the walk is: the budgets references may not break. */
   private nodes = 0;
@@ -91,7 +102,13 @@ export class ReferenceBundler {
         section[name] = schema;
       }
     }
-    return { document, origins: this.origins, files: [...this.parsed.keys()], referenceCount: this.referenceCount };
+    return {
+      document,
+      origins: this.origins,
+      files: [...this.parsed.keys()],
+      outside: [...this.outside.values()],
+      referenceCount: this.referenceCount,
+    };
   }
 
   private entry = '';
@@ -249,8 +266,21 @@ export class ReferenceBundler {
     }
     const targetFile = filePart === '' ? file : resolveBundlePath(file, filePart, this.options.confined);
     if (targetFile === undefined) {
-      this.report(file, at, `$ref "${reference}" points outside the bundle`);
+      this.report(file, at, `$ref "${reference}" points outside the bundle${outsideReason(this.options)}`);
       return {};
+    }
+    if (targetFile === '..' || targetFile.startsWith('../')) {
+      if (!specDocumentFile.test(targetFile)) {
+        this.report(
+          file,
+          at,
+          `$ref "${reference}" points outside the spec's folder to a file that is not a JSON or YAML document`,
+        );
+        return {};
+      }
+      if (!this.outside.has(targetFile)) {
+        this.outside.set(targetFile, { file: targetFile, from: file, pointer: at });
+      }
     }
     const targetRoot = this.load(targetFile, file, at);
     if (targetRoot === undefined) {
