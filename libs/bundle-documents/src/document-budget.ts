@@ -5,7 +5,8 @@ export type BudgetBreach =
   | { kind: 'depth'; pointer: string }
   | { kind: 'nodes'; pointer: string }
   | { kind: 'text'; pointer: string }
-  | { kind: 'loop'; pointer: string };
+  | { kind: 'loop'; pointer: string }
+  | { kind: 'nul'; pointer: string };
 
 interface Measure {
   nodes: number;
@@ -20,7 +21,7 @@ class Breach extends Error {
 }
 
 /**
- * Measures a parsed document as it would be once every shared node (a YAML alias) is written out, without writing
+ * Measures a parsed document (and refuses NUL characters, which PostgreSQL cannot store in text or JSON) as it would be once every shared node (a YAML alias) is written out, without writing
  * it out: shared nodes are measured once and their measure reused, so a 500-byte billion-laughs file costs as much
  * to measure as it has distinct nodes. Returns the first place that breaks a budget, or undefined.
  */
@@ -29,6 +30,9 @@ export const measureDocument = (root: unknown): BudgetBreach | undefined => {
   const open = new WeakSet<object>();
   const visit = (value: unknown, pointer: string, depth: number): Measure => {
     if (value === null || typeof value !== 'object') {
+      if (typeof value === 'string' && value.includes('\u0000')) {
+        throw new Breach({ kind: 'nul', pointer });
+      }
       return { nodes: 1, text: typeof value === 'string' ? value.length : 8, height: 0 };
     }
     if (depth > bundleLimits.maxDepth) {
@@ -50,6 +54,9 @@ export const measureDocument = (root: unknown): BudgetBreach | undefined => {
       ? value.map((item, index) => [index, item])
       : Object.entries(value);
     for (const [key, child] of entries) {
+      if (typeof key === 'string' && key.includes('\u0000')) {
+        throw new Breach({ kind: 'nul', pointer: appendPointer(pointer, key) });
+      }
       const inner = visit(child, appendPointer(pointer, key), depth + 1);
       total.nodes += inner.nodes;
       total.text += inner.text + (typeof key === 'string' ? key.length : 0);
@@ -86,6 +93,8 @@ export const describeBreach = (breach: BudgetBreach, expansion: string): string 
       return `${expansion} expand this to more than ${bundleLimits.maxDocumentTextBytes / 1024 / 1024} MiB of text`;
     case 'loop':
       return `${expansion} form a loop: this node contains itself`;
+    case 'nul':
+      return 'a NUL character (\\u0000) here cannot be stored; remove it';
   }
 };
 
