@@ -12,6 +12,7 @@ import {
   deepJson,
   deepYaml,
   duplicateKeyYaml,
+  nulSpecJson,
   outsideReferenceSpec,
   referenceFanOut,
   wideReferenceFanOut,
@@ -99,6 +100,13 @@ describe('hostile specs are refused, located, fast and small', () => {
     const result = await refusal(lone('dup.yaml', duplicateKeyYaml()));
     expect(result.messages).toEqual([
       'dup.yaml:10: invalid YAML: key "/a" is given twice in one map, at lines 4 and 10; one would silently replace the other',
+    ]);
+  });
+
+  it('refuses a NUL character in a spec string, which no database column can store', async () => {
+    const result = await refusal(lone('nul.json', nulSpecJson()));
+    expect(result.messages).toEqual([
+      'nul.json:1#/info/description: a NUL character (\\u0000) here cannot be stored; remove it',
     ]);
   });
 

@@ -99,3 +99,68 @@ paths:
             application/json:
               schema: {$ref: "${target}"}
 `;
+
+/**
+ * A small API whose schemas a twin cannot take at their word: a hanging pattern, a pattern RE2 cannot compile, a
+ * `$ref` loop, a type that names nothing, bounds no value meets, a repeated `required`. It must ingest with a
+ * located warning for each and serve every call without a 500.
+ */
+export const unservableSchemasSpec = (): string => `openapi: 3.0.3
+info: {title: hostile, version: "1"}
+paths:
+  /items:
+    get:
+      parameters:
+        - {name: q, in: query, schema: {type: string, pattern: "^(a+)+$"}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Item"}}}}}
+    post:
+      requestBody:
+        content: {application/json: {schema: {$ref: "#/components/schemas/Item"}}}
+      responses:
+        "201": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Item"}}}}
+  /items/search:
+    post:
+      requestBody:
+        content: {application/json: {schema: {$ref: "#/components/schemas/Query"}}}
+      responses:
+        "200": {description: ok}
+  /items/{id}:
+    get:
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Item"}}}}
+        "404": {description: missing, content: {application/json: {schema: {$ref: "#/components/schemas/Problem"}}}}
+        "400": {description: bad, content: {application/json: {schema: {$ref: "#/components/schemas/Problem"}}}}
+  /loops:
+    post:
+      requestBody:
+        content: {application/json: {schema: {$ref: "#/components/schemas/LoopA"}}}
+      responses:
+        "200": {description: ok}
+components:
+  schemas:
+    Problem:
+      type: object
+      properties: {code: {type: string}, detail: {type: string}}
+    Item:
+      type: object
+      required: [name, name]
+      properties:
+        id: {type: string}
+        name: {type: string, pattern: "((("}
+        count: {type: integer, minimum: 1e400}
+        step: {type: number, multipleOf: 0}
+        anything: {nullable: true}
+    Query:
+      type: object
+      properties:
+        kind: {type: 12}
+    LoopA: {$ref: "#/components/schemas/LoopB"}
+    LoopB: {$ref: "#/components/schemas/LoopA"}
+`;
+
+/** A JSON spec whose description holds an escaped NUL: valid JSON, but no PostgreSQL column can store it. */
+export const nulSpecJson = (): string =>
+  JSON.stringify({ openapi: '3.0.3', info: { title: 'nul', version: '1', description: 'a\u0000b' }, paths: {} });
