@@ -11,6 +11,7 @@ import {
   SourceLocator,
   IngestionError,
   IngestionProblem,
+  parseDocument,
 } from '@libs/bundle-documents';
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from '@libs/stack-model';
 import { checkPolicyReferences, checkTrapCatches, policyFiles, readPolicies } from '@libs/graders';
@@ -42,7 +43,13 @@ export type StackInput =
    * `allowOutsideRefs`: a lone spec file's `$ref`s may reach JSON or YAML files outside its folder, each named in a
    * warning. Only a person on their own machine can ask for it; uploads are always confined.
    */
-  { kind: 'path'; path: string; allowOutsideRefs?: boolean } | { kind: 'upload'; name: string; content: Buffer };
+  | { kind: 'path'; path: string; allowOutsideRefs?: boolean }
+  /**
+   * `unnamed`: the uploader gave no file name and `name` is a stand-in. The stack is then named by the bundle's
+   * manifest or the spec's `info.title`, never by the stand-in, so unrelated uploads do not become versions of one
+   * stack called "openapi".
+   */
+  | { kind: 'upload'; name: string; content: Buffer; unnamed?: boolean };
 
 export interface IngestionStats {
   files: number;
@@ -71,6 +78,19 @@ const singleSpecManifest = (file: string): StackManifest => ({
   samples: [],
 });
 
+/** A stack name from a spec's `info.title`, in the form file-derived names take; undefined when it has none. */
+const titleName = (document: unknown): string | undefined => {
+  const title = (document as { info?: { title?: unknown } } | null)?.info?.title;
+  return typeof title === 'string' && /[a-z]/i.test(title) ? serviceNameFromFile(`${title}.x`) : undefined;
+};
+
+const unnamedUpload = (file: string, why: string): IngestionError =>
+  IngestionError.single('MANIFEST_INVALID', {
+    file,
+    pointer: '',
+    message: `an upload without a file name is named by its content, and ${why}: send it with ?filename=<name>`,
+  });
+
 const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
   if (input.kind === 'upload') {
     if (input.content.length > bundleLimits.maxTotalBytes) {
@@ -81,7 +101,11 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
       });
     }
     if (detectArchiveKind(input.content)) {
-      return withManifest(await extractArchive(input.name, input.content), path.parse(input.name).name, true);
+      const files = await extractArchive(input.name, input.content);
+      if (input.unnamed && !files.has(manifestFile)) {
+        throw unnamedUpload(input.name, `the archive has no ${manifestFile} to name the stack`);
+      }
+      return withManifest(files, path.parse(input.name).name, true);
     }
     if (input.content.length > bundleLimits.maxFileBytes) {
       throw IngestionError.single('BUNDLE_TOO_LARGE', {
@@ -91,7 +115,16 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
       });
     }
     const files = new MemoryBundle(input.name, new Map([[input.name, input.content]]));
-    return { files, manifest: singleSpecManifest(input.name), confined: true };
+    const manifest = singleSpecManifest(input.name);
+    if (input.unnamed) {
+      const name = titleName(parseDocument(input.name, input.content));
+      if (name === undefined) {
+        throw unnamedUpload(input.name, 'the spec has no info.title to name the stack');
+      }
+      manifest.name = name;
+      manifest.services[0].name = name;
+    }
+    return { files, manifest, confined: true };
   }
   const absolute = path.resolve(input.path);
   let stat: fs.Stats;
