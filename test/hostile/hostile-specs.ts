@@ -102,7 +102,7 @@ paths:
 
 /**
  * A small API whose schemas a twin cannot take at their word: a hanging pattern, a pattern RE2 cannot compile, a
- * `$ref` loop, a type that names nothing, bounds no value meets, a repeated `required`. It must ingest with a
+ * `$ref` loop, a type that names nothing, bounds no value meets, a repeated `required`, a `required` that is no list. It must ingest with a
  * located warning for each and serve every call without a 500.
  */
 export const unservableSchemasSpec = (): string => `openapi: 3.0.3
@@ -157,6 +157,7 @@ components:
       type: object
       properties:
         kind: {type: 12}
+        other: {type: object, required: name}
     LoopA: {$ref: "#/components/schemas/LoopB"}
     LoopB: {$ref: "#/components/schemas/LoopA"}
 `;

@@ -53,6 +53,7 @@ describe('a twin of a hostile spec answers every call, never with a 5xx', () => 
         'api.yaml:46#/components/schemas/Item/properties/count/minimum: "minimum" must be a finite number, found "1e400"; the twin does not enforce it',
         'api.yaml:47#/components/schemas/Item/properties/step/multipleOf: "multipleOf" must be greater than 0, found 0; the twin does not enforce it',
         'api.yaml:52#/components/schemas/Query/properties/kind/type: "type" must name JSON types (string, number, integer, boolean, object, array, null), found 12; the twin does not enforce it',
+        'api.yaml:49#/components/schemas/Query: the twin cannot compile this schema (required value must be ["array"]); it does not validate it',
       ]),
     );
   });

@@ -14,6 +14,7 @@ import { asRecord, dereference } from './internal-reference';
 import { extractErrorShapes, extractOperations, extractSecuritySchemes, extractWebhooks } from './operation-extraction';
 import { detectPagination } from './pagination-detection';
 import { inferResources } from './resource-inference';
+import { compileOperationSchemas } from './schema-compilation';
 import { lintSchemas } from './schema-lint';
 import { checkStructure, DocumentFinding, describe } from './structure-check';
 import { convertSwagger } from './swagger-conversion';
@@ -154,6 +155,7 @@ export const loadService = async (
   }
   const document = dialect === 'swagger-2.0' ? await convertSwagger(source.entry, bundled.document) : bundled.document;
   const operations = extractOperations(document);
+  const uncompilable = locateFindings(compileOperationSchemas(document, dialect, operations), bundled, locator);
   const resources = inferResources({
     operations,
     paginationOf: (operation) =>
@@ -195,6 +197,7 @@ export const loadService = async (
         };
       }),
       ...located.warnings,
+      ...uncompilable.warnings,
     ],
     files: bundled.files,
     referenceCount: bundled.referenceCount,
