@@ -103,6 +103,15 @@ describe('hostile specs are refused, located, fast and small', () => {
     ]);
   });
 
+  it('refuses a duplicate JSON key naming both places', async () => {
+    const text =
+      '{\n "openapi": "3.0.3",\n "info": {"title": "d", "version": "1"},\n "paths": {\n  "/a": {},\n  "/a": {}\n }\n}';
+    const result = await refusal(lone('dup.json', text));
+    expect(result.messages).toEqual([
+      'dup.json:6: invalid JSON: key "/a" is given twice in one object, at lines 5 and 6; one would silently replace the other',
+    ]);
+  });
+
   it('refuses a NUL character in a spec string, which no database column can store', async () => {
     const result = await refusal(lone('nul.json', nulSpecJson()));
     expect(result.messages).toEqual([

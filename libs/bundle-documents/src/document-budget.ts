@@ -23,57 +23,70 @@ class Breach extends Error {
 /**
  * Measures a parsed document (and refuses NUL characters, which PostgreSQL cannot store in text or JSON) as it would be once every shared node (a YAML alias) is written out, without writing
  * it out: shared nodes are measured once and their measure reused, so a 500-byte billion-laughs file costs as much
- * to measure as it has distinct nodes. Returns the first place that breaks a budget, or undefined.
+ * to measure as it has distinct nodes. Returns the first place that breaks a budget, or undefined. `shared`: whether
+ * nodes may be shared at all (YAML); JSON.parse never shares one, so it is measured without the bookkeeping.
  */
-export const measureDocument = (root: unknown): BudgetBreach | undefined => {
+export const measureDocument = (root: unknown, shared = true): BudgetBreach | undefined => {
   const measured = new WeakMap<object, Measure>();
   const open = new WeakSet<object>();
-  const visit = (value: unknown, pointer: string, depth: number): Measure => {
+  // The path is kept as a stack and turned into a pointer only on a breach: building one per node doubled the cost.
+  const path: (string | number)[] = [];
+  const here = (): string => appendPointer('', ...path);
+  const visit = (value: unknown, depth: number): Measure => {
     if (value === null || typeof value !== 'object') {
       if (typeof value === 'string' && value.includes('\u0000')) {
-        throw new Breach({ kind: 'nul', pointer });
+        throw new Breach({ kind: 'nul', pointer: here() });
       }
       return { nodes: 1, text: typeof value === 'string' ? value.length : 8, height: 0 };
     }
     if (depth > bundleLimits.maxDepth) {
-      throw new Breach({ kind: 'depth', pointer });
+      throw new Breach({ kind: 'depth', pointer: here() });
     }
-    const known = measured.get(value);
+    const known = shared ? measured.get(value) : undefined;
     if (known) {
       if (depth + known.height > bundleLimits.maxDepth) {
-        throw new Breach({ kind: 'depth', pointer });
+        throw new Breach({ kind: 'depth', pointer: here() });
       }
       return known;
     }
-    if (open.has(value)) {
-      throw new Breach({ kind: 'loop', pointer });
+    if (shared) {
+      if (open.has(value)) {
+        throw new Breach({ kind: 'loop', pointer: here() });
+      }
+      open.add(value);
     }
-    open.add(value);
     const total: Measure = { nodes: 1, text: 0, height: 0 };
     const entries: [string | number, unknown][] = Array.isArray(value)
       ? value.map((item, index) => [index, item])
       : Object.entries(value);
     for (const [key, child] of entries) {
       if (typeof key === 'string' && key.includes('\u0000')) {
-        throw new Breach({ kind: 'nul', pointer: appendPointer(pointer, key) });
+        path.push(key);
+        throw new Breach({ kind: 'nul', pointer: here() });
       }
-      const inner = visit(child, appendPointer(pointer, key), depth + 1);
+      path.push(key);
+      const inner = visit(child, depth + 1);
+      path.pop();
       total.nodes += inner.nodes;
       total.text += inner.text + (typeof key === 'string' ? key.length : 0);
       total.height = Math.max(total.height, inner.height + 1);
     }
-    open.delete(value);
+    if (shared) {
+      open.delete(value);
+    }
     if (total.nodes > bundleLimits.maxDocumentNodes) {
-      throw new Breach({ kind: 'nodes', pointer });
+      throw new Breach({ kind: 'nodes', pointer: here() });
     }
     if (total.text > bundleLimits.maxDocumentTextBytes) {
-      throw new Breach({ kind: 'text', pointer });
+      throw new Breach({ kind: 'text', pointer: here() });
     }
-    measured.set(value, total);
+    if (shared) {
+      measured.set(value, total);
+    }
     return total;
   };
   try {
-    visit(root, '', 0);
+    visit(root, 0);
     return undefined;
   } catch (error) {
     if (error instanceof Breach) {

@@ -76,9 +76,52 @@ const parseYaml = (file: string, text: string): unknown => {
   }
 };
 
+/**
+ * Both places a JSON object repeats a key: JSON.parse keeps the last silently, dropping the first (a path's whole
+ * operations). A bare scan over text that already parsed, ten times faster than a tokenizing parser; keys are compared
+ * as written, so only a key spelled twice with different escapes goes unnoticed.
+ */
+const duplicateJsonKey = (text: string): { key: string; first: number; second: number } | undefined => {
+  const objects: (Map<string, number> | undefined)[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === 0x7b /* { */) {
+      objects.push(new Map());
+    } else if (char === 0x5b /* [ */) {
+      objects.push(undefined);
+    } else if (char === 0x7d /* } */ || char === 0x5d /* ] */) {
+      objects.pop();
+    } else if (char === 0x22 /* " */) {
+      const start = i;
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) {
+        if (text.charCodeAt(i) === 0x5c /* \ */) {
+          i++;
+        }
+      }
+      const keys = objects[objects.length - 1];
+      if (keys) {
+        let next = i + 1;
+        while (next < text.length && /\s/.test(text[next])) {
+          next++;
+        }
+        if (text.charCodeAt(next) === 0x3a /* : */) {
+          const key = text.slice(start + 1, i);
+          const first = keys.get(key);
+          if (first !== undefined) {
+            return { key, first, second: start };
+          }
+          keys.set(key, start);
+        }
+      }
+    }
+  }
+  return undefined;
+};
+
 const parseJson = (file: string, text: string): unknown => {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     const message = (error as Error).message;
     const position = /position (\d+)/.exec(message);
@@ -89,6 +132,18 @@ const parseJson = (file: string, text: string): unknown => {
       message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, '')}`,
     });
   }
+  const duplicate = duplicateJsonKey(text);
+  if (duplicate) {
+    const starts = lineStarts(text);
+    const [first, second] = [lineOfOffset(starts, duplicate.first), lineOfOffset(starts, duplicate.second)];
+    throw IngestionError.single('DOCUMENT_UNPARSABLE', {
+      file,
+      line: second,
+      pointer: '',
+      message: `invalid JSON: key ${JSON.stringify(duplicate.key)} is given twice in one object, at lines ${first} and ${second}; one would silently replace the other`,
+    });
+  }
+  return value;
 };
 
 /**
@@ -109,7 +164,7 @@ export const parseDocument = (file: string, content: Buffer): unknown => {
   const text = content.toString('utf8');
   const format = documentFormatOf(file, text);
   const value = format === 'json' ? parseJson(file, text) : parseYaml(file, text);
-  const breach = measureDocument(value);
+  const breach = measureDocument(value, format === 'yaml');
   if (breach) {
     const bracket = breach.kind === 'depth' ? deepBracketOffset(text) : undefined;
     throw IngestionError.single('DOCUMENT_UNPARSABLE', {
