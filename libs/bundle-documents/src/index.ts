@@ -5,3 +5,4 @@ export * from './document-parser';
 export * from './source-locator';
 export * from './json-pointer';
 export * from './schema-problems';
+export * from './document-budget';

@@ -2,7 +2,7 @@ import * as jsonc from 'jsonc-parser';
 import { isMap, isScalar, isSeq, Node, parseDocument } from 'yaml';
 
 import { BundleFiles } from './bundle-files';
-import { documentFormatOf } from './document-parser';
+import { documentFormatOf } from './document-format';
 import { IngestionProblem, SourceLocation } from './ingestion.error';
 import { parsePointer } from './json-pointer';
 
@@ -93,6 +93,18 @@ const yamlFinder = (text: string): OffsetFinder => {
     }
     return offset;
   };
+};
+
+/** The line of the node at `pointer` in one file's text, or undefined when its positions cannot be read. */
+export const lineOfPointer = (file: string, text: string, pointer: string): number | undefined => {
+  try {
+    const find = documentFormatOf(file, text) === 'json' ? jsonFinder(text) : yamlFinder(text);
+    const offset = find(parsePointer(pointer));
+    return offset === undefined ? undefined : lineOfOffset(lineStarts(text), offset);
+  } catch {
+    // A position-keeping parser may overflow the stack on a pathological file; the caller still has the pointer.
+    return undefined;
+  }
 };
 
 /**

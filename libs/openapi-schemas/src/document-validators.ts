@@ -2,6 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
+import { linearRegExp } from './linear-patterns';
 import {
   ConversionOptions,
   conversionFor,
@@ -43,6 +44,9 @@ export class DocumentValidators {
       logger: false as const,
       validateFormats: true,
       unicodeRegExp: false,
+      code: { regExp: linearRegExp },
+      // A keyword of the wrong type fails the one schema that has it when compiled, not the whole document here.
+      validateSchema: false,
     };
     this.ajv = dialect === 'openapi-3.1' ? new Ajv2020(options) : new Ajv(options);
     addFormats(this.ajv);
@@ -58,7 +62,7 @@ export class DocumentValidators {
   validator(pointer: string): ValidateFunction {
     let validate = this.cache.get(pointer);
     if (!validate) {
-      validate = this.ajv.compile({ $ref: `${documentSchemaId}#${encodeFragment(pointer)}` });
+      validate = this.compile(pointer, () => ({ $ref: `${documentSchemaId}#${encodeFragment(pointer)}` }));
       this.cache.set(pointer, validate);
     }
     return validate;
@@ -68,12 +72,34 @@ export class DocumentValidators {
   validatorForSchema(schema: object): ValidateFunction {
     let validate = this.bySchema.get(schema);
     if (!validate) {
-      validate = this.ajv.compile(convertSchema(schema, this.conversion) as object);
+      validate = this.compile(undefined, () => convertSchema(schema, this.conversion) as object);
       this.bySchema.set(schema, validate);
     }
     return validate;
   }
+
+  /** Schemas that could not be compiled, by pointer when known, with ajv's reason: ingestion reports them. */
+  readonly failures: { pointer?: string; message: string }[] = [];
+
+  /**
+   * A schema ajv cannot compile (a `$ref` loop with nothing but references, a keyword of the wrong type) must not turn
+   * every call of the operation into a 500: it validates nothing, and ingestion has already warned about it.
+   */
+  private compile(pointer: string | undefined, schema: () => object): ValidateFunction {
+    try {
+      return this.ajv.compile(schema());
+    } catch (error) {
+      const message =
+        error instanceof RangeError ? 'its $refs loop without ever reaching a schema' : (error as Error).message;
+      if (this.failures.length < 100) {
+        this.failures.push({ ...(pointer === undefined ? {} : { pointer }), message });
+      }
+      return lenient;
+    }
+  }
 }
+
+const lenient = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;
 
 /** JSON pointers may hold characters a URI fragment may not (`{`, space, `%`): encode those and only those. */
 const encodeFragment = (pointer: string): string =>

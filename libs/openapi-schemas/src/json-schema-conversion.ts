@@ -16,12 +16,23 @@ export const conversionFor = (dialect: string): ConversionOptions => ({
   refSiblingsIgnored: dialect !== 'openapi-3.1',
 });
 
-export const convertSchema = (schema: Json, options: ConversionOptions, depth = 0): Json => {
+/** Keywords whose value maps names to schemas: its keys are names (a property may be called `type`), not keywords. */
+const schemaMapKeywords = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
+
+export const convertSchema = (schema: Json, options: ConversionOptions, depth = 0, isMap = false): Json => {
   if (Array.isArray(schema)) {
     return schema.map((item) => convertSchema(item, options, depth + 1));
   }
   if (schema === null || typeof schema !== 'object') {
     return schema;
+  }
+  if (isMap) {
+    return Object.fromEntries(
+      Object.entries(schema as Record<string, Json>).map(([name, value]) => [
+        name,
+        convertSchema(value, options, depth + 1),
+      ]),
+    );
   }
   const original = schema as Record<string, Json>;
   const source = options.refSiblingsIgnored && typeof original.$ref === 'string' ? { $ref: original.$ref } : original;
@@ -49,14 +60,67 @@ export const convertSchema = (schema: Json, options: ConversionOptions, depth = 
       continue;
     } else if (key.startsWith('x-') || key === 'examples' || key === 'default' || key === 'enum' || key === 'const') {
       out[key] = value;
+    } else if (unenforceableKeyword(key, value) !== undefined) {
+      // Ingestion warned; a bound no value can meet (`minimum: 1e400`, `multipleOf: 0`) would refuse every request.
+      continue;
+    } else if (key === 'required' && Array.isArray(value)) {
+      out.required = [...new Set(value)];
     } else {
-      out[key] = convertSchema(value, options, depth + 1);
+      out[key] = convertSchema(value, options, depth + 1, schemaMapKeywords.has(key));
     }
   }
   if (source.nullable === true) {
     return nullableOf(out);
   }
   return out;
+};
+
+const numericKeywords = new Set([
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+]);
+const jsonTypes = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+
+/**
+ * Why a schema keyword's value cannot be enforced as written, or undefined when it can: a numeric bound that is not a
+ * finite number (YAML reads `1e400` as Infinity, which is stored as null), `multipleOf` of zero or less, a `type`
+ * that names no JSON type, a `pattern` that is not text. Shared by ingestion (a warning) and validation (dropped).
+ */
+export const unenforceableKeyword = (key: string, value: unknown): string | undefined => {
+  if (numericKeywords.has(key)) {
+    if (typeof value === 'boolean' && (key === 'exclusiveMinimum' || key === 'exclusiveMaximum')) {
+      return undefined;
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      return `"${key}" must be a finite number, found ${JSON.stringify(value) ?? String(value)}`;
+    }
+    if (key === 'multipleOf' && value <= 0) {
+      return `"multipleOf" must be greater than 0, found ${value}`;
+    }
+    if (key !== 'minimum' && key !== 'maximum' && !key.startsWith('exclusive') && key !== 'multipleOf' && value < 0) {
+      return `"${key}" must not be negative, found ${value}`;
+    }
+    return undefined;
+  }
+  if (key === 'type') {
+    const types = Array.isArray(value) ? value : [value];
+    return types.length > 0 && types.every((type) => typeof type === 'string' && jsonTypes.has(type))
+      ? undefined
+      : `"type" must name JSON types (string, number, integer, boolean, object, array, null), found ${JSON.stringify(value)}`;
+  }
+  if (key === 'pattern' && typeof value !== 'string') {
+    return `"pattern" must be a string, found ${JSON.stringify(value)}`;
+  }
+  return undefined;
 };
 
 /** `nullable: true` becomes an explicit null alternative, in whichever form keeps the schema's meaning. */

@@ -11,6 +11,7 @@ import {
   SourceLocator,
   IngestionError,
   IngestionProblem,
+  parseDocument,
 } from '@libs/bundle-documents';
 import { ServiceModel, StackModel, stackModelFormat, StackWarning } from '@libs/stack-model';
 import { checkPolicyReferences, checkTrapCatches, policyFiles, readPolicies } from '@libs/graders';
@@ -37,7 +38,18 @@ import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
 
 /** What can be ingested: a folder, a spec file or an archive on disk, or the bytes of an upload. */
-export type StackInput = { kind: 'path'; path: string } | { kind: 'upload'; name: string; content: Buffer };
+export type StackInput =
+  /**
+   * `allowOutsideRefs`: a lone spec file's `$ref`s may reach JSON or YAML files outside its folder, each named in a
+   * warning. Only a person on their own machine can ask for it; uploads are always confined.
+   */
+  | { kind: 'path'; path: string; allowOutsideRefs?: boolean }
+  /**
+   * `unnamed`: the uploader gave no file name and `name` is a stand-in. The stack is then named by the bundle's
+   * manifest or the spec's `info.title`, never by the stand-in, so unrelated uploads do not become versions of one
+   * stack called "openapi".
+   */
+  | { kind: 'upload'; name: string; content: Buffer; unnamed?: boolean };
 
 export interface IngestionStats {
   files: number;
@@ -55,8 +67,9 @@ export interface IngestedStack {
 interface OpenedBundle {
   files: BundleFiles;
   manifest: StackManifest;
-  /** False for a lone spec file on disk, which may follow relative references like vendor tools do. */
+  /** False only for a lone spec file whose user allowed references outside its folder. */
   confined: boolean;
+  outsideHint?: string;
 }
 
 const singleSpecManifest = (file: string): StackManifest => ({
@@ -64,6 +77,19 @@ const singleSpecManifest = (file: string): StackManifest => ({
   services: [{ name: serviceNameFromFile(file), spec: file }],
   samples: [],
 });
+
+/** A stack name from a spec's `info.title`, in the form file-derived names take; undefined when it has none. */
+const titleName = (document: unknown): string | undefined => {
+  const title = (document as { info?: { title?: unknown } } | null)?.info?.title;
+  return typeof title === 'string' && /[a-z]/i.test(title) ? serviceNameFromFile(`${title}.x`) : undefined;
+};
+
+const unnamedUpload = (file: string, why: string): IngestionError =>
+  IngestionError.single('MANIFEST_INVALID', {
+    file,
+    pointer: '',
+    message: `an upload without a file name is named by its content, and ${why}: send it with ?filename=<name>`,
+  });
 
 const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
   if (input.kind === 'upload') {
@@ -75,7 +101,11 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
       });
     }
     if (detectArchiveKind(input.content)) {
-      return withManifest(await extractArchive(input.name, input.content), path.parse(input.name).name, true);
+      const files = await extractArchive(input.name, input.content);
+      if (input.unnamed && !files.has(manifestFile)) {
+        throw unnamedUpload(input.name, `the archive has no ${manifestFile} to name the stack`);
+      }
+      return withManifest(files, path.parse(input.name).name, true);
     }
     if (input.content.length > bundleLimits.maxFileBytes) {
       throw IngestionError.single('BUNDLE_TOO_LARGE', {
@@ -85,7 +115,16 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
       });
     }
     const files = new MemoryBundle(input.name, new Map([[input.name, input.content]]));
-    return { files, manifest: singleSpecManifest(input.name), confined: true };
+    const manifest = singleSpecManifest(input.name);
+    if (input.unnamed) {
+      const name = titleName(parseDocument(input.name, input.content));
+      if (name === undefined) {
+        throw unnamedUpload(input.name, 'the spec has no info.title to name the stack');
+      }
+      manifest.name = name;
+      manifest.services[0].name = name;
+    }
+    return { files, manifest, confined: true };
   }
   const absolute = path.resolve(input.path);
   let stat: fs.Stats;
@@ -100,6 +139,14 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
   }
   if (stat.isDirectory()) {
     return withManifest(new DirectoryBundle(absolute, true), path.basename(absolute), true);
+  }
+  if (!stat.isFile()) {
+    // Opening a FIFO blocks until a writer comes, and a device never ends: neither is read at all.
+    throw IngestionError.single('BUNDLE_NOT_FOUND', {
+      file: input.path,
+      pointer: '',
+      message: 'not a regular file or folder (a pipe, socket or device is never read)',
+    });
   }
   if (stat.size > bundleLimits.maxTotalBytes) {
     throw IngestionError.single('BUNDLE_TOO_LARGE', {
@@ -120,8 +167,15 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
       true,
     );
   }
-  const files = new DirectoryBundle(path.dirname(absolute), false);
-  return { files, manifest: singleSpecManifest(path.basename(absolute)), confined: false };
+  // A lone spec's folder is its bundle: a third-party spec must not pull /etc/passwd or a key file into the model.
+  const confined = input.allowOutsideRefs !== true;
+  const files = new DirectoryBundle(path.dirname(absolute), confined);
+  return {
+    files,
+    manifest: singleSpecManifest(path.basename(absolute)),
+    confined,
+    outsideHint: "the spec file's folder; mirror ingest --allow-outside-refs reads further",
+  };
 };
 
 const withManifest = (files: BundleFiles, fallbackName: string, confined: boolean): OpenedBundle => {
@@ -148,7 +202,7 @@ const contentVersion = (model: StackModel): string => createHash('sha256').updat
  */
 export const ingestStack = async (input: StackInput): Promise<IngestedStack> => {
   const started = performance.now();
-  const { files, manifest, confined } = await openBundle(input);
+  const { files, manifest, confined, outsideHint } = await openBundle(input);
   const locator = new SourceLocator(files);
   const services: ServiceModel[] = [];
   const warnings: StackWarning[] = [];
@@ -164,7 +218,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     try {
       const loaded = source.pack
         ? await loadPackService(source.name, source.pack)
-        : await loadService(files, locator, { name: source.name, entry: source.spec as string }, confined);
+        : await loadService(files, locator, { name: source.name, entry: source.spec as string }, confined, outsideHint);
       if (source.baseUrl) {
         loaded.service.servers = [source.baseUrl, ...loaded.service.servers.filter((s) => s !== source.baseUrl)];
       }

@@ -12,7 +12,8 @@ import { ingestStack } from './ingest-stack';
 const expected: Record<string, { operations: number; resources: number; webhooks: number; warnings: number }> = {
   'oai-petstore': { operations: 3, resources: 1, webhooks: 0, warnings: 0 },
   'oai-webhook-example': { operations: 0, resources: 0, webhooks: 1, warnings: 0 },
-  'oai-petstore-separate': { operations: 4, resources: 1, webhooks: 0, warnings: 0 },
+  // Its entry file reaches ../common: allowed on request, and that read is named in a warning.
+  'oai-petstore-separate': { operations: 4, resources: 1, webhooks: 0, warnings: 1 },
   'xero-projects': { operations: 16, resources: 3, webhooks: 0, warnings: 0 },
   'twilio-taskrouter': { operations: 61, resources: 11, webhooks: 0, warnings: 0 },
   'slack-web': { operations: 174, resources: 0, webhooks: 0, warnings: 32 },
@@ -41,7 +42,11 @@ describe('ingesting the shared real-world specs', () => {
 
   it.each(Object.keys(expected))('ingests %s with the expected operations and resources', async (name) => {
     const entry = specs().find((s) => s.name === name) as ManifestEntry;
-    const { model } = await ingestStack({ kind: 'path', path: path.join(sharedSpecsDir(), entry.file) });
+    const { model } = await ingestStack({
+      kind: 'path',
+      path: path.join(sharedSpecsDir(), entry.file),
+      allowOutsideRefs: entry.kind === 'tree',
+    });
 
     const [service] = model.services;
     expect({

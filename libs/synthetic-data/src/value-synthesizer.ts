@@ -1,7 +1,14 @@
 import { Faker } from '@faker-js/faker';
 import RandExp from 'randexp';
 
-import { flattenSchema, resolveSchema, Schema, schemaTypes } from '@libs/openapi-schemas';
+import {
+  flattenSchema,
+  linearPattern,
+  patternProblem,
+  resolveSchema,
+  Schema,
+  schemaTypes,
+} from '@libs/openapi-schemas';
 
 import { isCreatedField, isUpdatedField, numberKindOf, stringForField } from './field-heuristics';
 
@@ -360,7 +367,8 @@ const formatsWithFixedShape = new Set([
 
 const matches = (pattern: string, value: string): boolean => {
   try {
-    return new RegExp(pattern).test(value);
+    // The spec's pattern, so the linear-time engine: a backtracking one can hang on a hostile pattern.
+    return patternProblem(pattern) === undefined && linearPattern(pattern).test(value);
   } catch {
     return false;
   }

@@ -31,7 +31,6 @@ describe('isTraversal', () => {
     '/e/x/erp/a%2fb',
     '/e/x/erp/a%5Cb',
     '/e/x/erp/a\\b',
-    '/e/x/erp/%E0%A4%A',
   ])('refuses %s', (path) => {
     expect(isTraversal(path)).toBe(true);
   });
@@ -41,6 +40,8 @@ describe('isTraversal', () => {
     '/e/x/slack/api/chat.postMessage',
     '/e/x/email/v1.0/me/messages/AAMk%3D',
     '/a/..b/c.',
+    // A broken escape spells no dot segment: the twin refuses it with 400 in its own API's error shape.
+    '/e/x/erp/%E0%A4%A',
   ])('lets %s through', (path) => {
     expect(isTraversal(path)).toBe(false);
   });

@@ -1,6 +1,8 @@
 import { DocumentValidators, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
 
 import { OperationPlan, ParameterPlan } from './operation-plan';
+import { malformedEscape } from './percent-encoding';
+import { unstorableText, unstorableValue } from './storable-values';
 import { TwinRequest } from './twin-http';
 
 export interface ValidRequest {
@@ -38,7 +40,8 @@ const mediaMatches = (declared: string, actual: string): boolean => {
 /** Path and query values arrive as text; the schema says what they mean. */
 const coerce = (raw: string, types: string[]): unknown => {
   if (types.includes('integer') && /^-?\d+$/.test(raw)) {
-    return Number(raw);
+    // Beyond 2^53 a Number is another integer: kept as given, so it is refused rather than silently rounded.
+    return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
   }
   if (types.includes('number') && raw.trim() !== '' && Number.isFinite(Number(raw))) {
     return Number(raw);
@@ -54,7 +57,8 @@ const readParameter = (parameter: ParameterPlan, request: TwinRequest, pathParam
     case 'path':
       return pathParams[parameter.name] === undefined
         ? undefined
-        : coerce(decodeURIComponent(pathParams[parameter.name]), parameter.types);
+        : // Already decoded once by the router: decoding again turned `100%25` into a URIError and `%2525` into `%`.
+          coerce(pathParams[parameter.name], parameter.types);
     case 'query': {
       const values = request.query.getAll(parameter.name);
       if (values.length === 0) {
@@ -110,6 +114,16 @@ export const validateRequest = (
   document: unknown,
 ): ValidRequest | InvalidRequest => {
   const problems: { location: string; message: string }[] = [];
+  const malformed = request.search === undefined ? undefined : malformedEscape(request.search.replace(/\+/g, ' '));
+  if (malformed !== undefined) {
+    // URLSearchParams keeps a broken escape as text; a real server refuses the request instead of guessing.
+    return {
+      ok: false,
+      status: 400,
+      message: `invalid request: the query string has a malformed percent-encoding ("${malformed}")`,
+      problems: [{ location: 'query', message: `has a malformed percent-encoding ("${malformed}")` }],
+    };
+  }
   const values: Record<'path' | 'query' | 'header', Record<string, unknown>> = { path: {}, query: {}, header: {} };
   for (const parameter of plan.parameters) {
     if (
@@ -124,6 +138,11 @@ export const validateRequest = (
       if (parameter.required) {
         problems.push({ location, message: 'is required' });
       }
+      continue;
+    }
+    const unstorable = unstorableValue(value, location);
+    if (unstorable) {
+      problems.push(unstorable);
       continue;
     }
     values[parameter.in][parameter.name] = value;
@@ -189,6 +208,16 @@ export const validateRequest = (
   } else {
     // Files and multipart bodies are accepted as they are: the twin records them, it does not parse them.
     return { ok: true, path: values.path, query: values.query, body: raw, mediaType };
+  }
+  const unstorable = typeof body === 'string' ? unstorableText(body) : undefined;
+  const problem = unstorable ? { location: 'body', message: unstorable } : unstorableValue(body, 'body');
+  if (problem) {
+    return {
+      ok: false,
+      status: 400,
+      message: `invalid body: ${problem.location} ${problem.message}`,
+      problems: [problem],
+    };
   }
   if (schemaPointer) {
     const validate = validators.validator(schemaPointer);

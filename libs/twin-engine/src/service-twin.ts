@@ -23,6 +23,7 @@ import { validateRequest, ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { SpecCredentials } from './spec-credentials';
 import { TwinRequest, TwinResponse } from './twin-http';
+import { malformedEscape } from './percent-encoding';
 
 export interface RouteMatch {
   plan: OperationPlan;
@@ -130,7 +131,7 @@ export class ServiceTwin {
         ...(variants.length > 1 ? { variants } : {}),
       });
       try {
-        this.router.on(plan.operation.method.toUpperCase() as FindMyWay.HTTPMethod, route, handler as never);
+        this.router.on(plan.operation.method.toUpperCase() as FindMyWay.HTTPMethod, route, handler as never, { route });
         this.variants.set(key, variants);
       } catch {
         this.unroutable.push(plan.operation.id);
@@ -138,15 +139,39 @@ export class ServiceTwin {
     }
   }
 
+  /**
+   * The other methods of the one route template the path names. Another method may match the path through a wider
+   * template (`/items/search` is also `/items/{id}`), but that is another resource: the most specific template, the
+   * one with the fewest parameters, is the path's own, and only its methods are allowed.
+   */
+  private methodsOf(path: string, method: string): string[] {
+    const matches = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
+      .filter((m) => m !== method.toUpperCase())
+      .map((m) => ({
+        method: m,
+        route: (this.router.find(m as FindMyWay.HTTPMethod, path)?.store as { route?: string })?.route,
+      }))
+      .filter((m): m is { method: string; route: string } => m.route !== undefined);
+    const parameters = (route: string): number => (route.match(/(?<!:):p\d+/g) ?? []).length;
+    const own = matches.map((m) => m.route).sort((a, b) => parameters(a) - parameters(b))[0];
+    return matches.filter((m) => m.route === own).map((m) => m.method);
+  }
+
   /** Finds the operation for a request, or the 404/405 that says why there is none. */
   route(method: string, path: string): RouteMatch | TwinResponse {
+    const malformed = malformedEscape(path);
+    if (malformed !== undefined) {
+      const message = `the path has a malformed percent-encoding ("${malformed}"): every % must start %XX of UTF-8`;
+      return this.pack?.errorResponse
+        ? this.pack.errorResponse(400, 'invalid_path', message)
+        : this.responses.error(undefined, 400, 'invalid_path', message);
+    }
+    // The router decodes each parameter exactly once (`100%25` is the id `100%`); nothing downstream decodes again.
     const found = this.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
     if (found) {
       return (found.handler as unknown as Handler)(found.params);
     }
-    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].filter(
-      (m) => m !== method.toUpperCase() && this.router.find(m as FindMyWay.HTTPMethod, path),
-    );
+    const allowed = this.methodsOf(path, method);
     if (this.pack?.anyMethod && allowed.length > 0) {
       const other = this.router.find(allowed[0] as FindMyWay.HTTPMethod, path);
       if (other) {

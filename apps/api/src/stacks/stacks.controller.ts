@@ -19,7 +19,8 @@ export class StacksController {
 
   /**
    * The body is the bundle itself: a .zip or .tar(.gz) of a bundle folder, or one OpenAPI/Swagger document in JSON or
-   * YAML. `?filename=` names a single document (its extension decides the parser).
+   * YAML. `?filename=` names a single document (its extension decides the parser) and the stack; without it the
+   * stack is named by the bundle's mirror.yaml or the spec's info.title.
    */
   @Post()
   async ingest(
@@ -34,7 +35,7 @@ export class StacksController {
     if (filename !== undefined && !/^[\w.-]{1,128}$/.test(filename)) {
       throw new BadRequestException('filename may only hold letters, digits, ".", "-" and "_"');
     }
-    const outcome = await this.stacks.ingest(filename ?? defaultFileName(request.headers['content-type']), body);
+    const outcome = await this.stacks.ingest(filename, defaultFileName(request.headers['content-type']), body);
     response.status(outcome.created ? 201 : 200).json({ ...outcome.summary, stored: outcome.created });
   }
 

@@ -16,8 +16,14 @@ export class StacksService {
     private readonly config: MirrorSettings,
   ) {}
 
-  async ingest(fileName: string, content: Buffer): Promise<IngestOutcome> {
-    const { model, version } = await ingestStack({ kind: 'upload', name: fileName, content });
+  /** `fileName` undefined: the uploader named nothing, and `standIn` is used only to place problems. */
+  async ingest(fileName: string | undefined, standIn: string, content: Buffer): Promise<IngestOutcome> {
+    const { model, version } = await ingestStack({
+      kind: 'upload',
+      name: fileName ?? standIn,
+      content,
+      unnamed: fileName === undefined,
+    });
     const stored = await this.stacks.saveVersion(this.config.MIRROR_TENANT, version, model);
     return { summary: summarizeStack(model, { id: stored.stackId, version }), created: stored.created };
   }

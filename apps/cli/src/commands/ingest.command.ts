@@ -8,6 +8,7 @@ import { printJson } from '@cli/cli-output';
 interface IngestOptions {
   json?: boolean;
   store: boolean;
+  allowOutsideRefs?: boolean;
 }
 
 const shownWarnings = 25;
@@ -67,8 +68,16 @@ export const ingestCommand = (): Command =>
     .argument('<path>', 'bundle folder, OpenAPI/Swagger file or archive')
     .option('--json', 'print the result as JSON')
     .option('--no-store', 'check and model the bundle without storing it')
+    .option(
+      '--allow-outside-refs',
+      "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
+    )
     .action(async (path: string, options: IngestOptions) => {
-      const { model, version, stats } = await ingestStack({ kind: 'path', path });
+      const { model, version, stats } = await ingestStack({
+        kind: 'path',
+        path,
+        allowOutsideRefs: options.allowOutsideRefs === true,
+      });
       const log = options.json ? silentLog : stderrLog;
       const stored = options.store
         ? await withDatabase(log, ({ config, stacks }) => stacks.saveVersion(config.MIRROR_TENANT, version, model))

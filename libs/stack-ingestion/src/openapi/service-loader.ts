@@ -14,6 +14,7 @@ import { asRecord, dereference } from './internal-reference';
 import { extractErrorShapes, extractOperations, extractSecuritySchemes, extractWebhooks } from './operation-extraction';
 import { detectPagination } from './pagination-detection';
 import { inferResources } from './resource-inference';
+import { compileOperationSchemas } from './schema-compilation';
 import { lintSchemas } from './schema-lint';
 import { checkStructure, DocumentFinding, describe } from './structure-check';
 import { convertSwagger } from './swagger-conversion';
@@ -134,12 +135,14 @@ export const loadService = async (
   locator: SourceLocator,
   source: ServiceSource,
   confined: boolean,
+  outsideHint?: string,
 ): Promise<LoadedService> => {
   const root = parseDocument(source.entry, files.read(source.entry));
   const dialect = detectDialect(source.entry, root);
   const bundled = new ReferenceBundler(files, locator, {
     schemaSection: dialect === 'swagger-2.0' ? 'definitions' : 'components',
     confined,
+    outsideHint,
   }).bundle(source.entry);
 
   const located = locateFindings(
@@ -152,6 +155,7 @@ export const loadService = async (
   }
   const document = dialect === 'swagger-2.0' ? await convertSwagger(source.entry, bundled.document) : bundled.document;
   const operations = extractOperations(document);
+  const uncompilable = locateFindings(compileOperationSchemas(document, dialect, operations), bundled, locator);
   const resources = inferResources({
     operations,
     paginationOf: (operation) =>
@@ -183,7 +187,18 @@ export const loadService = async (
       errorShapes: extractErrorShapes(operations),
       document,
     },
-    warnings: located.warnings,
+    warnings: [
+      ...bundled.outside.map(({ file, from, pointer }) => {
+        const location = locator.locate(from, pointer);
+        return {
+          location: formatLocation(location),
+          ...location,
+          message: `read ${file}, outside the spec's folder (--allow-outside-refs)`,
+        };
+      }),
+      ...located.warnings,
+      ...uncompilable.warnings,
+    ],
     files: bundled.files,
     referenceCount: bundled.referenceCount,
   };

@@ -11,6 +11,8 @@ import {
   SourceLocator,
   IngestionError,
   IngestionProblem,
+  BudgetBreach,
+  describeBreach,
 } from '@libs/bundle-documents';
 
 import { childContext, ValueContext } from '../openapi/schema-contexts';
@@ -26,6 +28,8 @@ export interface BundledDocument {
   origins: WeakMap<object, NodeOrigin>;
   /** Every file the entry reached through references, entry first. */
   files: string[];
+  /** Files read from outside the entry's folder (only when references were not confined), each with the first $ref to it. */
+  outside: { file: string; from: string; pointer: string }[];
   referenceCount: number;
 }
 
@@ -34,7 +38,15 @@ export interface BundleOptions {
   schemaSection: 'components' | 'definitions';
   /** Refuse references that leave the bundle folder. */
   confined: boolean;
+  /** Said after a refused outside reference: how its user could allow it, where they can. */
+  outsideHint?: string;
 }
+
+const specDocumentFile = /\.(json|ya?ml)$/i;
+
+/** Unconfined references are refused only when absolute; confined ones may say how their user could allow them. */
+const outsideReason = (options: BundleOptions): string =>
+  !options.confined ? ' (an absolute path is never read)' : options.outsideHint ? ` (${options.outsideHint})` : '';
 
 const isRemote = (reference: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(reference) || reference.startsWith('//');
 
@@ -58,7 +70,12 @@ export class ReferenceBundler {
   private readonly hoistedSchemas = new Map<string, unknown>();
   private readonly usedNames = new Set<string>();
   private readonly inlining = new Set<string>();
+  private readonly outside = new Map<string, { file: string; from: string; pointer: string }>();
   private referenceCount = 0;
+  /** What the bundled document holds so far, and how deep the walk is: the budgets references may not break. */
+  private nodes = 0;
+  private text = 0;
+  private depth = 0;
 
   constructor(
     private readonly files: BundleFiles,
@@ -85,7 +102,13 @@ export class ReferenceBundler {
         section[name] = schema;
       }
     }
-    return { document, origins: this.origins, files: [...this.parsed.keys()], referenceCount: this.referenceCount };
+    return {
+      document,
+      origins: this.origins,
+      files: [...this.parsed.keys()],
+      outside: [...this.outside.values()],
+      referenceCount: this.referenceCount,
+    };
   }
 
   private entry = '';
@@ -142,9 +165,14 @@ export class ReferenceBundler {
     mode: ValueContext,
     parentKey: string | undefined,
   ): unknown {
+    this.nodes++;
+    if (typeof value === 'string') {
+      this.text += value.length;
+    }
     if (value === null || typeof value !== 'object') {
       return value;
     }
+    this.checkBudget(file, pointer);
     if (mode === 'data') {
       // Example data is opaque, but an example that is wholly `{ $ref }` is resolved the way vendor tools do
       // (DigitalOcean keeps its examples in separate files); nothing inside data is looked at.
@@ -154,9 +182,11 @@ export class ReferenceBundler {
         : value;
     }
     if (Array.isArray(value)) {
+      this.depth++;
       const out = value.map((item, index) =>
         this.walk(item, file, `${pointer}/${index}`, mode === 'schema-map' ? 'schema' : mode, parentKey),
       );
+      this.depth--;
       this.origins.set(out, { file, pointer });
       return out;
     }
@@ -167,11 +197,45 @@ export class ReferenceBundler {
       return this.followReference(record, file, pointer, mode, parentKey);
     }
     const out: Record<string, unknown> = {};
+    this.depth++;
     for (const key of Object.keys(record)) {
+      this.text += key.length;
       out[key] = this.walk(record[key], file, appendPointer(pointer, key), childContext(mode, key, parentKey), key);
     }
+    this.depth--;
     this.origins.set(out, { file, pointer });
     return out;
+  }
+
+  /**
+   * Inlined references multiply: forty objects each naming the next twice are 2^40 nodes. The walk stops, with the
+   * place it had reached, as soon as the bundled document outgrows what any real spec needs.
+   */
+  private checkBudget(file: string, pointer: string): void {
+    const breach: BudgetBreach | undefined =
+      this.depth > bundleLimits.maxDepth
+        ? { kind: 'depth', pointer }
+        : this.nodes > bundleLimits.maxDocumentNodes
+          ? { kind: 'nodes', pointer }
+          : this.text > bundleLimits.maxDocumentTextBytes
+            ? { kind: 'text', pointer }
+            : undefined;
+    if (breach) {
+      throw IngestionError.single(
+        'REFERENCE_INVALID',
+        this.locator.problem(file, pointer, `${describeBreach(breach, '$refs')} once bundled`),
+      );
+    }
+    if (this.referenceCount > bundleLimits.maxReferences) {
+      throw IngestionError.single(
+        'REFERENCE_INVALID',
+        this.locator.problem(
+          file,
+          pointer,
+          `more than ${bundleLimits.maxReferences.toLocaleString('en')} $refs to follow`,
+        ),
+      );
+    }
   }
 
   private followReference(
@@ -202,8 +266,21 @@ export class ReferenceBundler {
     }
     const targetFile = filePart === '' ? file : resolveBundlePath(file, filePart, this.options.confined);
     if (targetFile === undefined) {
-      this.report(file, at, `$ref "${reference}" points outside the bundle`);
+      this.report(file, at, `$ref "${reference}" points outside the bundle${outsideReason(this.options)}`);
       return {};
+    }
+    if (targetFile === '..' || targetFile.startsWith('../')) {
+      if (!specDocumentFile.test(targetFile)) {
+        this.report(
+          file,
+          at,
+          `$ref "${reference}" points outside the spec's folder to a file that is not a JSON or YAML document`,
+        );
+        return {};
+      }
+      if (!this.outside.has(targetFile)) {
+        this.outside.set(targetFile, { file: targetFile, from: file, pointer: at });
+      }
     }
     const targetRoot = this.load(targetFile, file, at);
     if (targetRoot === undefined) {

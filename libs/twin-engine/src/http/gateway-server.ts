@@ -27,7 +27,8 @@ export const isTraversal = (path: string): boolean =>
       const decoded = decodeURIComponent(segment);
       return decoded === '.' || decoded === '..';
     } catch {
-      return true;
+      // A broken escape cannot spell a dot segment; the twin refuses it in its own API's error shape.
+      return false;
     }
   });
 

@@ -1,0 +1,130 @@
+import * as path from 'node:path';
+
+import { writeBundle } from '@test/support/bundle-fixtures';
+import { ingestStack } from '@libs/stack-ingestion';
+import { Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine, TwinResponse } from '@libs/twin-engine';
+
+import { unservableSchemasSpec } from './hostile-specs';
+
+/**
+ * Hostile requests and hostile schemas against a real twin of a spec written to hurt it. Real: ingestion, the
+ * engine, the episode and its recorder; the store is in memory because durability is not the subject here.
+ */
+describe('a twin of a hostile spec answers every call, never with a 5xx', () => {
+  let episode: Episode;
+  let warnings: string[];
+  const service = 'api';
+
+  const call = async (method: string, pathAndQuery: string, body?: string) => {
+    const [pathOnly, search = ''] = pathAndQuery.split('?');
+    const started = performance.now();
+    const response = await episode.handle(
+      service,
+      {
+        method,
+        path: pathOnly,
+        query: new URLSearchParams(search),
+        search,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : Buffer.from(body),
+      },
+      `http://twin${pathAndQuery}`,
+    );
+    return { ...response, seconds: (performance.now() - started) / 1000, json: bodyOf(response) };
+  };
+  const bodyOf = (response: TwinResponse): unknown => (response.text ? JSON.parse(response.text) : response.body);
+
+  beforeAll(async () => {
+    const { model, version } = await ingestStack({
+      kind: 'path',
+      path: path.join(writeBundle({ 'api.yaml': unservableSchemasSpec() }), 'api.yaml'),
+    });
+    warnings = model.warnings.map((w) => `${w.location}: ${w.message}`);
+    const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model));
+    episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed: 1 });
+  });
+
+  it('names every schema it cannot enforce at ingest, located', () => {
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        'api.yaml:32#/paths/~1loops/post/requestBody/content/application~1json/schema/$ref: $ref "#/components/schemas/LoopA" loops through references alone; the twin does not validate it',
+        'api.yaml:42#/components/schemas/Item/required: "required" names a property twice; read once',
+        'api.yaml:45#/components/schemas/Item/properties/name/pattern: pattern cannot run on the linear-time engine (missing ): (((); the twin does not enforce it',
+        'api.yaml:46#/components/schemas/Item/properties/count/minimum: "minimum" must be a finite number, found "1e400"; the twin does not enforce it',
+        'api.yaml:47#/components/schemas/Item/properties/step/multipleOf: "multipleOf" must be greater than 0, found 0; the twin does not enforce it',
+        'api.yaml:52#/components/schemas/Query/properties/kind/type: "type" must name JSON types (string, number, integer, boolean, object, array, null), found 12; the twin does not enforce it',
+        'api.yaml:49#/components/schemas/Query: the twin cannot compile this schema (required value must be ["array"]); it does not validate it',
+      ]),
+    );
+  });
+
+  it('serves the operations whose schemas are broken, leniently where they cannot be enforced', async () => {
+    const created = await call('POST', '/items', JSON.stringify({ name: 'x', count: 3, step: 1.5 }));
+    expect(created.status).toBe(201);
+    expect((await call('GET', '/items')).status).toBe(200);
+    expect((await call('POST', '/items/search', JSON.stringify({ kind: 'anything' }))).status).toBe(200);
+    expect((await call('POST', '/loops', JSON.stringify({ any: 1 }))).status).toBe(200);
+  });
+
+  it('matches ^(a+)+$ in linear time: 34 a and a ! is refused at once', async () => {
+    const response = await call('GET', `/items?q=${'a'.repeat(34)}!`);
+    expect(response.status).toBe(400);
+    expect(response.seconds).toBeLessThan(5);
+    const long = await call('GET', `/items?q=${'a'.repeat(100_000)}!`);
+    expect(long.status).toBe(400);
+    expect(long.seconds).toBeLessThan(5);
+    expect((await call('GET', `/items?q=${'a'.repeat(34)}`)).status).toBe(200);
+  });
+
+  it('decodes a path parameter exactly once: 100%25 is the id "100%", %2525 is "%25"', async () => {
+    for (const [raw, id] of [
+      ['100%25', '100%'],
+      ['%2525', '%25'],
+    ]) {
+      const response = await call('GET', `/items/${raw}`);
+      expect(response.status).toBe(404);
+      expect(JSON.stringify(response.json)).toContain(JSON.stringify(id).slice(1, -1));
+    }
+  });
+
+  it.each(['/items/%zz', '/items/100%', '/items/%E0%A4%A'])(
+    'refuses the malformed path %s with 400 in the spec shape',
+    async (p) => {
+      const response = await call('GET', p);
+      expect(response.status).toBe(400);
+      expect(Object.keys(response.json as object).sort()).toEqual(['code', 'detail']);
+    },
+  );
+
+  it('refuses a malformed query escape with 400', async () => {
+    const response = await call('GET', '/items?q=%zz');
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.json)).toContain('malformed percent-encoding');
+  });
+
+  it('refuses NUL in a body string, a body key and a query value with 400, before anything is recorded', async () => {
+    for (const [method, p, body] of [
+      ['POST', '/items', JSON.stringify({ name: 'a\u0000b' })],
+      ['POST', '/items', JSON.stringify({ name: 'ok', 'k\u0000': 1 })],
+      ['GET', '/items?q=a%00', undefined],
+    ] as const) {
+      const seq = episode.state.seq;
+      const response = await call(method, p, body);
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(response.json)).toContain('NUL');
+      expect(episode.state.seq).toBe(seq);
+    }
+  });
+
+  it('refuses an integer beyond 2^53 instead of echoing another number', async () => {
+    const response = await call('POST', '/items', '{"name":"big","count":9007199254740993}');
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.json)).toContain('beyond 2^53');
+  });
+
+  it("lists only the path's own methods in a 405's Allow", async () => {
+    const response = await call('DELETE', '/items/search');
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+  });
+});
