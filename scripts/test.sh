@@ -24,4 +24,28 @@ if [[ -f $results ]]; then
     console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
   ' "$PWD/$results"
 fi
-exit "$status"
+
+# The Python client (clients/python) against a running `mirror up`, as a trainer's Python stack meets Mirror.
+log "running the Python client's tests against mirror up"
+python_status=0
+node bin/mirror.js up examples/clinic-network --port 0 --json >.mirror/mirror-up.out 2>.mirror/mirror-up.err &
+up_pid=$!
+api=""
+for _ in $(seq 1 600); do
+  api=$(node -e 'try { process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]).api ?? "") } catch {}' .mirror/mirror-up.out)
+  [[ -n $api ]] && break
+  kill -0 "$up_pid" 2>/dev/null || break
+  sleep 0.5
+done
+if [[ -n $api ]]; then
+  MIRROR_URL="$api" bash clients/python/run-tests.sh || python_status=$?
+else
+  echo "mirror up did not print its ready line:" >&2
+  cat .mirror/mirror-up.err >&2
+  python_status=1
+fi
+kill -TERM "$up_pid" 2>/dev/null || true
+wait "$up_pid" 2>/dev/null || true
+echo "python client tests: $([[ $python_status -eq 0 ]] && echo passed || echo "failed ($python_status)")"
+[[ $status -ne 0 ]] && exit "$status"
+exit "$python_status"
