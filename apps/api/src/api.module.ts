@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 
 import { MirrorConfig, MirrorSettings } from '@libs/config';
 import { StackRepository } from '@libs/persistence';
+import { RolloutsController } from '@libs/episode-api';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
-import { RolloutsController } from './rollouts/rollouts.controller';
 import { StacksController } from './stacks/stacks.controller';
 import { StacksService } from './stacks/stacks.service';
 

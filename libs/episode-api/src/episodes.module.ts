@@ -1,11 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+import { MirrorConfig, MirrorSettings } from '@libs/config';
 import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry } from '@libs/live-episodes';
 import { LiveEpisodeRepository } from '@libs/persistence';
 
 import type { EpisodeProtocolMount } from './episode-protocols';
 import { EpisodesController } from './episodes.controller';
+import { RolloutsController } from './rollouts.controller';
 import { AGENT_TOOLKIT, EPISODE_LIFECYCLE_PORT } from './injection-tokens';
 
 /** What the episode API serves: the registry of the process's live episodes and the tool formats it speaks. */
@@ -14,17 +16,21 @@ export interface EpisodeApiOptions {
   toolkit: AgentToolkit;
   /** The protocol adapters mounted beside it, each given the app and the registry as the lifecycle port. */
   protocols: readonly EpisodeProtocolMount[];
+  /** The process's settings: the tenant whose stored rollouts `/v1/rollouts` serves. */
+  config: MirrorConfig;
 }
 
-/** The episode API and the protocol adapters over the same registry. */
+/** The episode API and the protocol adapters over the same registry, and the rollouts stored beside them. */
 @Module({})
 export class EpisodesModule {
   static forRoot(options: EpisodeApiOptions, dataSource: DataSource): DynamicModule {
     return {
       module: EpisodesModule,
-      controllers: [EpisodesController],
+      controllers: [EpisodesController, RolloutsController],
       providers: [
         { provide: LiveEpisodeRegistry, useValue: options.registry },
+        { provide: DataSource, useValue: dataSource },
+        { provide: MirrorSettings, useValue: options.config },
         { provide: EPISODE_LIFECYCLE_PORT, useValue: options.registry },
         { provide: AGENT_TOOLKIT, useValue: options.toolkit },
         { provide: IdempotentRequests, useValue: new IdempotentRequests(new LiveEpisodeRepository(dataSource)) },

@@ -72,7 +72,7 @@ export const upCommand = (): Command =>
       let app: Awaited<ReturnType<typeof createEpisodeApiApp>> | undefined;
       try {
         app = await createEpisodeApiApp(
-          { registry, toolkit: agentToolkit, protocols: episodeProtocols },
+          { registry, toolkit: agentToolkit, protocols: episodeProtocols, config: host.config },
           host.dataSource,
           ['error', 'warn'],
         );
