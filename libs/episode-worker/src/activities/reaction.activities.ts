@@ -26,7 +26,8 @@ export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSe
       return;
     }
     for (const party of Object.values(input.instance.parties)) {
-      if (party.persona === 'declared' && party.employeeId === undefined) {
+      // A supplier's contact (with an identity on the stack) has its mailbox from the world already.
+      if (party.persona === 'declared' && party.employeeId === undefined && party.principal === undefined) {
         await operator.enrol(mail, { address: party.email, name: party.name });
       }
     }
