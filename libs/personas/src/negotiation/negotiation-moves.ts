@@ -131,9 +131,14 @@ export const negotiationMoves = (negotiation: Negotiation, offers: Partial<Terms
     const next: Terms = Object.fromEntries(
       names.map((name) => [name, askOn(negotiation, negotiation.issues[name], round, asks[name], history[name])]),
     );
-    const stateless = Object.keys(stated).length === 0;
+    // Terms are agreed only once the counterpart has named a value for every issue the party bargains over; a
+    // message that leaves one out (a request for a quote) is answered with the party's ask, never taken as a yes.
+    const named = names.every(
+      (name) => standing[name] !== undefined || negotiation.issues[name].opening === negotiation.issues[name].reservation,
+    );
     const acceptable =
-      !stateless &&
+      Object.keys(stated).length > 0 &&
+      named &&
       names.every((name) => {
         const issue = negotiation.issues[name];
         return atLeastAsGood(issue, offer[name], next[name]) && atLeastAsGood(issue, offer[name], issue.reservation);
