@@ -72,10 +72,7 @@ export interface Honouring {
  * when a predicate over the twins' records first holds.
  */
 export type ReactionTrigger =
-  | { start: true }
-  | { event: string; where?: string }
-  | { question: string }
-  | { state: string };
+  { start: true } | { event: string; where?: string } | { question: string } | { state: string };
 
 export interface PartyReaction {
   /** Where it is declared (`behaviour/0`, `reactions/2`): its identity in the agenda and in idempotency keys. */

@@ -148,7 +148,15 @@ export const checkDeclaredParty = (
         operation(approver.record, `${pointer}/approver/record`);
       }
     } else if ('negotiator' in behaviour) {
-      checkNegotiator(behaviour.negotiator, `${pointer}/negotiator`, { service, cel, event, operation, delay, references, problems });
+      checkNegotiator(behaviour.negotiator, `${pointer}/negotiator`, {
+        service,
+        cel,
+        event,
+        operation,
+        delay,
+        references,
+        problems,
+      });
     } else {
       references.uses(behaviour.background.messages, `${pointer}/background/messages`);
     }
@@ -300,7 +308,10 @@ export const servicesActedOn = (
             : []),
         ];
       }
-      return saying({ slack: true }, `${at}/background/channels`).map((use) => ({ ...use, pointer: `${at}/background` }));
+      return saying({ slack: true }, `${at}/background/channels`).map((use) => ({
+        ...use,
+        pointer: `${at}/background`,
+      }));
     }),
     ...spec.reactions.flatMap((reaction, index) => act(reaction.do, `/reactions/${index}/do`)),
   ];

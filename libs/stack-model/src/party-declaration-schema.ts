@@ -219,7 +219,10 @@ const whoSchema = z.union([
       /** A contact of one of the company's suppliers (its id `S003` or index), as the world has them. */
       supplier_contact: z
         .object({
-          supplier: z.union([z.string().regex(/^S\d{3}$/, 'must be a supplier id such as S003'), z.number().int().min(0)]),
+          supplier: z.union([
+            z.string().regex(/^S\d{3}$/, 'must be a supplier id such as S003'),
+            z.number().int().min(0),
+          ]),
           contact: z.number().int().min(0).default(0),
         })
         .strict(),

@@ -1,7 +1,12 @@
 import { performReaction, voiced, VoiceSettings } from '@libs/personas';
 import type { TaskInstance } from '@libs/scenarios';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
-import { addBusinessDays, type AgentIdentity, type EpisodeServices, type ScheduledAction } from '@libs/workflow-contracts';
+import {
+  addBusinessDays,
+  type AgentIdentity,
+  type EpisodeServices,
+  type ScheduledAction,
+} from '@libs/workflow-contracts';
 import { useBusinessCalendar } from '@libs/party-reactions';
 
 // Parties write dates on the office calendar every party keeps (`add_business_days(event.at, 2)`).

@@ -10,7 +10,14 @@ const seller = (overrides: Partial<Negotiation> = {}): Negotiation => ({
   issues: {
     unit_price: { says: ['unit price', 'price'], unit: 'EUR', opening: 10, reservation: 8, decimals: 2 },
     quantity: { says: ['quantity'], opening: 100, reservation: 100, decimals: 0 },
-    payment_days: { says: ['payment terms'], unit: 'days', opening: 30, reservation: 30, prefers: 'lower', decimals: 0 },
+    payment_days: {
+      says: ['payment terms'],
+      unit: 'days',
+      opening: 30,
+      reservation: 30,
+      prefers: 'lower',
+      decimals: 0,
+    },
   },
   tactic: 'linear',
   patience: 4,
@@ -23,7 +30,12 @@ const price = (move: NegotiationMove | undefined) => (move && move.kind !== 'wal
 
 describe(negotiationMoves.name, () => {
   it('concedes linearly from its opening to its floor by its deadline, and accepts the floor then', () => {
-    const moves = negotiationMoves(seller(), [{ unit_price: 8 }, { unit_price: 8 }, { unit_price: 8 }, { unit_price: 8 }]);
+    const moves = negotiationMoves(seller(), [
+      { unit_price: 8 },
+      { unit_price: 8 },
+      { unit_price: 8 },
+      { unit_price: 8 },
+    ]);
     expect(moves.slice(0, 3).map(price)).toEqual([9.5, 9, 8.5]);
     expect(moves[3]).toEqual({ kind: 'accept', terms: { unit_price: 8, quantity: 100, payment_days: 30 } });
   });
@@ -80,7 +92,12 @@ describe(negotiationMoves.name, () => {
     const buyer = seller({
       issues: { unit_price: { says: ['unit price'], opening: 6, reservation: 9, decimals: 2 } },
     });
-    const moves = negotiationMoves(buyer, [{ unit_price: 12 }, { unit_price: 9 }, { unit_price: 9 }, { unit_price: 9 }]);
+    const moves = negotiationMoves(buyer, [
+      { unit_price: 12 },
+      { unit_price: 9 },
+      { unit_price: 9 },
+      { unit_price: 9 },
+    ]);
     expect(price(moves[0])).toBe(6.75);
     expect(moves[3]).toMatchObject({ kind: 'accept', terms: { unit_price: 9 } });
   });

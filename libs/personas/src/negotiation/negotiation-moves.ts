@@ -49,7 +49,8 @@ export const atLeastAsGood = (issue: NegotiationIssue, value: number, than: numb
 /** Never past the reservation value, on the party's side of it. */
 const bounded = (issue: NegotiationIssue, value: number): number => {
   const way = direction(issue);
-  const held = way === 0 ? issue.opening : way > 0 ? Math.max(issue.reservation, value) : Math.min(issue.reservation, value);
+  const held =
+    way === 0 ? issue.opening : way > 0 ? Math.max(issue.reservation, value) : Math.min(issue.reservation, value);
   return roundTo(held, issue.decimals);
 };
 
@@ -77,7 +78,9 @@ const askOn = (
 
 /** The party's opening position: every issue at its opening value. */
 export const openingTerms = (negotiation: Negotiation): Terms =>
-  Object.fromEntries(Object.entries(negotiation.issues).map(([name, issue]) => [name, roundTo(issue.opening, issue.decimals)]));
+  Object.fromEntries(
+    Object.entries(negotiation.issues).map(([name, issue]) => [name, roundTo(issue.opening, issue.decimals)]),
+  );
 
 const insulting = (negotiation: Negotiation, offer: Partial<Terms>): boolean => {
   const [first] = Object.entries(negotiation.issues);
@@ -90,7 +93,9 @@ const insulting = (negotiation: Negotiation, offer: Partial<Terms>): boolean => 
   if (value === undefined || way === 0) {
     return false;
   }
-  return way > 0 ? value < issue.reservation * negotiation.walkAway.insulting : value > issue.reservation / negotiation.walkAway.insulting;
+  return way > 0
+    ? value < issue.reservation * negotiation.walkAway.insulting
+    : value > issue.reservation / negotiation.walkAway.insulting;
 };
 
 /**
@@ -98,7 +103,10 @@ const insulting = (negotiation: Negotiation, offer: Partial<Terms>): boolean => 
  * issue it leaves out stands where it stood, or at the party's ask when never stated). Once it accepted or walked
  * away, later messages get no move (`undefined`).
  */
-export const negotiationMoves = (negotiation: Negotiation, offers: Partial<Terms>[]): (NegotiationMove | undefined)[] => {
+export const negotiationMoves = (
+  negotiation: Negotiation,
+  offers: Partial<Terms>[],
+): (NegotiationMove | undefined)[] => {
   const names = Object.keys(negotiation.issues);
   let asks = openingTerms(negotiation);
   let standing: Partial<Terms> = {};
@@ -134,7 +142,8 @@ export const negotiationMoves = (negotiation: Negotiation, offers: Partial<Terms
     // Terms are agreed only once the counterpart has named a value for every issue the party bargains over; a
     // message that leaves one out (a request for a quote) is answered with the party's ask, never taken as a yes.
     const named = names.every(
-      (name) => standing[name] !== undefined || negotiation.issues[name].opening === negotiation.issues[name].reservation,
+      (name) =>
+        standing[name] !== undefined || negotiation.issues[name].opening === negotiation.issues[name].reservation,
     );
     const acceptable =
       Object.keys(stated).length > 0 &&
@@ -169,7 +178,9 @@ export const orderOnTerms = (
       }
       const label = issue.says[0];
       const unit = issue.unit ? ` ${issue.unit}` : '';
-      return [`the ${label} of ${shown(issue, value)}${unit} is not the ${shown(issue, position[name])}${unit} we stated`];
+      return [
+        `the ${label} of ${shown(issue, value)}${unit} is not the ${shown(issue, position[name])}${unit} we stated`,
+      ];
     });
   const fitting = positions.find((position) => departures(position).length === 0);
   if (fitting) {

@@ -42,4 +42,7 @@ export const honouredText = (reference: string, from: string): string =>
   signed(`We confirm your order ${reference} on the terms we agreed.`, from);
 
 export const refusedText = (reference: string, reasons: string[], from: string): string =>
-  signed(`We cannot accept your order ${reference}: ${reasons.join('; ')}. Please send us one on the terms we stated.`, from);
+  signed(
+    `We cannot accept your order ${reference}: ${reasons.join('; ')}. Please send us one on the terms we stated.`,
+    from,
+  );

@@ -34,7 +34,13 @@ const movesSoFar = async (
   const all = await hands.messagesFromAgent(negotiation.channel);
   const end = upTo === undefined ? -1 : all.findIndex((message) => message.id === upTo);
   const messages = end === -1 ? all : all.slice(0, end + 1);
-  return { messages, moves: negotiationMoves(negotiation, messages.map((m) => readOffer(negotiation, m.text))) };
+  return {
+    messages,
+    moves: negotiationMoves(
+      negotiation,
+      messages.map((m) => readOffer(negotiation, m.text)),
+    ),
+  };
 };
 
 const record = async (
@@ -113,13 +119,9 @@ export const honour = async (
   const walkedAway = moves.some((move) => move?.kind === 'walk-away');
   const positions = walkedAway
     ? []
-    : [
-        openingTerms(negotiation),
-        ...moves.flatMap((move) => (move && move.kind !== 'walk-away' ? [move.terms] : [])),
-      ];
+    : [openingTerms(negotiation), ...moves.flatMap((move) => (move && move.kind !== 'walk-away' ? [move.terms] : []))];
   const verdict = orderOnTerms(negotiation, positions, stated);
-  const reference =
-    order !== null && typeof order === 'object' && 'id' in order ? String((order as { id: unknown }).id) : '';
+  const reference = order !== null && typeof order === 'object' && 'id' in order ? String(order.id) : '';
   if (verdict.agreed) {
     await hands.operate(honouring.accept, { ...withOrder, agreed: verdict.position });
     await hands.speak(negotiation.channel, honouredText(reference, hands.signature), `Order ${reference}`);

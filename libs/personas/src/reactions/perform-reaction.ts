@@ -177,11 +177,10 @@ const negotiatorHands = (performer: ReactionPerformer, party: DeclaredParty, age
         });
       }
       const { token, channel: im } = await direct();
-      const history = await performer.twin.slack<{ ok: boolean; messages: { ts: string; user: string; text: string }[] }>(
-        token,
-        'conversations.history',
-        { channel: im, limit: 200 },
-      );
+      const history = await performer.twin.slack<{
+        ok: boolean;
+        messages: { ts: string; user: string; text: string }[];
+      }>(token, 'conversations.history', { channel: im, limit: 200 });
       return history.messages
         .filter((message) => message.user === agent.slackUser)
         .sort((a, b) => Number(a.ts) - Number(b.ts))
