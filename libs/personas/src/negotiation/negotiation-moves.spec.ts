@@ -133,6 +133,11 @@ describe(readOffer.name, () => {
       readOffer(negotiation, 'Our offer: unit price EUR 8,75 for quantity 100, payment terms of 45 days. Price: 8.80'),
     ).toEqual({ unit_price: 8.75, quantity: 100, payment_days: 45 });
     expect(readOffer(negotiation, 'Could you quote a quantity of 1,000?')).toEqual({ quantity: 1000 });
+    // A figure before its label, with the unit between, as a buyer writes it.
+    expect(readOffer(negotiation, 'We can offer 8.10 EUR unit price for quantity 100, net 30 days')).toEqual({
+      unit_price: 8.1,
+      quantity: 100,
+    });
   });
 
   it('ignores what it said itself, quoted under the reply, and text with no label', () => {
