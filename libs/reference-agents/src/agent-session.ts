@@ -1,7 +1,7 @@
 import type { CallInit } from '@libs/twin-client';
+import type { EpisodeOutcome, WaitResult } from '@libs/workflow-contracts';
 
 import type { PurchaseBrief } from './purchase-brief';
-import type { EpisodeOutcome, WaitResult } from '@libs/workflow-contracts';
 
 /** Who the agent is: the identity the company gave it, with a mailbox, a Slack user and an ERP user. */
 export interface AgentIdentity {

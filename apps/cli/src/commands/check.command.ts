@@ -28,7 +28,7 @@ const duration = (ms: number): string => {
 export const checkCommand = (): Command =>
   new Command('check')
     .description(
-      "check that every scenario of a bundle is a valid task on many seeds: its oracle plan passes every one, the idle agent earns nothing, and every trap is caught by the rules it names",
+      'check that every scenario of a bundle is a valid task on many seeds: its oracle plan passes every one, the idle agent earns nothing, and every trap is caught by the rules it names',
     )
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
     .option('-s, --seed <seed>', 'the first seed: the episodes play seeds S to S+N-1', integer('--seed', 0, 2 ** 31), 1)
