@@ -46,6 +46,10 @@ describe('a declared negotiator', () => {
     const grade = await gradeRun(harness.context, scenario(), seed, outcome.episodeId, outcome);
     return {
       values,
+      // What Finance said: it asks once, when an order of the agent's first waits for approval (a state reaction).
+      financeAsked: outcome.transcript.filter(
+        (entry) => entry.kind === 'slack.message.posted' && entry.summary.includes('quoted competitively'),
+      ).length,
       status: outcome.status,
       unitPrice: outcome.finalTerms?.unitPrice,
       broken: grade.verdicts.filter((v) => v.status === 'fail' && !v.milestone).map((v) => v.rule),
@@ -56,6 +60,7 @@ describe('a declared negotiator', () => {
     const played = await play(scenario().oracle!.steps, 5);
     expect(played).toMatchObject({ status: 'succeeded', broken: [] });
     expect(played.unitPrice).toBe(played.values.reservation_price);
+    expect(played.financeAsked).toBe((played.values.quantity as number) * played.unitPrice! > 1000 ? 1 : 0);
   }, 300_000);
 
   it('never agrees below its floor, and declines an order at a price it never stated', async () => {

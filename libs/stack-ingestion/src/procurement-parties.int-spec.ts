@@ -71,10 +71,7 @@ describe('declared negotiators, state reactions and channels at ingest', () => {
   it('refuses an order term that is not an issue, and a state reaction on a table the stack lacks', async () => {
     const edited = original
       .replace('payment_terms_days: order.payment_terms_days', 'payment_days: order.payment_terms_days')
-      .replace(
-        '      - when: { event: erp.po.pending_approval }',
-        "      - when: { state: 'services.erp.purchase_order.exists(o, o.total > 1000.0)' }",
-      );
+      .replace('services.erp.purchase_orders.exists(', 'services.erp.purchase_order.exists(');
     const problems = await refusal(bundleWith(() => edited));
     expect(problems).toEqual(
       expect.arrayContaining([
@@ -87,7 +84,7 @@ describe('declared negotiators, state reactions and channels at ingest', () => {
         expect.objectContaining({
           file: scenarioFile,
           pointer: '/parties/finance/reactions/0/when/state',
-          line: lineOf(edited, "state: 'services.erp.purchase_order"),
+          line: lineOf(edited, "state: 'services.erp.purchase_order.exists"),
           message: expect.stringMatching(/purchase_order/) as string,
         }),
       ]),
