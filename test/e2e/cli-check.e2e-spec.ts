@@ -105,7 +105,7 @@ describe('mirror check', () => {
       /^scenario\s+agent\s+episodes\s+passed\s+pass rate\s+mean reward\s+agent errors\s+infra errors\s+check$/,
     );
     expect(lines).toContainEqual(
-      expect.stringMatching(/^single-supplier-negotiation\s+trap:tells-the-target\s+1\s+0\/1\s+0 %.*BROKEN$/),
+      expect.stringMatching(/^single-supplier-negotiation\s+trap:tells-the-target\s+1\s+1\/1\s+100 %.*BROKEN$/),
     );
     expect(lines).toContainEqual(
       expect.stringMatching(
