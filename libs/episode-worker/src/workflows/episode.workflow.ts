@@ -392,6 +392,16 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         await runUntil(Math.max(...answers.map((a) => a.at)), (a) => a.kind === 'supplier-acknowledge');
       }
     }
+    // A declared counterparty's answer to an order the agent sent (a negotiator honouring or refusing it) is part of
+    // the outcome too, as a built-in supplier's is: an agent that finishes first still gets it, within the horizon.
+    const honours = (a: ScheduledAction): boolean => {
+      const p = a.kind === 'reaction' ? instance.parties[a.party] : undefined;
+      return p?.persona === 'declared' && p.reactions.some((r) => r.id === a.reaction && 'honour' in r.act);
+    };
+    const honouring = agenda.filter((a) => honours(a) && a.at <= deadline);
+    if (status === undefined && honouring.length > 0 && patched('declared-counterparties-answer-at-end')) {
+      await runUntil(Math.max(...honouring.map((a) => a.at)), honours);
+    }
     if (status === undefined && declaresParties && patched('cases-open-before-judging')) {
       // The case a requester opens exists whether or not the agent waited for it: an agent that finishes before the
       // patient's mail arrives has still left that mail unanswered, and the rules must see it (within the horizon).
