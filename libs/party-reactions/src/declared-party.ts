@@ -57,6 +57,8 @@ export interface Negotiation {
   walkAway: { insulting: number; insults: number; stalledAfter: number };
   /** Where it records each position it takes, with `terms.<issue>` and `terms.basis` in its templates. */
   record?: TwinOperation;
+  /** The subject of the message it opens with unasked (a template). */
+  openingSubject?: string;
 }
 
 /** How a negotiator reads an order that reached it, and what it does on agreed terms and on others. */

@@ -235,6 +235,12 @@ const checkNegotiator = (negotiator: NegotiatorSpec, pointer: string, checks: Ch
     if (negotiator.opens.where) {
       cel(negotiator.opens.where, `${pointer}/opens/where`);
     }
+    if (negotiator.opens.subject) {
+      templateExpressions(negotiator.opens.subject).forEach((source) => cel(source, `${pointer}/opens/subject`));
+    }
+    if (negotiator.opens.record) {
+      negotiationOperation(negotiator.opens.record, `${pointer}/opens/record`);
+    }
   }
   if (negotiator.record) {
     negotiationOperation(negotiator.record, `${pointer}/record`);
@@ -299,6 +305,7 @@ export const servicesActedOn = (
         return [
           { service: negotiator.channel, pointer: `${at}/negotiator/channel` },
           ...operation(negotiator.record, `${at}/negotiator/record`),
+          ...operation(negotiator.opens?.record, `${at}/negotiator/opens/record`),
           ...(honours
             ? [
                 ...operation(honours.read, `${at}/negotiator/honours/read`),

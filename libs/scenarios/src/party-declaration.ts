@@ -198,7 +198,13 @@ export const resolveDeclaredParty = (
           id: `${id}/opens`,
           when: { event: spec.opens.event, ...(spec.opens.where ? { where: spec.opens.where } : {}) },
           after,
-          act: { negotiate: negotiation },
+          act: {
+            negotiate: {
+              ...negotiation,
+              ...(spec.opens.record ? { record: operationOf(spec.opens.record) } : {}),
+              ...(spec.opens.subject ? { openingSubject: spec.opens.subject } : {}),
+            },
+          },
         });
       }
       if (spec.honours) {

@@ -169,7 +169,17 @@ const negotiator = z
       .default({}),
     after: delay.default({ business_days: 1 }),
     /** An event on which it opens with its opening terms unasked (invited to quote). */
-    opens: eventTrigger.optional(),
+    opens: z
+      .object({
+        event: z.string().min(1),
+        where: z.string().min(1).optional(),
+        /** The subject of its opening message (a template over `event` and the values). */
+        subject: z.string().min(1).optional(),
+        /** Where it records its opening instead of `record` (on the request it was invited to). */
+        record: twinOperationSchema.optional(),
+      })
+      .strict()
+      .optional(),
     /**
      * Where it records in writing each position it takes, templated with `terms.<issue>` and `terms.basis`
      * (`offer` or `acceptance`): what the counterparty agreed is its own record, never the agent's.

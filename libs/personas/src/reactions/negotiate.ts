@@ -1,6 +1,7 @@
 import {
   evaluateExpression,
   ExpressionContext,
+  fillTemplate,
   Honouring,
   Negotiation,
   ObservedEvent,
@@ -70,7 +71,8 @@ export const negotiate = async (
 ): Promise<void> => {
   if (!asked) {
     const terms = openingTerms(negotiation);
-    await hands.speak(negotiation.channel, openingText(negotiation, terms, hands.signature), 'Our offer');
+    const subject = negotiation.openingSubject ? fillTemplate(negotiation.openingSubject, context) : 'Our offer';
+    await hands.speak(negotiation.channel, openingText(negotiation, terms, hands.signature), subject);
     await record(hands, negotiation, context, terms, 'offer');
     return;
   }
