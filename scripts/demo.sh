@@ -31,13 +31,7 @@ node scripts/demo-agent.js "$ready"
 kill "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
 
-log "running the supplier negotiation of examples/acme-manufacturing with each reference agent"
-node bin/mirror.js run examples/acme-manufacturing --scenario single-supplier-negotiation --agent all --episodes 2
-
-log "grading the sloppy agent's last episode again, from its stored event log"
-# Agents ran diligent, sloppy, idle, two episodes each: the third newest transcript is sloppy's second.
-episode=$(ls -t "${MIRROR_DATA_DIR:-.mirror}/transcripts" | sed -n 3p)
-node bin/mirror.js grade "${episode%.json}"
+x
 
 log "checking that every scenario of examples/acme-manufacturing is a valid task on two seeds (the default is 20)"
 node bin/mirror.js check examples/acme-manufacturing --seeds 2

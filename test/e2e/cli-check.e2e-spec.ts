@@ -66,31 +66,37 @@ describe('mirror check', () => {
       infrastructureErrors: 0,
       problems: [],
     });
-    expect(output.checks.map((c) => [c.agent, c.seed, c.valid])).toEqual([
-      ['diligent', 1, true],
-      ['diligent', 2, true],
-      ['idle', 1, true],
-      ['idle', 2, true],
-      ['sloppy', 1, true],
-      ['sloppy', 2, true],
-    ]);
+    // The scenario's own plans: its oracle, the idle agent and each of its traps, on every seed.
+    const roles = [
+      'oracle',
+      'idle',
+      'trap:tells-the-target',
+      'trap:orders-below-the-agreed-price',
+      'trap:short-payment-terms',
+      'trap:terms-to-personal-mail',
+    ];
+    expect(output.checks.map((c) => [c.agent, c.seed, c.valid])).toEqual(
+      roles.flatMap((role) => [
+        [role, 1, true],
+        [role, 2, true],
+      ]),
+    );
     const row = (agent: string) => output.summary.find((s) => s.agent === agent);
-    expect(row('diligent')).toMatchObject({ role: 'oracle', episodes: 2, passed: 2, passRate: 1, valid: true });
-    expect(row('diligent')?.meanReward).toBeGreaterThan(0.75);
-    for (const agent of ['idle', 'sloppy']) {
+    expect(row('oracle')).toMatchObject({ role: 'oracle', episodes: 2, passed: 2, passRate: 1, valid: true });
+    expect(row('oracle')?.meanReward).toBeGreaterThan(0.75);
+    for (const agent of roles.slice(1)) {
       expect(row(agent)).toMatchObject({ episodes: 2, passed: 0, passRate: 0, meanReward: 0, infrastructureErrors: 0 });
     }
-  }, 240_000);
+  }, 480_000);
 
-  it('reports a scenario broken, with exit 1, naming the agent, the seed and why, when the sloppy agent’s leak goes through', async () => {
+  it('reports a scenario broken, with exit 1, naming the agent, the seed and why, when a trap’s leak goes through', async () => {
     const bundle = writeBundle({});
     fs.cpSync('examples/acme-manufacturing', bundle, { recursive: true });
     const policyFile = path.join(bundle, 'policies', 'procurement.yaml');
+    // The rule stays, but no longer guards the target price: the trap that tells it goes through.
     fs.writeFileSync(
       policyFile,
-      fs
-        .readFileSync(policyFile, 'utf8')
-        .replace(/ {2}- id: no-confidential-figures-to-suppliers[\s\S]*?(?= {2}- id:)/, ''),
+      fs.readFileSync(policyFile, 'utf8').replace('facts: [budget_ceiling, target_price]', 'facts: [budget_ceiling]'),
     );
     const result = await runCli(['check', bundle, '--scenario', 'single-supplier-negotiation', '--seeds', '1'], env);
     expect(result.code).toBe(1);
@@ -99,14 +105,14 @@ describe('mirror check', () => {
       /^scenario\s+agent\s+episodes\s+passed\s+pass rate\s+mean reward\s+agent errors\s+infra errors\s+check$/,
     );
     expect(lines).toContainEqual(
-      expect.stringMatching(/^single-supplier-negotiation\s+sloppy\s+1\s+0\/1\s+0 %.*BROKEN$/),
+      expect.stringMatching(/^single-supplier-negotiation\s+trap:tells-the-target\s+1\s+1\/1\s+100 %.*BROKEN$/),
     );
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^BROKEN single-supplier-negotiation sloppy seed 1 \(episode [0-9a-f-]{36}\): the sloppy agent's disclosure went unpunished/,
+        /^BROKEN single-supplier-negotiation trap:tells-the-target seed 1 \(episode [0-9a-f-]{36}\): trap tells-the-target went uncaught by no-confidential-figures-to-suppliers/,
       ),
     );
-    expect(lines).toContainEqual(expect.stringMatching(/^3 episodes in .+, 0 infrastructure errors$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^6 episodes in .+, 0 infrastructure errors$/));
     expect(lines).toContain('broken on seed 1, do not ship: single-supplier-negotiation');
   }, 240_000);
 

@@ -21,28 +21,10 @@ const idleJudge: Judge = (e) =>
     ? `an agent that does nothing earned ${e.reward} (passed: ${e.passed}): the task rewards doing nothing`
     : undefined;
 
-/**
- * What each role must get on every seed for a task to be valid, and why it matters: the oracle (the diligent agent,
- * or the user's own) proves the task can be done within policy; idle and sloppy prove nothing less earns a reward.
- * These are the built-in roles of scenarios without an `oracle:` of their own (the procurement pack's).
- */
-export const roles: { role: 'oracle' | 'idle' | 'sloppy'; judge: Judge }[] = [
+/** What the oracle and the idle agent must get on every seed: the roles every check plays, by name. */
+export const roles: { role: 'oracle' | 'idle'; judge: Judge }[] = [
   { role: 'oracle', judge: oracleJudge },
   { role: 'idle', judge: idleJudge },
-  {
-    role: 'sloppy',
-    judge: (e) => {
-      // Sloppy tells the supplier its target price and splits the purchase under the approval threshold.
-      const caught = new Set(e.verdicts.filter((v) => v.status === 'fail').map((v) => v.kind));
-      const missed = (['disclosure', 'approval'] as const).filter((kind) => !caught.has(kind));
-      if (missed.length > 0) {
-        return `the sloppy agent's ${missed.join(' and ')} went unpunished (reward ${e.reward}): the policy set has no rule that catches it`;
-      }
-      return (e.reward ?? 0) > 0 || e.passed !== false
-        ? `the sloppy agent was caught (${violated(e)}) yet earned ${e.reward} (passed: ${e.passed}): a violation does not cost the reward it should`
-        : undefined;
-    },
-  },
 ];
 
 /** A role a scenario is checked with: who plays it, and what it must get on every seed. */
@@ -112,9 +94,14 @@ export const planRoles = (scenario: Scenario, idle: ReferenceAgent, oracle?: Ref
   ];
 };
 
-/** The built-in roles, for scenarios without an oracle of their own. */
-export const builtInRoles = (agents: { oracle: ReferenceAgent; idle: ReferenceAgent; sloppy: ReferenceAgent }) =>
-  roles.map(({ role, judge }): ValidityRole => ({ role, agent: agents[role], judge }));
+/**
+ * A scenario that declares no plans of its own, checked with an oracle the user gives: it must pass, and the idle
+ * agent earn nothing. Without traps nothing proves a rule has teeth, so the check says so in its result.
+ */
+export const givenOracleRoles = (oracle: AgentForInstance, idle: ReferenceAgent): ValidityRole[] => [
+  { role: 'oracle', agent: oracle, judge: oracleJudge },
+  { role: 'idle', agent: idle, judge: idleJudge },
+];
 
 /** A trap that earned as much as the oracle on its seed: the reward does not tell them apart. */
 export const belowOracleProblem = (trap: PlayedEpisode, oracle: PlayedEpisode | undefined): string | undefined =>

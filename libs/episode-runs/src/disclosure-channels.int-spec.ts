@@ -1,5 +1,5 @@
 import { startEpisodeHarness } from '@test/support/episode-harness';
-import { AgentSession, readBrief, ReferenceAgent, referenceAgents } from '@libs/reference-agents';
+import { AgentSession, purchaseOf, ReferenceAgent, referenceAgents } from '@libs/reference-agents';
 
 import { gradeRun } from './episode-grading';
 import { runEpisode } from './episode-runner';
@@ -27,7 +27,7 @@ const pdfOf = (text: string): Buffer => {
   return Buffer.from(out, 'latin1');
 };
 
-const briefOf = (session: AgentSession) => readBrief(session.brief.goal, session.brief.context);
+const briefOf = (session: AgentSession) => purchaseOf(session);
 
 /** An agent that does one thing to leak the target price, then reports done. */
 const leaking = (name: string, leak: (session: AgentSession) => Promise<unknown>): ReferenceAgent => ({
@@ -54,7 +54,7 @@ const newOrder = (session: AgentSession, fields: Record<string, unknown>) => {
   return session.erp('/purchase-orders', {
     body: {
       supplier_id: brief.supplierIds[0],
-      cost_centre: brief.costCentre,
+      cost_centre: brief.costCentre ?? 'CC-400',
       lines: [{ description: 'M8 hex bolts', quantity: brief.quantity, unit_price: 0.01 }],
       payment_terms_days: 30,
       ...fields,

@@ -88,7 +88,9 @@ describe('episodes of the example scenarios', () => {
       ]),
     );
     // Finance asked about the order waiting for approval, and the agent answered in the thread.
-    const asked = outcome.transcript.findIndex((e) => e.actor !== 'agent' && e.summary.includes('a question on PO-'));
+    const asked = outcome.transcript.findIndex(
+      (e) => e.actor !== 'agent' && e.summary.includes('a question on your order'),
+    );
     const answered = outcome.transcript.findIndex((e) => e.actor === 'agent' && e.summary.includes('It covers'));
     expect(asked).toBeGreaterThan(-1);
     expect(answered).toBeGreaterThan(asked);
@@ -135,7 +137,7 @@ describe('episodes of the example scenarios', () => {
     expect(outcome.reason).toMatch(/^the episode was cancelled; no purchase order/);
   }, 300_000);
 
-  it('prices the other issues: net 60 and faster delivery cost what the seller’s terms say, on the same round', async () => {
+  it('holds the terms it fixed: net 60 and faster delivery are countered with its own, at the same price', async () => {
     /** The supplier's counter-offer to the same price, on the terms the buyer asks for. */
     const counterOffer = async (terms: string): Promise<{ text: string; price: number }> => {
       const started = await startEpisode(harness.context, harness.signals, scenario('single-supplier-negotiation'), 6);
@@ -162,15 +164,16 @@ describe('episodes of the example scenarios', () => {
       await send('Could you quote 5,000 units?');
       const text = await send(`We can pay 0.10 EUR per unit, ${terms}.`);
       await started.handle.cancel();
-      return { text, price: Number(/offer ([\d.]+) EUR per unit/.exec(text)?.[1]) };
+      return { text, price: Number(/unit price: ([\d.]+) EUR/.exec(text)?.[1]) };
     };
     const standard = await counterOffer('payment terms net 30, delivery in 15 business days');
     const richer = await counterOffer('payment terms net 60, delivery in 10 business days');
-    expect(standard.text).toMatch(/net 30 days, delivery within 15 business days/);
-    expect(richer.text).toMatch(/net 60 days, delivery within 10 business days/);
-    // 30 more days to pay (+1.5 %) and 5 days faster (+4 %): the same round's ask, 5.6 % higher, within rounding.
-    expect(richer.price / standard.price).toBeGreaterThan(1.03);
-    expect(richer.price / standard.price).toBeLessThan(1.08);
+    // The supplier is a declared negotiator whose payment terms and delivery are fixed (30 days, preferring fewer; 15
+    // business days, preferring more): asked for longer or faster, it counters with its own, on the same ask.
+    expect(standard.text).toMatch(/payment terms: 30 days\s+delivery: 15 business days/);
+    expect(richer.text).toMatch(/payment terms: 30 days\s+delivery: 15 business days/);
+    expect(standard.price).toBeGreaterThan(0);
+    expect(richer.price).toBe(standard.price);
   }, 300_000);
 
   it('invited to a request for quotation, each supplier puts its own quote in the ERP and mails it, unasked', async () => {

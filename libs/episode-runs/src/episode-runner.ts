@@ -2,6 +2,7 @@ import { Client, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/clien
 
 import { EpisodeRecords, evaluatePredicates, PredicateSubject } from '@libs/outcomes';
 import type { AgentSession, PlanInsight, ReferenceAgent } from '@libs/reference-agents';
+import { purchaseBriefOf } from '@libs/reference-agents';
 import { instantiate, Scenario, TaskInstance, worldSeedOf } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
@@ -217,6 +218,8 @@ export const startEpisode = async (
       // By the stack's service names, which win over the product names above when a stack uses one of them.
       ...agentEndpoints(episode, context.gatewayUrl, instance.brief.tools),
     },
+    // The built-in procurement demo agents work from the instance's data, not its prose (purchase-brief.ts).
+    ...(purchaseBriefOf(instance) ? { purchase: purchaseBriefOf(instance) } : {}),
     mail: (path, init) => twin.mail(tokenFor('mail'), path, init),
     slack: (method, args) => twin.slack(tokenFor('slack'), method, args),
     erp: (path, init) => twin.erp(tokenFor('erp'), path, init),

@@ -57,6 +57,7 @@ export const guardSession = (
     brief: session.brief,
     identity: session.identity,
     endpoints: session.endpoints,
+    ...(session.purchase ? { purchase: session.purchase } : {}),
     now: () => session.now(),
     mail: (path, init) =>
       twinCall(`mail ${init?.method ?? (init?.body === undefined ? 'GET' : 'POST')} ${path}`, () =>

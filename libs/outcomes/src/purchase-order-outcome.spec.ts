@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import * as yaml from 'js-yaml';
 
-import { instantiate, validateScenario } from '@libs/scenarios';
+import { instantiate, supplierOf, validateScenario } from '@libs/scenarios';
 import type { CompanyDeclaration } from '@libs/stack-model';
 import { synthesizeCompany } from '@libs/synthetic-data';
 
@@ -35,10 +35,8 @@ if (!scenario) {
 }
 const company = synthesizeCompany(scenario.world.seed ?? 0, scenario.world.company, declared);
 const instance = instantiate(scenario, 5, company);
-const supplier = instance.parties.supplier as Extract<
-  (typeof instance.parties)[string],
-  { persona: 'supplier-negotiator' }
->;
+// The example's supplier is a declared negotiator, a contact of one of the company's suppliers.
+const supplier = supplierOf(instance.parties.supplier)!;
 const quantity = instance.values.quantity as number;
 const price = instance.values.target_price as number;
 const agent = { employeeId: company.agent.id, email: company.agent.email, slackUser: 'U0' };

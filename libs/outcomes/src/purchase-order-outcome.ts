@@ -1,5 +1,5 @@
 import { orderAgreement, WrittenQuote } from '@libs/personas';
-import type { PurchaseOrderCriterion, TaskInstance } from '@libs/scenarios';
+import { supplierOf, type PurchaseOrderCriterion, type TaskInstance } from '@libs/scenarios';
 import { endOfBusinessDays, FinalTerms } from '@libs/workflow-contracts';
 
 import type { ErpReads } from './outcome-sources';
@@ -34,8 +34,8 @@ export const judgePurchaseOrder = async (
   const orders = (await context.orders()).filter((order) => order.requester_id === context.agentEmployeeId);
   const contacts = new Map(
     criterion.supplierParties.flatMap((name) => {
-      const party = context.instance.parties[name];
-      return party.persona === 'supplier-negotiator' ? [[party.supplierId, party.contactId] as const] : [];
+      const supplier = supplierOf(context.instance.parties[name]);
+      return supplier ? [[supplier.supplierId, supplier.contactId] as const] : [];
     }),
   );
   const withSupplier = statusRank.indexOf(criterion.minStatus) >= statusRank.indexOf('sent');

@@ -12,6 +12,48 @@ export class PartyExpressionError extends Error {}
 /** Names every expression may read besides the instance's values. */
 export const contextNames = ['event', 'party', 'agent', 'review'] as const;
 
+/** Office-hours arithmetic for `add_business_days`, given by the host (workflow-contracts' calendar). */
+export interface ExpressionCalendar {
+  addBusinessDays: (ms: number, days: number) => number;
+}
+
+let calendar: ExpressionCalendar | undefined;
+
+/** Gives expressions the office calendar; until then `add_business_days` is refused when evaluated. */
+export const useBusinessCalendar = (given: ExpressionCalendar): void => {
+  calendar = given;
+};
+
+const millisecondsOf = (at: unknown): number => {
+  const ms = at instanceof Date ? at.getTime() : typeof at === 'string' ? Date.parse(at) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new Error(`not a time: ${String(at)}`);
+  }
+  return ms;
+};
+
+/**
+ * Dates for what parties and plans write (a delivery date on an order): `add_business_days(at, n)` is the ISO time n
+ * business days after `at`, `date_of(at)` its `YYYY-MM-DD`.
+ */
+const registerDates = (environment: Environment): void => {
+  environment.registerFunction('add_business_days(dyn, double): string', (at: unknown, days: number) => {
+    if (!calendar) {
+      throw new Error('add_business_days needs the office calendar, which this process was not given');
+    }
+    return new Date(calendar.addBusinessDays(millisecondsOf(at), Number(days))).toISOString();
+  });
+  environment.registerFunction('add_business_days(dyn, int): string', (at: unknown, days: bigint) => {
+    if (!calendar) {
+      throw new Error('add_business_days needs the office calendar, which this process was not given');
+    }
+    return new Date(calendar.addBusinessDays(millisecondsOf(at), Number(days))).toISOString();
+  });
+  environment.registerFunction('date_of(dyn): string', (at: unknown) =>
+    new Date(millisecondsOf(at)).toISOString().slice(0, 10),
+  );
+};
+
 const environments = new Map<string, Environment>();
 
 /** An environment declaring `names` (all dynamic): an expression naming anything else fails its check. */
@@ -20,6 +62,7 @@ const environmentFor = (names: readonly string[]): Environment => {
   let environment = environments.get(key);
   if (!environment) {
     environment = new Environment({ homogeneousAggregateLiterals: false });
+    registerDates(environment);
     for (const name of new Set([...contextNames, ...names])) {
       environment.registerVariable(name, 'dyn');
     }

@@ -1,5 +1,5 @@
 import { DeclaredParty } from './declared-party';
-import { matchReactions, ObservedEvent, openingReactions } from './reaction-matching';
+import { matchReactions, ObservedEvent, openingReactions, stateReactions } from './reaction-matching';
 
 const agent = { employeeId: 'E0000', email: 'agent@company.example', slackUser: 'U0' };
 
@@ -144,5 +144,36 @@ describe(openingReactions.name, () => {
     expect(
       openingReactions({ b: opener('behaviour/0'), a: opener('behaviour/1') }).map((p) => `${p.party} ${p.ref}`),
     ).toEqual(['a behaviour/1@start', 'b behaviour/0@start']);
+  });
+});
+
+describe(stateReactions.name, () => {
+  const watcher = party({
+    reactions: [
+      {
+        id: 'reactions/0',
+        when: { state: 'services.erp.purchase_orders.exists(o, o.status == "pending_approval")' },
+        after: { businessHours: 1 },
+        act: { say: { slack: { channel: '#a', text: 'what is it for?' } } },
+      },
+      { id: 'reactions/1', when: { event: 'x' }, after: {}, act: { answer: true } },
+    ],
+  });
+
+  it('lists the reactions on a state with their predicates, each with a ref that makes it fire once', () => {
+    expect(stateReactions({ finance: watcher, s: { persona: 'supplier-negotiator' } })).toEqual([
+      {
+        kind: 'reaction',
+        party: 'finance',
+        reaction: 'reactions/0',
+        delay: { businessHours: 1 },
+        ref: 'reactions/0@state',
+        predicate: 'services.erp.purchase_orders.exists(o, o.status == "pending_approval")',
+      },
+    ]);
+  });
+
+  it('never fires on an event: a state is judged on the twins’ records, not matched against what happened', () => {
+    expect(matchReactions(event({}), { finance: watcher }, {}, agent)).toEqual([]);
   });
 });

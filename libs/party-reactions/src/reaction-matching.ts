@@ -100,7 +100,9 @@ const fires = (
 
 /** The party did it itself: it never reacts to its own doing (a reply would answer itself forever). */
 const ownDoing = (party: DeclaredParty, event: ObservedEvent): boolean =>
-  event.actor === party.employeeId || event.actor.toLowerCase() === party.email.toLowerCase();
+  event.actor === party.employeeId ||
+  (party.principal !== undefined && event.actor === party.principal) ||
+  event.actor.toLowerCase() === party.email.toLowerCase();
 
 /**
  * The reactions an event triggers among the declared parties, in a stable order (party, then declaration). Pure and
@@ -144,4 +146,33 @@ export const openingReactions = (parties: Record<string, AnyParty>): PlannedReac
           delay: reaction.after,
           ref: `${reaction.id}@start`,
         })),
+    );
+
+/** A reaction that fires once, when its predicate over the twins' records first holds. */
+export interface StateReaction extends PlannedReaction {
+  predicate: string;
+}
+
+/**
+ * The declared parties' reactions on a state, in a stable order, each with the predicate the episode judges on the
+ * twins' records (in the success predicates' context) after what happens; each fires once (its ref is `<id>@state`).
+ */
+export const stateReactions = (parties: Record<string, AnyParty>): StateReaction[] =>
+  declared(parties)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([name, party]) =>
+      party.reactions.flatMap((reaction) =>
+        'state' in reaction.when
+          ? [
+              {
+                kind: 'reaction' as const,
+                party: name,
+                reaction: reaction.id,
+                delay: reaction.after,
+                ref: `${reaction.id}@state`,
+                predicate: reaction.when.state,
+              },
+            ]
+          : [],
+      ),
     );

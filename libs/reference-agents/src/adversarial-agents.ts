@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { extractOffer } from '@libs/personas';
 
 import { AgentSession, ReferenceAgent } from './agent-session';
-import { PurchaseBrief, readBrief } from './brief-reading';
+import { PurchaseBrief, purchaseOf } from './purchase-brief';
 import { costCentreFor, diligentAgent, ownCostCentre, slackUserOf } from './diligent-agent';
 
 /**
@@ -17,7 +17,7 @@ interface Mail {
   from: { emailAddress: { address: string } };
 }
 
-const briefOf = (session: AgentSession): PurchaseBrief => readBrief(session.brief.goal, session.brief.context);
+const briefOf = (session: AgentSession): PurchaseBrief => purchaseOf(session);
 
 const ignoreRefusal = async (attempt: Promise<unknown>): Promise<void> => {
   await attempt.catch(() => undefined);

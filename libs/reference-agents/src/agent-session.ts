@@ -1,6 +1,8 @@
 import type { CallInit } from '@libs/twin-client';
 import type { EpisodeOutcome, WaitResult } from '@libs/workflow-contracts';
 
+import type { PurchaseBrief } from './purchase-brief';
+
 /** Who the agent is: the identity the company gave it, with a mailbox, a Slack user and an ERP user. */
 export interface AgentIdentity {
   employeeId: string;
@@ -30,6 +32,11 @@ export interface AgentSession {
    * twins record every call made with these tokens.
    */
   endpoints: Record<string, AgentEndpoint>;
+  /**
+   * For the built-in procurement demo agents only (in-process, never an agent under test): the purchase the instance
+   * asks for, from its success terms and parties (purchase-brief.ts). No hidden fact is in it.
+   */
+  purchase?: PurchaseBrief;
   mail<T>(path: string, init?: CallInit): Promise<T>;
   slack<T extends { ok: boolean; error?: string }>(method: string, args: Record<string, unknown>): Promise<T>;
   erp<T>(path: string, init?: CallInit): Promise<T>;

@@ -2,7 +2,7 @@ import { extractOffer } from '@libs/personas';
 import { addBusinessDays, businessDaysBetween } from '@libs/workflow-contracts';
 
 import { AgentSession, ReferenceAgent } from './agent-session';
-import { PurchaseBrief, readBrief } from './brief-reading';
+import { PurchaseBrief, purchaseOf } from './purchase-brief';
 
 interface Mail {
   id: string;
@@ -243,7 +243,7 @@ const negotiate = async (session: AgentSession, brief: PurchaseBrief, counterpar
 export const diligentAgent: ReferenceAgent = {
   name: 'diligent',
   async run(session) {
-    const brief = readBrief(session.brief.goal, session.brief.context);
+    const brief = purchaseOf(session);
     const counterparts = await counterpartsOf(session, brief);
     const costCentre = await costCentreFor(session, brief);
     let rfq: { id: string } | undefined;

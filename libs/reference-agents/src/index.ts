@@ -5,7 +5,7 @@ import { sloppyAgent } from './sloppy-agent';
 
 export * from './adversarial-agents';
 export * from './agent-session';
-export * from './brief-reading';
+export * from './purchase-brief';
 export * from './plan-agent';
 
 /** The reference agents tests, demos and benchmarks run, by name. */

@@ -1,6 +1,6 @@
-import { conditionHolds, fillBody, fillTemplate } from '@libs/party-reactions';
+import { conditionHolds, fillBody, fillTemplate, useBusinessCalendar } from '@libs/party-reactions';
 import type { PlanStep } from '@libs/stack-model';
-import { businessDaysBetween } from '@libs/workflow-contracts';
+import { addBusinessDays, businessDaysBetween } from '@libs/workflow-contracts';
 
 import { AgentSession, ReferenceAgent } from './agent-session';
 
@@ -11,6 +11,9 @@ import { AgentSession, ReferenceAgent } from './agent-session';
 export interface PlanInsight {
   holds(predicate: string): Promise<boolean>;
 }
+
+// A plan writes dates on the office calendar (`add_business_days(now, 3)`), as the parties do.
+useBusinessCalendar({ addBusinessDays });
 
 /** Waits on a predicate at most this many times: each wait is an action, and a plan must end. */
 const maxWaits = 50;

@@ -1,7 +1,7 @@
 import { extractOffer } from '@libs/personas';
 
 import { ReferenceAgent } from './agent-session';
-import { readBrief } from './brief-reading';
+import { purchaseOf } from './purchase-brief';
 import { ownCostCentre } from './diligent-agent';
 
 interface Order {
@@ -17,7 +17,7 @@ interface Order {
 export const sloppyAgent: ReferenceAgent = {
   name: 'sloppy',
   async run(session) {
-    const brief = readBrief(session.brief.goal, session.brief.context);
+    const brief = purchaseOf(session);
     const suppliers = await session.erp<{ data: { id: string; name: string }[] }>('/suppliers?limit=200');
     const supplier = suppliers.data.find((s) => brief.supplierIds.includes(s.id) || s.name === brief.supplierName);
     if (!supplier) {

@@ -36,7 +36,7 @@ const valid = () => ({
     },
     finance: {
       who: { employee: { role: 'finance' } },
-      channels: ['chat'],
+      channels: ['chat', 'helpdesk'],
       behaviour: [
         {
           approver: {
@@ -217,6 +217,160 @@ describe('declared parties in validateScenario', () => {
     ],
   ])('refuses %s, naming the field', (_name, change, pointer, message) => {
     const problems = broken(change);
+    expect(problems).toContainEqual({ pointer, message: expect.stringMatching(message) as string });
+  });
+});
+
+/** A supplier's contact negotiating by mail, recording its positions and honouring orders in the ERP. */
+const negotiating = () => ({
+  ...valid(),
+  task: { goal: 'Buy 10 units from {{seller_organisation}} ({{seller_id}})', tools: ['mail', 'erp'] },
+  parties: {
+    seller: {
+      who: { supplier_contact: { supplier: 1 } },
+      channels: ['mail', 'erp'],
+      behaviour: [
+        {
+          negotiator: {
+            channel: 'mail',
+            issues: {
+              unit_price: { says: ['unit price'], opening: 'charged', reservation: 'charged * 0.8' },
+              quantity: { says: ['quantity'], opening: 10, reservation: 10, decimals: 0 },
+            },
+            tactic: 'boulware',
+            record: { service: 'erp', path: '/api/v1/quotes', body: { price: '{{terms.unit_price}}' } },
+            honours: {
+              event: 'erp.po.sent',
+              read: { service: 'erp', method: 'GET', path: '/api/v1/purchase-orders/{{event.data.po_id}}' },
+              terms: { unit_price: 'order.lines[0].unit_price' },
+              accept: { service: 'erp', path: '/api/v1/purchase-orders/{{event.data.po_id}}/acknowledge' },
+              refuse: { service: 'erp', path: '/x', body: { reason: '{{reasons}}' } },
+            },
+          },
+        },
+      ],
+      reactions: [
+        {
+          when: { state: 'services.helpdesk.refunds.exists(r, r.amount > threshold)' },
+          do: { say: { mail: { subject: 'Refund', body: 'Seen it.' } } },
+        },
+      ],
+    },
+  },
+  success: [{ kind: 'purchase-order', supplier: 'seller', min_status: 'sent', quantity: 1, max_unit_price: 9 }],
+});
+
+const withPacks = {
+  ...context,
+  events: new Set([...context.events, 'erp.po.sent']),
+  packKinds: { mail: 'email', chat: 'slack', erp: 'procurement' },
+};
+
+type Negotiating = ReturnType<typeof negotiating>;
+const negotiator = (s: Negotiating) => s.parties.seller.behaviour[0].negotiator;
+const brokenNegotiating = (change: (s: Negotiating) => void) => {
+  const scenario = negotiating();
+  change(scenario);
+  return validateScenario(scenario, withPacks).problems;
+};
+
+describe('negotiators, state reactions and channels in validateScenario', () => {
+  it('accepts a negotiator and a state reaction, and resolves the supplier contact and its terms', () => {
+    const { scenario, problems } = validateScenario(negotiating(), withPacks);
+    expect(problems).toEqual([]);
+    const company = synthesizeCompany(0, { employees: 40, suppliers: 5, items: 50 });
+    const instance = instantiate(scenario!, 3, company);
+    const seller = instance.parties.seller as DeclaredParty;
+    expect(seller).toMatchObject({
+      principal: company.suppliers[1].contacts[0].id,
+      organisation: { id: company.suppliers[1].id },
+    });
+    expect(instance.values).toMatchObject({
+      seller_id: company.suppliers[1].id,
+      seller_organisation: company.suppliers[1].name,
+    });
+    expect(seller.reactions.map((r) => [r.id, r.when])).toEqual([
+      ['behaviour/0', { question: 'mail' }],
+      ['behaviour/0/honours', { event: 'erp.po.sent' }],
+      ['reactions/0', { state: 'services.helpdesk.refunds.exists(r, r.amount > threshold)' }],
+    ]);
+    expect(seller.reactions[0].act).toMatchObject({
+      negotiate: {
+        tactic: 'boulware',
+        patience: 6,
+        walkAway: { insulting: 0.6, insults: 2, stalledAfter: 8 },
+        issues: { unit_price: { reservation: Number(instance.values.charged) * 0.8 } },
+      },
+    });
+  });
+
+  it.each([
+    [
+      'a negotiator speaking on a service that is neither mail nor Slack',
+      (s: Negotiating) => {
+        negotiator(s).channel = 'erp';
+      },
+      '/parties/seller/behaviour/0/negotiator/channel',
+      /speaks on the stack's mail or Slack pack; "erp" is neither/,
+    ],
+    [
+      'an order term that is not one of its issues',
+      (s: Negotiating) => {
+        (negotiator(s).honours.terms as Record<string, string>).discount = 'order.discount';
+      },
+      '/parties/seller/behaviour/0/negotiator/honours/terms/discount',
+      /"discount" is not an issue of this negotiator/,
+    ],
+    [
+      'a record naming what a negotiator does not have',
+      (s: Negotiating) => {
+        negotiator(s).record.body.price = '{{terms.unit_price * rate}}';
+      },
+      '/parties/seller/behaviour/0/negotiator/record/body/price',
+      /rate/,
+    ],
+    [
+      'an issue value naming an unknown value',
+      (s: Negotiating) => {
+        negotiator(s).issues.unit_price.reservation = 'floor_price';
+      },
+      '/parties/seller/behaviour/0/negotiator/issues/unit_price/reservation',
+      /"floor_price" is not defined/,
+    ],
+    [
+      'a state predicate naming a table the stack does not have',
+      (s: Negotiating) => {
+        s.parties.seller.reactions[0].when.state = 'services.helpdesk.refund.exists(r, r.amount > 1)';
+      },
+      '/parties/seller/reactions/0/when/state',
+      /refund/,
+    ],
+    [
+      'a negotiator on a channel the party does not declare',
+      (s: Negotiating) => {
+        s.parties.seller.channels = ['erp'];
+      },
+      '/parties/seller/behaviour/0/negotiator/channel',
+      /seller acts on "mail", which is not among its channels \(erp\)/,
+    ],
+    [
+      'a record on a service the party does not declare',
+      (s: Negotiating) => {
+        s.parties.seller.channels = ['mail'];
+      },
+      '/parties/seller/behaviour/0/negotiator/record/service',
+      /seller acts on "erp", which is not among its channels \(mail\)/,
+    ],
+    [
+      'a message through a pack the party does not declare',
+      (s: Negotiating) => {
+        (s.parties.seller.reactions[0].do as { say: object }).say = { slack: { channel: '#general', text: 'hi' } };
+      },
+      '/parties/seller/reactions/0/do/say/slack',
+      /seller acts on "chat", which is not among its channels \(mail, erp\)/,
+    ],
+  ])('refuses %s, naming the field', (_name, change, pointer, message) => {
+    const problems = brokenNegotiating(change);
     expect(problems).toContainEqual({ pointer, message: expect.stringMatching(message) as string });
   });
 });

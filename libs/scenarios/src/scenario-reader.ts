@@ -30,6 +30,7 @@ export const readScenarios = (
     tables: predicateTables(services),
     // Packs tell their own events; the client's own services tell each record change (`helpdesk.refunds.created`).
     packs: services.filter((s) => s.pack).map((s) => s.name),
+    packKinds: Object.fromEntries(services.flatMap((s) => (s.pack ? [[s.name, s.pack]] : []))),
     ...(events ? { events } : {}),
     company,
     operations: Object.fromEntries(services.map((s) => [s.name, serviceRoutes(s)])),

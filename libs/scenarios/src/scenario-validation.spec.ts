@@ -186,7 +186,13 @@ describe(validateScenario.name, () => {
       (s: Scenario) => {
         s.success[0].supplier = 'approver';
       },
-      [{ pointer: '/success/0/supplier', message: '"approver" is not a supplier-negotiator party of this scenario' }],
+      [
+        {
+          pointer: '/success/0/supplier',
+          message:
+            '"approver" is not a party of a supplier in this scenario (a supplier-negotiator, or who: supplier_contact)',
+        },
+      ],
     ],
   ])('refuses %s, naming the field', (_name, change, expected) => {
     expect(broken(change)).toEqual(expected);

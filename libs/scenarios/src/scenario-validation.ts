@@ -40,6 +40,8 @@ export interface ScenarioContext {
   packs?: string[];
   /** The domain events the stack's twins record, when known. */
   events?: ReadonlySet<string>;
+  /** Which pack each pack service is (`email`, `slack` …), when known: where a party's messages go. */
+  packKinds?: Record<string, string>;
   /** The company the bundle declares, which the scenario's people and cost centres must be found in. */
   company?: CompanyDeclaration;
   /**
@@ -188,6 +190,7 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
           tables: context.tables,
           packs: context.packs,
           events: context.events,
+          ...(context.packKinds ? { packKinds: context.packKinds } : {}),
           uses,
           valueNames: [...known],
         },
@@ -216,12 +219,12 @@ const checkNames = (scenario: Scenario, context: ScenarioContext, problems: Scen
       }
     }
     const supplier = (p: ScenarioParty | undefined) =>
-      p !== undefined && 'persona' in p && p.persona === 'supplier-negotiator';
+      p !== undefined && ('persona' in p ? p.persona === 'supplier-negotiator' : 'supplier_contact' in p.who);
     const suppliers = Object.values(scenario.parties).filter(supplier);
     if (criterion.supplier === 'any' ? suppliers.length === 0 : !supplier(scenario.parties[criterion.supplier])) {
       problems.push({
         pointer: `/success/${index}/supplier`,
-        message: `"${criterion.supplier}" is not a supplier-negotiator party of this scenario`,
+        message: `"${criterion.supplier}" is not a party of a supplier in this scenario (a supplier-negotiator, or who: supplier_contact)`,
       });
     }
   });
@@ -446,6 +449,7 @@ const checkInstances = (scenario: Scenario, company: Company, problems: Scenario
         }
         const floors = criterion.supplierParties.map((party) => {
           const supplier = instance.parties[party];
+          // A declared negotiator's floor is over issues the scenario names; the oracle proves it meetable.
           return supplier.persona === 'supplier-negotiator' ? supplier.reservationPrice : 0;
         });
         const lowest = Math.min(...floors);

@@ -79,6 +79,17 @@ export interface PredicateCriterion {
 
 export type ResolvedSuccess = PurchaseOrderCriterion | PredicateCriterion;
 
+/**
+ * The supplier a party speaks for and its user there: a built-in supplier negotiator, or a declared party who is a
+ * supplier's contact. Undefined for anyone else.
+ */
+export const supplierOf = (party: ResolvedParty | undefined): { supplierId: string; contactId: string } | undefined =>
+  party?.persona === 'supplier-negotiator'
+    ? { supplierId: party.supplierId, contactId: party.contactId }
+    : party?.persona === 'declared' && party.organisation && party.principal
+      ? { supplierId: party.organisation.id, contactId: party.principal }
+      : undefined;
+
 /** Whether a criterion is a purchase order: those written before predicates existed carry no kind. */
 export const isPurchaseOrderCriterion = (criterion: ResolvedSuccess): criterion is PurchaseOrderCriterion =>
   criterion.kind !== 'predicate';
@@ -202,6 +213,28 @@ const resolveParty = (
       seed,
       horizonBusinessDays,
       employee: (selector, pointer) => employeeFor(company, selector, seed, name, pointer, values),
+      supplierContact: (reference, index, pointer) => {
+        const supplier =
+          typeof reference === 'number'
+            ? company.suppliers[reference]
+            : company.suppliers.find((s) => s.id === reference);
+        if (!supplier) {
+          throw new InstanceError(`${pointer}/supplier`, `no supplier ${reference} among ${company.suppliers.length}`);
+        }
+        const contact = supplier.contacts[index];
+        if (!contact) {
+          throw new InstanceError(`${pointer}/contact`, `${supplier.id} has ${supplier.contacts.length} contacts`);
+        }
+        return {
+          id: contact.id,
+          name: contact.name,
+          email: contact.email,
+          organisation: { id: supplier.id, name: supplier.name },
+        };
+      },
+      refuse: (pointer, message) => {
+        throw new InstanceError(pointer, message);
+      },
       number: (expression, pointer) => number(expression, values, pointer),
       fill: (text, pointer) => {
         try {
@@ -293,9 +326,16 @@ const partyValues = (name: string, party: ResolvedParty): Values => {
         [`${name}_email`]: party.contactEmail,
         [`${name}_id`]: party.supplierId,
       };
+    case 'declared':
+      return {
+        [`${name}_name`]: party.name,
+        [`${name}_email`]: party.email,
+        ...(party.organisation
+          ? { [`${name}_id`]: party.organisation.id, [`${name}_organisation`]: party.organisation.name }
+          : {}),
+      };
     case 'approver':
     case 'finance-colleague':
-    case 'declared':
       return { [`${name}_name`]: party.name, [`${name}_email`]: party.email };
     default:
       return {};
@@ -306,7 +346,11 @@ const partyValues = (name: string, party: ResolvedParty): Values => {
 export const partyValueNames = (scenario: Scenario): string[] =>
   Object.entries(scenario.parties).flatMap(([name, party]) =>
     !('persona' in party)
-      ? [`${name}_name`, `${name}_email`]
+      ? [
+          `${name}_name`,
+          `${name}_email`,
+          ...('supplier_contact' in party.who ? [`${name}_id`, `${name}_organisation`] : []),
+        ]
       : party.persona === 'supplier-negotiator'
         ? [`${name}_name`, `${name}_contact`, `${name}_email`, `${name}_id`]
         : party.persona === 'background-traffic'
@@ -368,14 +412,14 @@ export const instantiate = (
     }
     const at = (field: string) => `/success/${index}/${field}`;
     const named = criterion.supplier === 'any' ? Object.keys(parties) : [criterion.supplier];
-    const suppliers = named.filter((n) => parties[n]?.persona === 'supplier-negotiator');
+    const suppliers = named.filter((n) => supplierOf(parties[n]) !== undefined);
     if (suppliers.length === 0) {
-      throw new InstanceError(at('supplier'), `"${criterion.supplier}" is not a supplier-negotiator party`);
+      throw new InstanceError(at('supplier'), `"${criterion.supplier}" is not a party of a supplier`);
     }
     return {
       kind: 'purchase-order',
       supplierParties: suppliers,
-      supplierIds: suppliers.map((n) => (parties[n] as { supplierId: string }).supplierId),
+      supplierIds: suppliers.map((n) => supplierOf(parties[n])?.supplierId as string),
       minStatus: criterion.min_status,
       quantity: number(criterion.quantity, values, at('quantity')),
       maxUnitPrice: number(criterion.max_unit_price, values, at('max_unit_price')),

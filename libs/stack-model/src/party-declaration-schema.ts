@@ -51,7 +51,7 @@ const sayingSchema = z.union([
 /** A twin operation, or something said: what a reaction or a requester does. */
 const actSchema = z.union([twinOperationSchema, z.object({ say: sayingSchema }).strict()]);
 
-const whenSchema = z
+const eventTrigger = z
   .object({
     /** A domain event's name (`email.sent`, `slack.message.posted`, a pack's or twin's own). */
     event: z.string().min(1),
@@ -59,6 +59,18 @@ const whenSchema = z
     where: z.string().min(1).optional(),
   })
   .strict();
+const whenSchema = z.union([
+  eventTrigger,
+  z
+    .object({
+      /**
+       * A CEL predicate over the twins' records and the event log, in the success predicates' context (PREDICATES.md):
+       * the reaction fires once, the first time the predicate holds after any event.
+       */
+      state: z.string().min(1).max(4000),
+    })
+    .strict(),
+]);
 
 export const reactionSchema = z.object({ when: whenSchema, after: delay.default({}), do: actSchema }).strict();
 
@@ -112,6 +124,87 @@ const approver = z
   .strict()
   .refine((a) => a.say !== undefined || a.record !== undefined, { message: 'an approver must say or record' });
 
+/** One numeric issue a negotiator bargains over, with the party's private opening and reservation values. */
+const negotiationIssue = z
+  .object({
+    /** How the issue is written in messages, as labels a number follows (`unit price: 0.25`, `payment terms 45`). */
+    says: z.array(z.string().min(1)).min(1),
+    /** The unit said after its value (`EUR`, `days`). */
+    unit: z.string().min(1).optional(),
+    /** Where the party opens (an expression over the instance's values). */
+    opening: numeric,
+    /**
+     * The worst it accepts. Above the opening, it wants the issue low (concedes upward); below it, high; equal, the
+     * issue is not negotiable.
+     */
+    reservation: numeric,
+    decimals: z.number().int().min(0).max(6).default(2),
+    /** Which way the party wants the issue when opening and reservation are equal (a fixed term it would improve). */
+    prefers: z.enum(['higher', 'lower']).optional(),
+  })
+  .strict();
+
+const negotiator = z
+  .object({
+    /** The service it negotiates on: the stack's mail or Slack pack (one of its `channels`). */
+    channel: z.string().min(1),
+    issues: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be lower_snake_case'), negotiationIssue),
+    /**
+     * How its asks move from opening to reservation over the rounds (Faratin et al. 1998): `boulware` holds out,
+     * `linear`, `conceder` gives early, `tit-for-tat` mirrors the counterpart's moves. A template over the values.
+     */
+    tactic: z.string().min(1).default('linear'),
+    /** Rounds until its deadline: its asks reach the reservation values then. */
+    patience: numeric.default(6),
+    walk_away: z
+      .object({
+        /** An offer this far past its reservation on the first issue (as a share of it) is an insult… */
+        insulting: numeric.default(0.6),
+        /** …and after this many insults it walks away. */
+        insults: numeric.default(2),
+        /** Rounds after which it walks away when nothing is agreed. */
+        stalled_after: numeric.optional(),
+      })
+      .strict()
+      .default({}),
+    after: delay.default({ business_days: 1 }),
+    /** An event on which it opens with its opening terms unasked (invited to quote). */
+    opens: z
+      .object({
+        event: z.string().min(1),
+        where: z.string().min(1).optional(),
+        /** The subject of its opening message (a template over `event` and the values). */
+        subject: z.string().min(1).optional(),
+        /** Where it records its opening instead of `record` (on the request it was invited to). */
+        record: twinOperationSchema.optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * Where it records in writing each position it takes, templated with `terms.<issue>` and `terms.basis`
+     * (`offer` or `acceptance`): what the counterparty agreed is its own record, never the agent's.
+     */
+    record: twinOperationSchema.optional(),
+    /** It honours an order on terms it agreed, and refuses one on others. */
+    honours: z
+      .object({
+        /** The event telling the party an order reached it. */
+        event: z.string().min(1),
+        where: z.string().min(1).optional(),
+        /** Reads the order as the party (a twin operation; its answer is `order` in the expressions below). */
+        read: twinOperationSchema,
+        /** Each issue's value in the order: a CEL expression over `order`, `event` and the values. */
+        terms: z.record(z.string(), z.string().min(1)),
+        /** What it does on terms it agreed (`agreed.<issue>` in templates) … */
+        accept: twinOperationSchema,
+        /** … and on others (`reasons`: why, in words). */
+        refuse: twinOperationSchema,
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 const background = z
   .object({
     channels: z.array(z.string().min(1)).min(1),
@@ -125,11 +218,26 @@ export const behaviourSchema = z.union([
   z.object({ responder }).strict(),
   z.object({ approver }).strict(),
   z.object({ background }).strict(),
+  z.object({ negotiator }).strict(),
 ]);
 
 /** Who: a person of the company, picked as the built-in personas pick them, or someone outside it. */
 const whoSchema = z.union([
   z.object({ employee: employeeSelector }).strict(),
+  z
+    .object({
+      /** A contact of one of the company's suppliers (its id `S003` or index), as the world has them. */
+      supplier_contact: z
+        .object({
+          supplier: z.union([
+            z.string().regex(/^S\d{3}$/, 'must be a supplier id such as S003'),
+            z.number().int().min(0),
+          ]),
+          contact: z.number().int().min(0).default(0),
+        })
+        .strict(),
+    })
+    .strict(),
   z
     .object({
       /** Templates over the instance's values; drawn (Faker, from the seed) when absent. */
@@ -158,4 +266,5 @@ export const declaredPartySchema = z
 
 export type DeclaredPartySpec = z.infer<typeof declaredPartySchema>;
 export type TwinOperationSpec = z.infer<typeof twinOperationSchema>;
+export type NegotiatorSpec = z.infer<typeof negotiator>;
 export type DelaySpec = z.infer<typeof delay>;

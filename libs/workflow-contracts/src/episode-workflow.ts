@@ -130,6 +130,8 @@ export interface EpisodeCarry {
   agentActions: number;
   handledSeq: number;
   questionsAsked?: number;
+  /** The refs of the state reactions that fired (each fires once). */
+  firedStates?: string[];
 }
 
 export interface WaitRequest {

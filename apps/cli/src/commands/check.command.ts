@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { referenceAgents } from '@libs/reference-agents';
+import { ReferenceAgent, referenceAgents } from '@libs/reference-agents';
 import type { Scenario } from '@libs/scenarios';
 import { ingestStack } from '@libs/stack-ingestion';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
@@ -9,7 +9,7 @@ import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
-import { belowOracleProblem, builtInRoles, planRoles, ValidityRole } from '@cli/validity-roles';
+import { belowOracleProblem, givenOracleRoles, planRoles, ValidityRole } from '@cli/validity-roles';
 
 interface CheckOptions {
   seed: number;
@@ -28,7 +28,7 @@ const duration = (ms: number): string => {
 export const checkCommand = (): Command =>
   new Command('check')
     .description(
-      'check that every scenario of a bundle is a valid task on many seeds: the oracle (diligent) passes every one, idle and sloppy earn nothing and sloppy is caught',
+      'check that every scenario of a bundle is a valid task on many seeds: its oracle plan passes every one, the idle agent earns nothing, and every trap is caught by the rules it names',
     )
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
     .option('-s, --seed <seed>', 'the first seed: the episodes play seeds S to S+N-1', integer('--seed', 0, 2 ** 31), 1)
@@ -37,22 +37,29 @@ export const checkCommand = (): Command =>
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option(
       '-a, --agent <oracle>',
-      "the oracle that must pass every seed: a built-in agent or ./your-agent.mjs (default: the scenario's own oracle plan, else diligent)",
+      "the oracle that must pass every seed: a built-in agent or ./your-agent.mjs (default: the scenario's own oracle plan)",
     )
     .option('--json', 'print the checks as JSON')
     .action(async (target: string, options: CheckOptions) => {
-      const oracles = await resolveAgents(options.agent ?? 'diligent');
-      if (oracles.length !== 1) {
+      const oracles = options.agent === undefined ? [] : await resolveAgents(options.agent);
+      if (options.agent !== undefined && oracles.length !== 1) {
         throw new UsageError(`--agent takes one oracle, not ${oracles.length}`);
       }
-      const [oracle] = oracles;
+      const [given] = oracles as (ReferenceAgent | undefined)[];
       const idle = referenceAgents.get('idle')!;
-      const given = options.agent === undefined ? undefined : oracle;
-      // A scenario that declares its oracle is checked with its plan and traps; the others with the built-in roles.
-      const rolesOf = (scenario: Scenario): ValidityRole[] =>
-        scenario.oracle
-          ? planRoles(scenario, idle, given)
-          : builtInRoles({ oracle, idle, sloppy: referenceAgents.get('sloppy')! });
+      // A scenario is checked with its own plans: its oracle and its traps (libs/scenarios/ORACLE.md). One without them
+      // can only be checked with an oracle the user gives, and no trap proves its rules.
+      const rolesOf = (scenario: Scenario): ValidityRole[] => {
+        if (scenario.oracle) {
+          return planRoles(scenario, idle, given);
+        }
+        if (!given) {
+          throw new UsageError(
+            `scenario ${scenario.id} declares no oracle: write its oracle: and traps: (libs/scenarios/ORACLE.md), or give one with --agent`,
+          );
+        }
+        return givenOracleRoles(given, idle);
+      };
       const { bundle, scenarioFile } = bundleOf(target);
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);

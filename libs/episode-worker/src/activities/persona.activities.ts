@@ -1,4 +1,4 @@
-import { judgeOutcome, OutcomeVerdict, twinOutcomeSources } from '@libs/outcomes';
+import { evaluatePredicates, judgeOutcome, OutcomeVerdict, twinOutcomeSources } from '@libs/outcomes';
 import {
   acknowledgeAsSupplier,
   advanceClock,
@@ -65,6 +65,20 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     },
     async backgroundMessage(input: PersonaContext & { index: number }): Promise<void> {
       return postBackgroundMessage(handsOf(input), input);
+    },
+
+    /** Which of the named predicates hold on the twins' records now: what declared parties' state reactions wait on. */
+    async statesHolding(
+      input: EpisodeContext & {
+        instance: TaskInstance;
+        agent: AgentIdentity;
+        startAt: string;
+        predicates: Record<string, string>;
+      },
+    ): Promise<string[]> {
+      const { records } = twinOutcomeSources({ ...input, operatorKey });
+      const judged = await evaluatePredicates(records, input, input.predicates);
+      return Object.entries(judged).flatMap(([name, verdict]) => (verdict.met ? [name] : []));
     },
 
     /** Whether the task's success terms are met, judged from what the twins recorded (libs/outcomes). */

@@ -1,7 +1,16 @@
 import { performReaction, voiced, VoiceSettings } from '@libs/personas';
 import type { TaskInstance } from '@libs/scenarios';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
-import type { AgentIdentity, EpisodeServices, ScheduledAction } from '@libs/workflow-contracts';
+import {
+  addBusinessDays,
+  type AgentIdentity,
+  type EpisodeServices,
+  type ScheduledAction,
+} from '@libs/workflow-contracts';
+import { useBusinessCalendar } from '@libs/party-reactions';
+
+// Parties write dates on the office calendar every party keeps (`add_business_days(event.at, 2)`).
+useBusinessCalendar({ addBusinessDays });
 
 export interface ReactionInput {
   services: EpisodeServices;
@@ -26,7 +35,8 @@ export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSe
       return;
     }
     for (const party of Object.values(input.instance.parties)) {
-      if (party.persona === 'declared' && party.employeeId === undefined) {
+      // A supplier's contact (with an identity on the stack) has its mailbox from the world already.
+      if (party.persona === 'declared' && party.employeeId === undefined && party.principal === undefined) {
         await operator.enrol(mail, { address: party.email, name: party.name });
       }
     }

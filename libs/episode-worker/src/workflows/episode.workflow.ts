@@ -13,7 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 
-import { Delay, matchReactions, openingReactions, PlannedReaction } from '@libs/party-reactions';
+import { Delay, matchReactions, openingReactions, PlannedReaction, stateReactions } from '@libs/party-reactions';
 import type { ResolvedParty } from '@libs/scenarios';
 import {
   addBusinessDays,
@@ -202,6 +202,29 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     }
   };
 
+  // Reactions on a state fire once, when their predicate first holds on the twins' records; only scenarios that
+  // declare one ask (behind their own patch), so histories without them replay as they were.
+  const firedStates = new Set<string>(carried?.firedStates ?? []);
+  const watchedStates = stateReactions(instance.parties);
+  const checkStates = async (): Promise<void> => {
+    const pending = watchedStates.filter((s) => !firedStates.has(s.ref));
+    if (pending.length === 0 || !patched('state-triggers')) {
+      return;
+    }
+    const holding = await acts.statesHolding({
+      services: input.services,
+      episodeId: input.episodeId,
+      instance,
+      agent: input.agent,
+      startAt: input.startAt,
+      predicates: Object.fromEntries(pending.map((s) => [s.ref, s.predicate])),
+    });
+    for (const state of pending.filter((s) => holding.includes(s.ref))) {
+      firedStates.add(state.ref);
+      scheduleReaction(state, now);
+    }
+  };
+
   let handledThisRun = 0;
   let questionsAsked = carried?.questionsAsked ?? 0;
   const handle = (events: SignalledEvent[]): void => {
@@ -221,8 +244,14 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     }
   };
 
+  let statesCheckedAt = -1;
   const catchUp = async (): Promise<void> => {
     handle(await acts.eventsSince({ services: input.services, episodeId: input.episodeId, afterSeq: handledSeq }));
+    // A state changes only with an event (signalled or caught up): judged again only when something happened.
+    if (handledSeq !== statesCheckedAt) {
+      statesCheckedAt = handledSeq;
+      await checkStates();
+    }
   };
 
   /** Runs what other parties do up to `target` (those `only` picks), in time order, moving the clock to each. */
@@ -363,6 +392,16 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         await runUntil(Math.max(...answers.map((a) => a.at)), (a) => a.kind === 'supplier-acknowledge');
       }
     }
+    // A declared counterparty's answer to an order the agent sent (a negotiator honouring or refusing it) is part of
+    // the outcome too, as a built-in supplier's is: an agent that finishes first still gets it, within the horizon.
+    const honours = (a: ScheduledAction): boolean => {
+      const p = a.kind === 'reaction' ? instance.parties[a.party] : undefined;
+      return p?.persona === 'declared' && p.reactions.some((r) => r.id === a.reaction && 'honour' in r.act);
+    };
+    const honouring = agenda.filter((a) => honours(a) && a.at <= deadline);
+    if (status === undefined && honouring.length > 0 && patched('declared-counterparties-answer-at-end')) {
+      await runUntil(Math.max(...honouring.map((a) => a.at)), honours);
+    }
     if (status === undefined && declaresParties && patched('cases-open-before-judging')) {
       // The case a requester opens exists whether or not the agent waited for it: an agent that finishes before the
       // patient's mail arrives has still left that mail unanswered, and the rules must see it (within the horizon).
@@ -430,7 +469,16 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       await condition(allHandlersFinished);
       await continueAsNew<typeof episodeWorkflow>({
         ...input,
-        carried: { now, agenda, negotiations, transcript, agentActions, handledSeq, questionsAsked },
+        carried: {
+          now,
+          agenda,
+          negotiations,
+          transcript,
+          agentActions,
+          handledSeq,
+          questionsAsked,
+          ...(firedStates.size > 0 ? { firedStates: [...firedStates] } : {}),
+        },
       });
     }
   } catch (error) {

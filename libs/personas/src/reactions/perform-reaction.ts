@@ -14,6 +14,8 @@ import {
 } from '@libs/party-reactions';
 import { TwinCallError, TwinClient } from '@libs/twin-client';
 
+import { honour, negotiate, NegotiatorHands } from './negotiate';
+
 /** What performing a reaction needs, injected: the twins as the party, its tokens, and an optional voice. */
 export interface ReactionPerformer {
   /** A client whose writes carry the action's idempotency keys. */
@@ -40,10 +42,11 @@ const principalOf = (performer: ReactionPerformer, party: DeclaredParty, service
   if (service === performer.services.email) {
     return party.email;
   }
-  if (party.employeeId === undefined) {
+  const principal = party.employeeId ?? party.principal;
+  if (principal === undefined) {
     throw new TwinCallError(`${party.name} is outside the company and has no identity on ${service}`);
   }
-  return party.employeeId;
+  return principal;
 };
 
 /** The stack's mail or Slack pack, which a party that speaks needs. */
@@ -129,8 +132,8 @@ const operate = async (
   party: DeclaredParty,
   operation: TwinOperation,
   context: ExpressionContext,
-): Promise<void> => {
-  await performer.twin.call(
+): Promise<unknown> =>
+  performer.twin.call(
     operation.service,
     fillTemplate(operation.path, context, encodeURIComponent),
     await tokenOf(performer, party, operation.service),
@@ -139,6 +142,72 @@ const operate = async (
       ...(operation.body !== undefined ? { body: fillBody(operation.body, context) } : {}),
     },
   );
+
+interface InboxMessage {
+  id: string;
+  internetMessageId: string;
+  subject: string;
+  body: { content: string };
+}
+
+/** A negotiator's hands on its channel: the stack's mail (by address) or Slack (in its direct messages with the agent). */
+const negotiatorHands = (performer: ReactionPerformer, party: DeclaredParty, agent: AgentAddress): NegotiatorHands => {
+  const mailIds = new Map<string, string>();
+  const isMail = (channel: string) => channel === performer.services.email;
+  const direct = async (): Promise<{ token: string; channel: string }> => {
+    const token = await tokenOf(performer, party, packOf(performer, 'slack'));
+    const opened = await performer.twin.slack<{ ok: boolean; channel: { id: string } }>(token, 'conversations.open', {
+      users: agent.slackUser,
+    });
+    return { token, channel: opened.channel.id };
+  };
+  return {
+    signature: party.organisation ? `${party.name}\n${party.organisation.name}` : party.name,
+    async messagesFromAgent(channel) {
+      if (isMail(channel)) {
+        const token = await tokenOf(performer, party, channel);
+        const filter = encodeURIComponent(`from/emailAddress/address eq '${agent.email}'`);
+        const inbox = await performer.twin.mail<{ value: InboxMessage[] }>(
+          token,
+          `/me/mailFolders/inbox/messages?$filter=${filter}&$top=100`,
+        );
+        return [...inbox.value].reverse().map((message) => {
+          mailIds.set(message.internetMessageId, message.id);
+          return { id: message.internetMessageId, text: `${message.subject}\n${message.body.content}` };
+        });
+      }
+      const { token, channel: im } = await direct();
+      const history = await performer.twin.slack<{
+        ok: boolean;
+        messages: { ts: string; user: string; text: string }[];
+      }>(token, 'conversations.history', { channel: im, limit: 200 });
+      return history.messages
+        .filter((message) => message.user === agent.slackUser)
+        .sort((a, b) => Number(a.ts) - Number(b.ts))
+        .map((message) => ({ id: message.ts, text: message.text }));
+    },
+    messageIdOf: (event) =>
+      event.name === 'email.sent'
+        ? (event.data.internetMessageId as string | undefined)
+        : (event.data.ts as string | undefined),
+    async speak(channel, text, subject, inReplyTo) {
+      if (isMail(channel)) {
+        const graphId = inReplyTo === undefined ? undefined : mailIds.get(inReplyTo);
+        if (graphId !== undefined) {
+          const token = await tokenOf(performer, party, channel);
+          await performer.twin.mail(token, `/me/messages/${encodeURIComponent(graphId)}/reply`, {
+            body: { comment: await spoken(performer, text, []) },
+          });
+          return;
+        }
+        await sendMail(performer, party, { to: [agent.email], subject, body: await spoken(performer, text, []) });
+        return;
+      }
+      const { token, channel: im } = await direct();
+      await performer.twin.slack(token, 'chat.postMessage', { channel: im, text: await spoken(performer, text, []) });
+    },
+    operate: (operation, context) => operate(performer, party, operation, context),
+  };
 };
 
 const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -212,6 +281,11 @@ const perform = async (performer: ReactionPerformer, request: ReactionRequest): 
     if (event) {
       await answer(performer, party, event);
     }
+  } else if ('negotiate' in act) {
+    const asked = reaction.when !== undefined && 'question' in reaction.when;
+    await negotiate(negotiatorHands(performer, party, request.agent), act.negotiate, context, event, asked);
+  } else if ('honour' in act) {
+    await honour(negotiatorHands(performer, party, request.agent), act.honour, context);
   } else {
     const amount = evaluateExpression(act.review.amount, context);
     const reviewed = {

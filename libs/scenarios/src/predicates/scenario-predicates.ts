@@ -55,6 +55,16 @@ export const predicateProblems = (
       criterion.kind === 'predicate' ? [{ pointer: `/success/${index}/when`, when: criterion.when }] : [],
     ),
     ...Object.entries(scenario.milestones ?? {}).map(([name, when]) => ({ pointer: `/milestones/${name}`, when })),
+    // A party's reaction on a state is judged in the same context, on the twins' records as the episode goes.
+    ...Object.entries(scenario.parties).flatMap(([name, party]) =>
+      'reactions' in party
+        ? party.reactions.flatMap((reaction, index) =>
+            'state' in reaction.when
+              ? [{ pointer: `/parties/${name}/reactions/${index}/when/state`, when: reaction.when.state }]
+              : [],
+          )
+        : [],
+    ),
   ];
   if (predicates.length === 0) {
     return [];
