@@ -1,7 +1,5 @@
 import { isPurchaseOrderCriterion, supplierOf, type ResolvedParty, type TaskInstance } from '@libs/scenarios';
 
-import type { AgentSession } from './agent-session';
-
 /**
  * What the built-in procurement demo agents (diligent, sloppy, the adversarial ones) work from: the instance's own
  * data, never its prose. It comes from a purchase-order success criterion and the parties it names, so these agents
@@ -74,7 +72,7 @@ export const purchaseBriefOf = (instance: TaskInstance): PurchaseBrief | undefin
 };
 
 /** The session's purchase, or a clear refusal: these demo agents buy, and a task that asks for no purchase is not theirs. */
-export const purchaseOf = (session: AgentSession): PurchaseBrief => {
+export const purchaseOf = (session: { purchase?: PurchaseBrief }): PurchaseBrief => {
   if (!session.purchase) {
     throw new Error(
       'this demo agent plays scenarios whose success is a purchase order; play the scenario’s own oracle (--agent oracle)',
