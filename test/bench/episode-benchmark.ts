@@ -319,9 +319,9 @@ export const runEpisodeBenchmarks = async (): Promise<void> => {
       `\nTool-call latency as live episodes grow (${callsPerLevel} tool_calls per level spread round-robin over the live episodes; ms):\n`,
     );
     console.log(
-      '| live episodes | p50, one call at a time | p99, one call at a time | p50, every episode calling at once | p99, every episode calling at once | server RSS MB |',
+      '| live episodes | p50, one call at a time | p99, one call at a time | p50, every episode calling at once | p99, every episode calling at once | calls/s, every episode at once | server RSS MB |',
     );
-    console.log('|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|');
     const crossed: { sequential?: number; all?: number } = {};
     let top = 0;
     for (const level of levels) {
@@ -329,10 +329,12 @@ export const runEpisodeBenchmarks = async (): Promise<void> => {
         live.push(JSON.parse((await create()).body) as Episode);
       }
       const sequential = await spread(1);
+      const began = process.hrtime.bigint();
       const everyone = await spread(Math.min(level, callsPerLevel));
+      const perSecond = callsPerLevel / (Number(process.hrtime.bigint() - began) / 1e9);
       const { rssMb } = await server.ask<{ rssMb: number }>({ kind: 'memory' });
       console.log(
-        `| ${level} | ${ms(median(sequential))} | ${ms(quantile(sequential, 0.99))} | ${ms(median(everyone))} | ${ms(quantile(everyone, 0.99))} | ${Math.round(rssMb)} |`,
+        `| ${level} | ${ms(median(sequential))} | ${ms(quantile(sequential, 0.99))} | ${ms(median(everyone))} | ${ms(quantile(everyone, 0.99))} | ${Math.round(perSecond)} | ${Math.round(rssMb)} |`,
       );
       top = level;
       crossed.sequential ??= quantile(sequential, 0.99) > p99LimitMs ? level : undefined;
