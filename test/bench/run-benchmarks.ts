@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { runEpisodeBenchmarks } from './episode-benchmark';
 import { runGradingBenchmarks } from './grading-benchmark';
 import { runPackBenchmarks } from './pack-benchmark';
 import { runTwinBenchmarks } from './twin-benchmark';
@@ -146,5 +147,8 @@ void (async () => {
   }
   if (!only || only === 'grading') {
     runGradingBenchmarks();
+  }
+  if (!only || only === 'episodes') {
+    await runEpisodeBenchmarks();
   }
 })();
