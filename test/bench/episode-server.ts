@@ -29,7 +29,12 @@ const main = async (): Promise<void> => {
     maxLive: host.config.MIRROR_MAX_LIVE_EPISODES,
   });
   const app = await createEpisodeApiApp(
-    { registry, toolkit: agentToolkit, protocols: [(api, port) => mountEpisodeProtocols(api, port)] },
+    {
+      registry,
+      toolkit: agentToolkit,
+      protocols: [(api, port) => mountEpisodeProtocols(api, port)],
+      config: host.config,
+    },
     host.dataSource,
     ['error', 'warn'],
   );
