@@ -101,20 +101,27 @@ describe('mirror run with an agent of one’s own', () => {
       problems: { agent: string; seed: number; problem: string }[];
     };
     expect(output.valid).toBe(false);
-    expect(output.summary.map((s) => [s.agent, s.role, s.passed])).toEqual([
+    // One's own agent stands in for the oracle; the idle agent and the scenario's own traps play beside it.
+    const roles = output.summary.map((s) => [s.agent, s.role, s.passed]);
+    expect(roles.slice(0, 2)).toEqual([
       ['first-agent', 'oracle', 0],
       ['idle', 'idle', 0],
-      ['sloppy', 'sloppy', 0],
     ]);
-    expect(output.problems).toEqual([
-      {
-        agent: 'first-agent',
-        seed: 5,
-        scenario: 'single-supplier-negotiation',
-        episodeId: expect.any(String) as string,
-        problem: expect.stringMatching(/^the oracle did not pass \(failed: no purchase order/) as string,
-      },
-    ]);
+    expect(roles.length).toBeGreaterThan(2);
+    expect(roles.slice(2)).toEqual(
+      roles.slice(2).map(([agent]) => [expect.stringMatching(/^trap:/) as string, agent, 0]),
+    );
+    expect(output.problems[0]).toEqual({
+      agent: 'first-agent',
+      seed: 5,
+      scenario: 'single-supplier-negotiation',
+      episodeId: expect.any(String) as string,
+      problem: expect.stringMatching(/^the oracle did not pass \(failed: no purchase order/) as string,
+    });
+    // With an oracle that earns nothing, no trap can earn less: each is named as a problem too.
+    expect(output.problems.slice(1).map((p) => p.problem)).toEqual(
+      roles.slice(2).map(([agent]) => `${String(agent)} earned 0, no less than the oracle's 0 on the same seed`),
+    );
   }, 240_000);
 
   it.each([
