@@ -146,9 +146,10 @@ while IFS=$'\t' read -r name spec kind; do
   echo "fuzz-twins: $name: schemathesis on $base, $examples examples per operation" >&2
   report="$out/$name.report.json"
   rm -f "$report"
-  "$venv/bin/schemathesis" run "$document" --url "$base" "${auth[@]}" \
+  # Run from .mirror/fuzz so schemathesis' example database (.schemathesis/) stays out of the worktree.
+  (cd "$out" && "$venv/bin/schemathesis" run "$document" --url "$base" "${auth[@]}" \
     --checks not_a_server_error --max-examples "$examples" --suppress-health-check all --no-color \
-    --report json --report-json-path "$report" >"$out/$name.schemathesis.log" 2>&1 || true
+    --report json --report-json-path "$report" >"$out/$name.schemathesis.log" 2>&1) || true
   stop_twin
   if [ ! -f "$report" ]; then
     echo "fuzz-twins: $name: schemathesis wrote no report; see $out/$name.schemathesis.log" >&2
