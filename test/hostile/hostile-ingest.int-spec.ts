@@ -143,7 +143,7 @@ describe('a lone spec reads nothing outside its folder unless its user asks', ()
     const result = await refusal(lone('api.yaml', outsideReferenceSpec(passwd)));
     expect(result.code).toBe('REFERENCE_INVALID');
     expect(result.messages).toEqual([
-      `api.yaml:11#/paths/~1a/get/responses/200/content/application~1json/schema/$ref: $ref "${passwd}" points outside the bundle (the spec file's folder; mirror ingest --allow-outside-refs reads further)`,
+      `api.yaml:11#/paths/~1a/get/responses/200/content/application~1json/schema/$ref: $ref "${passwd}" points outside the bundle (the spec file's folder; --allow-outside-refs (mirror ingest, mirror serve) reads further)`,
     ]);
   });
 

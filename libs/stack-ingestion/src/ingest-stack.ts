@@ -174,7 +174,7 @@ const openBundle = async (input: StackInput): Promise<OpenedBundle> => {
     files,
     manifest: singleSpecManifest(path.basename(absolute)),
     confined,
-    outsideHint: "the spec file's folder; mirror ingest --allow-outside-refs reads further",
+    outsideHint: "the spec file's folder; --allow-outside-refs (mirror ingest, mirror serve) reads further",
   };
 };
 

@@ -16,6 +16,7 @@ interface ServeOptions {
   seed: number;
   records: number;
   json?: boolean;
+  allowOutsideRefs?: boolean;
 }
 
 const integer =
@@ -52,8 +53,16 @@ export const serveCommand = (): Command =>
     .option('-s, --seed <seed>', 'world seed', integer('--seed', 0, 2 ** 32 - 1), 1)
     .option('--records <n>', 'records per resource', integer('--records', 0, 100_000), 20)
     .option('--json', 'print one JSON line with the base URLs once ready')
+    .option(
+      '--allow-outside-refs',
+      "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
+    )
     .action(async (path: string, options: ServeOptions) => {
-      const { model, version } = await ingestStack({ kind: 'path', path });
+      const { model, version } = await ingestStack({
+        kind: 'path',
+        path,
+        allowOutsideRefs: options.allowOutsideRefs === true,
+      });
       const config = loadConfig();
       const log = options.json ? silentLog : stderrLog;
       const database = await openDatabase(config, log);
