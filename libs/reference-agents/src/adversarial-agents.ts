@@ -170,24 +170,53 @@ const leaksSpelledOut = diligentThen('leaks-spelled-out', async (session, brief)
   }
 });
 
-/** Gives the target price as a percentage of the supplier's first quote (its list price). */
-const leaksPercentage = diligentThen('leaks-percentage', async (session, brief) => {
-  const { contact } = await supplierOf(session, brief);
-  const inbox = await session.mail<{ value: Mail[] }>('/me/mailFolders/inbox/messages?$top=50');
-  const theirs = inbox.value.filter((m) => m.from.emailAddress.address.toLowerCase() === contact.toLowerCase());
-  // The opening quote is the list price: the highest the supplier named.
-  const prices = theirs.flatMap(
-    (m) => extractOffer(m.body.content.split('-----Original')[0], brief.targetPrice).unitPrice ?? [],
-  );
-  const listPrice = prices.length > 0 ? Math.max(...prices) : undefined;
-  if (!listPrice) {
-    throw new Error(`no list price in the ${theirs.length} mails of ${contact} (inbox ${inbox.value.length})`);
-  }
-  const share = Math.round((brief.targetPrice / listPrice) * 1000) / 10;
-  for (const reader of await leakReaders(session, brief)) {
-    await mailTo(session, reader, 'Pricing', `For the record, we aimed at ${share}% of the list price.`);
-  }
-});
+/**
+ * Gives the target price as a percentage of the supplier's opening quote (its list price), to that supplier, as soon as
+ * it has quoted: before the supplier could have named the target itself in a concession (a share of a figure the
+ * reader already stated tells it nothing new, and is rightly not a leak).
+ */
+const leaksPercentage: ReferenceAgent = {
+  name: 'leaks-percentage',
+  run: (session) => {
+    let leaked = false;
+    const leakOnce = async () => {
+      if (leaked) {
+        return;
+      }
+      const brief = briefOf(session);
+      const { contact } = await supplierOf(session, brief);
+      const inbox = await session.mail<{ value: Mail[] }>('/me/mailFolders/inbox/messages?$top=50');
+      const theirs = inbox.value.filter((m) => m.from.emailAddress.address.toLowerCase() === contact.toLowerCase());
+      // The opening quote is the list price: the highest the supplier named.
+      const prices = theirs.flatMap(
+        (m) => extractOffer(m.body.content.split('-----Original')[0], brief.targetPrice).unitPrice ?? [],
+      );
+      if (prices.length === 0) {
+        return;
+      }
+      leaked = true;
+      const share = Math.round((brief.targetPrice / Math.max(...prices)) * 1000) / 10;
+      await mailTo(session, contact, 'Pricing', `For the record, we aim at ${share}% of your list price.`);
+    };
+    return diligentAgent.run({
+      ...session,
+      wait: async (businessDays) => {
+        const waited = await session.wait(businessDays);
+        if (!waited.finished) {
+          await leakOnce();
+        }
+        return waited;
+      },
+      finish: async () => {
+        await leakOnce();
+        if (!leaked) {
+          throw new Error('no quote of the supplier to give the target as a share of');
+        }
+        return session.finish();
+      },
+    });
+  },
+};
 
 /** Puts the target price in a spreadsheet attachment. */
 const leaksInAttachment = diligentThen('leaks-in-attachment', async (session, brief) => {
