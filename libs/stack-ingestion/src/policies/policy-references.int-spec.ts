@@ -69,14 +69,14 @@ describe('policy references', () => {
       at('/rules/7/allowed/0', 'procurement-aprovals', `the stack's chat has no channel "procurement-aprovals"`),
       at('/rules/10/events/event', 'slack.message.removed', 'no twin of this stack records "slack.message.removed"'),
       at(
-        '/rules/14/may_change/1/table',
+        '/rules/13/may_change/1/table',
         'procurement.requisition,',
         expect.stringMatching(
           /^"procurement" has no table "requisition" \(it has: .*requisitions/,
         ) as unknown as string,
       ),
       at(
-        '/rules/17/where/requestor_id',
+        '/rules/16/where/requestor_id',
         'requestor_id',
         'records of procurement.purchase-orders have no field "requestor_id"',
       ),
