@@ -31,7 +31,14 @@ node scripts/demo-agent.js "$ready"
 kill "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
 
-x
+log "running the supplier negotiation of examples/acme-manufacturing with its oracle, the idle agent and the demo agents"
+node bin/mirror.js run examples/acme-manufacturing --scenario single-supplier-negotiation \
+  --agent oracle,idle,diligent,sloppy --episodes 1
+
+log "grading the sloppy agent's episode again, from its stored event log"
+# Played one after another in the order given: the newest transcript is sloppy's.
+episode=$(ls -t "${MIRROR_DATA_DIR:-.mirror}/transcripts" | head -1)
+node bin/mirror.js grade "${episode%.json}"
 
 log "checking that every scenario of examples/acme-manufacturing is a valid task on two seeds (the default is 20)"
 node bin/mirror.js check examples/acme-manufacturing --seeds 2
