@@ -1,11 +1,9 @@
 import * as path from 'node:path';
 
 import { ServiceLog } from '@libs/embedded-services';
-import { createEpisodeApiApp } from '@libs/episode-api';
+import { episodeApiOf } from '@libs/episode-api';
 import { startEpisodeHost } from '@libs/episode-host';
 import { mountEpisodeProtocols } from '@libs/episode-protocols';
-import { agentToolkit, LiveEpisodeRegistry } from '@libs/live-episodes';
-import { LiveEpisodeRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 
 /**
@@ -24,18 +22,9 @@ const main = async (): Promise<void> => {
   const host = await startEpisodeHost([{ id: path.basename(folder), path: folder, model, version }], log, {
     taskQueue: `mirror-bench-${process.pid}`,
   });
-  const registry = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
-    ttlSeconds: host.config.MIRROR_EPISODE_TTL_SECONDS,
-    maxLive: host.config.MIRROR_MAX_LIVE_EPISODES,
-  });
-  const app = await createEpisodeApiApp(
-    {
-      registry,
-      toolkit: agentToolkit,
-      protocols: [(api, port) => mountEpisodeProtocols(api, port)],
-      config: host.config,
-    },
-    host.dataSource,
+  const { app, registry } = await episodeApiOf(
+    host,
+    [(api, port) => mountEpisodeProtocols(api, port)],
     ['error', 'warn'],
   );
   await app.listen(0, '127.0.0.1');

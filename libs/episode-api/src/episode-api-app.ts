@@ -4,6 +4,10 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import * as express from 'express';
 import { DataSource } from 'typeorm';
 
+import type { EpisodeHost } from '@libs/episode-host';
+import { agentToolkit, LiveEpisodeRegistry } from '@libs/live-episodes';
+import { LiveEpisodeRepository } from '@libs/persistence';
+
 import { EpisodeApiOptions, EpisodesModule } from './episodes.module';
 
 /** The episode API's own routes (not the adapters' `/mcp`): their bodies are read as text and parsed by the route. */
@@ -52,4 +56,31 @@ export const createEpisodeApiApp = async (
       'OpenAI Chat and Responses shapes, trajectories and grades. Episode routes take the episode’s own token.',
   );
   return app;
+};
+
+/**
+ * The episode API over a running host, as `mirror up` serves it: a live-episode registry with the host's TTL and
+ * capacity settings, and the app with the given protocol adapters mounted. The caller listens and, when done, closes
+ * the app and then the registry.
+ */
+export const episodeApiOf = async (
+  host: EpisodeHost,
+  protocols: EpisodeApiOptions['protocols'],
+  logger: LoggerService | LogLevel[] | false,
+): Promise<{ app: INestApplication; registry: LiveEpisodeRegistry }> => {
+  const registry = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
+    ttlSeconds: host.config.MIRROR_EPISODE_TTL_SECONDS,
+    maxLive: host.config.MIRROR_MAX_LIVE_EPISODES,
+  });
+  try {
+    const app = await createEpisodeApiApp(
+      { registry, toolkit: agentToolkit, protocols, config: host.config },
+      host.dataSource,
+      logger,
+    );
+    return { app, registry };
+  } catch (error) {
+    await registry.close();
+    throw error;
+  }
 };

@@ -4,10 +4,8 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { createEpisodeApiApp } from '@libs/episode-api';
+import { episodeApiOf } from '@libs/episode-api';
 import { HostedBundle, startEpisodeHost } from '@libs/episode-host';
-import { agentToolkit, LiveEpisodeRegistry } from '@libs/live-episodes';
-import { LiveEpisodeRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
 import { integer } from '@cli/command-arguments';
@@ -65,17 +63,10 @@ export const upCommand = (): Command =>
         gatewayPort: options.port === 0 ? 0 : options.port + 1,
         taskQueue: `mirror-up-${process.pid}`,
       });
-      const registry = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
-        ttlSeconds: host.config.MIRROR_EPISODE_TTL_SECONDS,
-        maxLive: host.config.MIRROR_MAX_LIVE_EPISODES,
-      });
-      let app: Awaited<ReturnType<typeof createEpisodeApiApp>> | undefined;
+      let served: Awaited<ReturnType<typeof episodeApiOf>> | undefined;
       try {
-        app = await createEpisodeApiApp(
-          { registry, toolkit: agentToolkit, protocols: episodeProtocols, config: host.config },
-          host.dataSource,
-          ['error', 'warn'],
-        );
+        served = await episodeApiOf(host, episodeProtocols, ['error', 'warn']);
+        const { app } = served;
         await app.listen(options.port, '127.0.0.1');
         const api = (await app.getUrl()).replace('[::1]', '127.0.0.1');
         const ready = {
@@ -95,8 +86,8 @@ export const upCommand = (): Command =>
         });
       } finally {
         // The API first (no new episodes), then the live episodes, then the host's services, newest first.
-        await app?.close().catch(() => undefined);
-        await registry.close();
+        await served?.app.close().catch(() => undefined);
+        await served?.registry.close();
         await host.stop();
       }
     });
