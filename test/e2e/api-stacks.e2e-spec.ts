@@ -57,6 +57,13 @@ describe('POST /v1/stacks', () => {
     await database.drop();
   });
 
+  it('answers its probes: live, and ready while its database answers with no migration pending', async () => {
+    const live = await request(app.getHttpServer()).get('/healthz');
+    const ready = await request(app.getHttpServer()).get('/readyz');
+    expect([live.status, live.body]).toEqual([200, { status: 'ok' }]);
+    expect([ready.status, ready.body]).toEqual([200, { status: 'ready' }]);
+  });
+
   it('ingests a zipped bundle, answers 201 with the stack, then 200 for the same bundle', async () => {
     const archive = await zipFolder(path.join(repositoryRoot, 'examples', 'acme-procurement'));
     const created = await request(app.getHttpServer())
@@ -167,6 +174,26 @@ describe('POST /v1/stacks', () => {
     for (const id of ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', "1' OR '1'='1"]) {
       const response = await request(app.getHttpServer()).get(`/v1/stacks/${encodeURIComponent(id)}`);
       expect(response.status).toBe(404);
+    }
+  });
+});
+
+describe('GET /readyz', () => {
+  it('answers 503 naming the cause when the database does not answer', async () => {
+    const database = await createTestDatabase();
+    const dataSource = createDataSource(database.url);
+    await dataSource.initialize();
+    const app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
+    await app.init();
+    try {
+      await dataSource.destroy();
+      const response = await request(app.getHttpServer()).get('/readyz');
+      expect(response.status).toBe(503);
+      expect(JSON.stringify(response.body)).toMatch(/not ready/);
+      await request(app.getHttpServer()).get('/healthz').expect(200);
+    } finally {
+      await app.close();
+      await database.drop();
     }
   });
 });

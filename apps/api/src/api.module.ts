@@ -7,6 +7,7 @@ import { StackRepository } from '@libs/persistence';
 import { RolloutsController } from '@libs/episode-api';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
+import { HealthController } from './health/health.controller';
 import { StacksController } from './stacks/stacks.controller';
 import { StacksService } from './stacks/stacks.service';
 
@@ -16,7 +17,7 @@ export class ApiModule {
   static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [StacksController, RolloutsController],
+      controllers: [StacksController, RolloutsController, HealthController],
       providers: [
         { provide: MirrorSettings, useValue: config },
         { provide: DataSource, useValue: dataSource },

@@ -17,8 +17,8 @@ const bootstrap = async (): Promise<void> => {
   };
   process.once('SIGTERM', () => void shutdown());
   process.once('SIGINT', () => void shutdown());
-  await app.listen(config.PORT, '127.0.0.1');
-  logger.log(`listening on http://127.0.0.1:${config.PORT}`);
+  await app.listen(config.PORT, config.HOST);
+  logger.log(`listening on http://${config.HOST}:${config.PORT}`);
 };
 
 bootstrap().catch((error: unknown) => {

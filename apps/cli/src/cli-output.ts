@@ -1,4 +1,5 @@
 import { formatProblem, IngestionError } from '@libs/bundle-documents';
+import { ConfigError } from '@libs/config';
 import { summarizeErrors } from '@libs/stack-ingestion';
 
 /** Exit codes of every command: scripts and CI branch on them. */
@@ -32,6 +33,15 @@ export const reportFailure = (error: unknown, json: boolean): number => {
       for (const problem of error.problems) {
         process.stderr.write(`  ${formatProblem(problem)}\n`);
       }
+    }
+    return exitCodes.invalidInput;
+  }
+  if (error instanceof ConfigError) {
+    // A setting in the environment is input too: exit 2 naming each variable.
+    if (json) {
+      printJson({ errors: error.problems.map((p) => ({ file: 'environment', pointer: p.field, message: p.message })) });
+    } else {
+      process.stderr.write(`mirror: ${error.message}\n`);
     }
     return exitCodes.invalidInput;
   }

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { Command, CommanderError } from 'commander';
 
 import { checkCommand } from './commands/check.command';
+import { configCommand } from './commands/config.command';
 import { dbCommand } from './commands/db.command';
 import { diffCommand } from './commands/diff.command';
 import { ingestCommand } from './commands/ingest.command';
@@ -32,6 +33,7 @@ export const buildProgram = (): Command => {
     typesCommand(),
     schemaCommand(),
     dbCommand(),
+    configCommand(),
   ]) {
     program.addCommand(command.exitOverride());
   }

@@ -29,10 +29,9 @@ const main = async (): Promise<void> => {
     { error: (message) => logger.error(message) },
     operatorKey,
   );
-  const port = Number(process.env.GATEWAY_PORT ?? 4000);
-  server.listen(port, '127.0.0.1', () => {
+  server.listen(config.GATEWAY_PORT, config.HOST, () => {
     // With GATEWAY_PORT=0 the system picks the port; report the real one.
-    logger.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    logger.log(`listening on http://${config.HOST}:${(server.address() as AddressInfo).port}`);
   });
   const stop = (): void => {
     server.close(() => void database.close());

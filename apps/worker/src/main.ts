@@ -5,6 +5,8 @@ import { loadConfig, requireOperatorKey } from '@libs/config';
 import { provideTemporal } from '@libs/embedded-services';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 
+import { startHealthServer } from './health-server';
+
 /** Runs the Temporal worker until SIGTERM/SIGINT (the SDK stops it), then closes what it opened. */
 const main = async (): Promise<void> => {
   const logger = new Logger('worker');
@@ -16,12 +18,20 @@ const main = async (): Promise<void> => {
     const worker = await createWorker({
       connection,
       namespace: temporal.namespace,
-      ...(process.env.MIRROR_TASK_QUEUE ? { taskQueue: process.env.MIRROR_TASK_QUEUE } : {}),
+      ...(config.MIRROR_TASK_QUEUE ? { taskQueue: config.MIRROR_TASK_QUEUE } : {}),
       voice: voiceFromConfig(config),
       operatorKey: requireOperatorKey(config),
     });
     logger.log(`polling ${temporal.address} (${temporal.source})`);
-    await worker.run();
+    const health =
+      config.MIRROR_HEALTH_PORT !== undefined
+        ? await startHealthServer(worker, config.MIRROR_HEALTH_PORT, config.HOST)
+        : undefined;
+    try {
+      await worker.run();
+    } finally {
+      health?.close();
+    }
   } finally {
     await connection.close();
     await temporal.stop();

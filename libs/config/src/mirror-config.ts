@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { z } from 'zod';
+
+/** Every setting Mirror reads from the environment, validated once at start-up. */
+/**
+ * Every setting Mirror reads from the environment, validated once at start-up. The descriptions are the documentation:
+ * `mirror config --markdown` prints them as the table in deploy/README.md (a test keeps the two equal).
+ */
+export const mirrorConfigSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional()
+    .describe(
+      'A PostgreSQL server (`postgres://user:password@host:5432/db`); without it an embedded PGlite starts (a secret).',
+    ),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d+$/, 'must be host:port')
+    .optional()
+    .describe('A Temporal frontend (`host:7233`); without it the Temporal CLI dev server starts.'),
+  TEMPORAL_NAMESPACE: z.string().default('default').describe('The Temporal namespace episodes and rollouts run in.'),
+  MIRROR_TASK_QUEUE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The Temporal task queue a worker polls (tests give each worker its own); the built-in queue when unset.',
+    ),
+  MIRROR_DATA_DIR: z
+    .string()
+    .default(path.join(process.cwd(), '.mirror'))
+    .describe('Where the embedded database, the dev server, caches and reports live.'),
+  MIRROR_CACHE_DIR: z
+    .string()
+    .default(path.join(os.homedir(), '.cache', 'mirror'))
+    .describe('Where built tools (the Temporal CLI) are cached across checkouts.'),
+  MIRROR_TENANT: z.string().default('default').describe('The tenant whose stacks and episodes a process serves.'),
+  MIRROR_OPERATOR_KEY: z
+    .string()
+    .min(16, 'must have at least 16 characters')
+    .optional()
+    .describe(
+      "Key of the gateway's operator routes (`/_mirror/…`), sent as a bearer token; agents never get it. The CLI " +
+        'makes one per run; a gateway and its workers in separate processes must share one (a secret).',
+    ),
+  MIRROR_INSTANCE_KEY: z
+    .string()
+    .min(16, 'must have at least 16 characters')
+    .optional()
+    .describe(
+      'Key task instances and worlds are drawn under; made once and kept in the database when unset. Set it to ' +
+        'reproduce the same episodes from the same seeds in another installation (a secret).',
+    ),
+  HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('The address the api and gateway listen on; `0.0.0.0` in a container.'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe("The api's HTTP port."),
+  GATEWAY_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(4000)
+    .describe("The gateway's HTTP port (twin traffic `/e/{episode}/{service}/…`; `0` picks a free one)."),
+  MIRROR_HEALTH_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .describe('When set, the worker answers `/healthz` and `/readyz` on this port (probes); off when unset.'),
+  MIRROR_PERSONA_LLM_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'An OpenAI-compatible endpoint (`…/v1`) for persona voices; without it personas speak from deterministic ' +
+        'templates. Replies are cached per seed under MIRROR_DATA_DIR.',
+    ),
+  MIRROR_PERSONA_LLM_MODEL: z.string().default('gpt-4o-mini').describe('The model persona voices use.'),
+  MIRROR_PERSONA_LLM_KEY: z.string().optional().describe('Bearer key of the persona endpoint (a secret).'),
+  MIRROR_RUBRIC_LLM_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'An OpenAI-compatible endpoint for the optional rubric judge (advisory scores beside the deterministic ' +
+        'verdicts); without it rubric questions are not asked.',
+    ),
+  MIRROR_RUBRIC_LLM_MODEL: z.string().default('gpt-4o-mini').describe('The model the rubric judge uses.'),
+  MIRROR_RUBRIC_LLM_KEY: z.string().optional().describe('Bearer key of the rubric endpoint (a secret).'),
+  MIRROR_AGENT_LLM_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('The endpoint `mirror run --agent openai:<model>` plays through (`--llm-url` wins over it).'),
+  MIRROR_AGENT_LLM_KEY: z.string().optional().describe('Bearer key of the agent endpoint (a secret).'),
+  MIRROR_EPISODE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(900)
+    .describe('Live episodes (the episode API) end after this many seconds without a call or a ping.'),
+  MIRROR_MAX_LIVE_EPISODES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(64)
+    .describe('Live episodes one `mirror up` holds at once; one more answers 429 with Retry-After.'),
+  MIRROR_DEBUG: z.string().optional().describe('Any value prints stack traces with CLI errors.'),
+});
+
+export type MirrorConfig = z.infer<typeof mirrorConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: { field: string; message: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
+  }
+}
+
+export const loadConfig = (environment: NodeJS.ProcessEnv = process.env): MirrorConfig => {
+  const cleaned = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== ''));
+  const parsed = mirrorConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message })),
+    );
+  }
+  return parsed.data;
+};
+
+/**
+ * The operator key: MIRROR_OPERATOR_KEY, or one made now from the CSPRNG and put in this process's environment, so the
+ * in-process worker and gateway, and processes this one starts, share it.
+ */
+export const resolveOperatorKey = (config: Pick<MirrorConfig, 'MIRROR_OPERATOR_KEY'>): string => {
+  if (config.MIRROR_OPERATOR_KEY) {
+    return config.MIRROR_OPERATOR_KEY;
+  }
+  const inherited = process.env.MIRROR_OPERATOR_KEY;
+  if (inherited && inherited.length >= 16) {
+    return inherited;
+  }
+  const made = randomBytes(32).toString('base64url');
+  process.env.MIRROR_OPERATOR_KEY = made;
+  return made;
+};
+
+/** The operator key a standalone process must be given: it has to match its gateway's (or its workers'). */
+export const requireOperatorKey = (config: Pick<MirrorConfig, 'MIRROR_OPERATOR_KEY'>): string => {
+  if (!config.MIRROR_OPERATOR_KEY) {
+    throw new ConfigError([
+      {
+        field: 'MIRROR_OPERATOR_KEY',
+        message: 'required: the gateway and its workers must share the key of the operator routes',
+      },
+    ]);
+  }
+  return config.MIRROR_OPERATOR_KEY;
+};
+
+/**
+ * Injection token for the validated config: a class, so Nest resolves it by type without string tokens. The
+ * interface merge gives it every field of MirrorConfig.
+ */
+/* eslint-disable @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging */
+export abstract class MirrorSettings {}
+export interface MirrorSettings extends MirrorConfig {}
+/* eslint-enable @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging */
