@@ -1,6 +1,12 @@
 import FindMyWay from 'find-my-way';
 
-import { DocumentValidators, resourceShapes, ResourceShape } from '@libs/openapi-schemas';
+import {
+  CredentialPlace,
+  credentialPlaces,
+  DocumentValidators,
+  resourceShapes,
+  ResourceShape,
+} from '@libs/openapi-schemas';
 import type { ServiceModel } from '@libs/stack-ingestion';
 import { Company, hashSeed } from '@libs/synthetic-data';
 
@@ -426,6 +432,15 @@ export class ServiceTwin {
       return SpecCredentials.token(own, this.company?.agent.id ?? loneAgent);
     }
     return this.company ? this.pack?.agentToken?.(this.company, own) : undefined;
+  }
+
+  /** Where this spec twin's operations take a credential (each operation's first alternative), once each. */
+  credentialPlaces(): CredentialPlace[] {
+    const credentials = this.specCredentials;
+    const places = credentials
+      ? this.plans.flatMap((plan) => credentialPlaces(credentials.alternatives(plan)[0] ?? []))
+      : [];
+    return [...new Map(places.map((place) => [JSON.stringify(place), place])).values()];
   }
 
   /** Whether some operation asks for a credential (the spec declares security that applies to it). */
