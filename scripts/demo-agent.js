@@ -4,11 +4,13 @@ const fs = require('node:fs');
 
 const { services, episodeId } = JSON.parse(fs.readFileSync(process.argv[2], 'utf8').split('\n')[0]);
 const base = services[0].baseUrl;
+// The spec declares bearer auth: the agent presents the token `mirror serve` printed for it.
+const auth = services[0].agentToken ? { authorization: `Bearer ${services[0].agentToken}` } : {};
 
 const call = async (method, path, body) => {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: body ? { 'content-type': 'application/json' } : {},
+    headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await response.text();

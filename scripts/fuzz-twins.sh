@@ -137,10 +137,17 @@ while IFS=$'\t' read -r name spec kind; do
     continue
   fi
   base="$(node -pe 'JSON.parse(process.argv[1]).services[0].baseUrl' "$ready")"
-  token="$(node -pe 'JSON.parse(process.argv[1]).services[0].agentToken ?? ""' "$ready")"
+  # The agent's token where the spec takes it (`credential`: bearer, basic, an API key header or cookie).
+  header="$(node -pe '
+    const s = JSON.parse(process.argv[1]).services[0];
+    const p = (s.credential ?? [{ in: "bearer" }])[0];
+    const t = s.agentToken;
+    !t ? "" : p.in === "basic" ? `Authorization: Basic ${Buffer.from(t + ":").toString("base64")}`
+      : p.in === "header" ? `${p.name}: ${t}` : p.in === "cookie" ? `Cookie: ${p.name}=${t}`
+      : p.in === "authorization" ? `Authorization: ${p.scheme} ${t}` : `Authorization: Bearer ${t}`' "$ready")"
   auth=()
-  if [ -n "$token" ]; then
-    auth=(-H "Authorization: Bearer $token")
+  if [ -n "$header" ]; then
+    auth=(-H "$header")
   fi
 
   echo "fuzz-twins: $name: schemathesis on $base, $examples examples per operation" >&2

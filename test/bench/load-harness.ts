@@ -96,6 +96,8 @@ export const throughput = async (
   url: string,
   everyUrlNew: boolean,
   requests?: Request[],
+  /** The credential every request presents (a twin's token where its spec asks for one). */
+  authorization = 'Bearer benchmark',
 ): Promise<{ median: number; min: number; max: number; non2xx: number }> => {
   const values: number[] = [];
   let non2xx = 0;
@@ -106,7 +108,7 @@ export const throughput = async (
       url,
       connections: 10,
       duration: seconds,
-      headers: { authorization: 'Bearer benchmark' },
+      headers: { authorization },
       // A query no operation reads makes every request a different one, so no answer is ever reused.
       ...(everyUrlNew
         ? { requests: [{ setupRequest: (request) => ({ ...request, path: `${pathname}?bench_nonce=${counter++}` }) }] }
@@ -121,7 +123,11 @@ export const throughput = async (
 };
 
 /** Sequential latency on one keep-alive connection: 50 warm-up then 500 measured requests. */
-export const latency = async (url: string, everyUrlNew: boolean): Promise<{ p50: number; p99: number }> => {
+export const latency = async (
+  url: string,
+  everyUrlNew: boolean,
+  authorization = 'Bearer benchmark',
+): Promise<{ p50: number; p99: number }> => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let counter = 0;
   const once = (): Promise<number> =>
@@ -130,7 +136,7 @@ export const latency = async (url: string, everyUrlNew: boolean): Promise<{ p50:
       http
         .get(
           everyUrlNew ? `${url}?bench_nonce=${counter++}` : url,
-          { agent, headers: { authorization: 'Bearer benchmark' } },
+          { agent, headers: { authorization } },
           (response) => {
             response.resume();
             response.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));

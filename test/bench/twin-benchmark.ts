@@ -26,9 +26,10 @@ export const runTwinBenchmarks = async (sharedSpecs: string): Promise<void> => {
   const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   console.log(line(['server', 'requests/s median (min–max)', 'p50 ms', 'p99 ms', 'non-2xx']));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  const measure = async (label: string, url: string, everyUrlNew = false): Promise<number> => {
-    const rate = await throughput(url, everyUrlNew);
-    const lat = await latency(url, everyUrlNew);
+  const measure = async (label: string, url: string, everyUrlNew = false, token?: unknown): Promise<number> => {
+    const authorization = typeof token === 'string' ? `Bearer ${token}` : undefined;
+    const rate = await throughput(url, everyUrlNew, undefined, authorization);
+    const lat = await latency(url, everyUrlNew, authorization);
     const range = `${format(rate.median)} (${format(rate.min)}–${format(rate.max)})`;
     console.log(line([label, range, lat.p50.toFixed(2), lat.p99.toFixed(2), String(rate.non2xx)]));
     return rate.median;
@@ -42,12 +43,18 @@ export const runTwinBenchmarks = async (sharedSpecs: string): Promise<void> => {
   const dropletId = (twin.info.firstIds as Record<string, string>).droplets;
   const twinUrl = `http://127.0.0.1:${twin.port}/v2/droplets/${dropletId}`;
   const sameBody = path.join(os.tmpdir(), 'mirror-bench-droplet.json');
-  fs.writeFileSync(sameBody, await (await fetch(twinUrl, { headers: { authorization: 'Bearer benchmark' } })).text());
-  const twinById = await measure('Mirror twin, DigitalOcean GET /v2/droplets/{id}', twinUrl);
-  const twinByIdCold = await measure('… the same, every request a new URL (never reused)', twinUrl, true);
+  const token = twin.info.token;
+  fs.writeFileSync(
+    sameBody,
+    await (await fetch(twinUrl, { headers: { authorization: `Bearer ${String(token)}` } })).text(),
+  );
+  const twinById = await measure('Mirror twin, DigitalOcean GET /v2/droplets/{id}', twinUrl, false, token);
+  const twinByIdCold = await measure('… the same, every request a new URL (never reused)', twinUrl, true, token);
   const twinList = await measure(
     'Mirror twin, DigitalOcean GET /v2/droplets?per_page=20',
     `http://127.0.0.1:${twin.port}/v2/droplets?per_page=20`,
+    false,
+    token,
   );
   await stop(twin);
 
@@ -67,6 +74,8 @@ export const runTwinBenchmarks = async (sharedSpecs: string): Promise<void> => {
   const smallById = await measure(
     'Mirror twin, same spec cut to 5 operations, GET by id',
     `http://127.0.0.1:${small.port}/v2/droplets/${(small.info.firstIds as Record<string, string>).droplets}`,
+    false,
+    small.info.token,
   );
   await stop(small);
 

@@ -35,7 +35,13 @@ const main = async (): Promise<void> => {
       service.shapes.map((shape) => [shape.resource.name, episode.state.ids(shape.key)[0]]),
     );
     process.stdout.write(
-      `${JSON.stringify({ port: (server.address() as AddressInfo).port, operations: service.plans.length, firstIds })}\n`,
+      `${JSON.stringify({
+        port: (server.address() as AddressInfo).port,
+        operations: service.plans.length,
+        firstIds,
+        // The spec declares bearer auth: the load presents the episode's token, as a client would.
+        token: episode.agentTokenFor(service.service.name),
+      })}\n`,
     );
   });
 };

@@ -49,7 +49,16 @@ describe('gateway app', () => {
       expect(created.status).toBe(201);
       const episode = await json(created);
       expect(episode.stackVersion).toBe(version);
-      const items = await fetch(`${base}/e/${episode.id as string}/procurement/items?per_page=5`);
+      const route = `${base}/e/${episode.id as string}/procurement/items?per_page=5`;
+      // The spec declares bearer auth: without the episode's token, the spec's 401; with it (from the operator), data.
+      expect((await fetch(route)).status).toBe(401);
+      const issued = await fetch(`${base}/_mirror/episodes/${episode.id as string}/credentials`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...operatorHeaders },
+        body: JSON.stringify({ service: 'procurement', principal: 'agent' }),
+      });
+      const { token } = await json(issued);
+      const items = await fetch(route, { headers: { authorization: `Bearer ${String(token)}` } });
       expect(items.status).toBe(200);
       expect(await json(items)).toHaveLength(5);
     } finally {

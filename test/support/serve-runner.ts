@@ -1,6 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 
+import type { CredentialPlace } from '@libs/openapi-schemas';
+
 import { repositoryRoot } from './cli-runner';
 
 export interface Served {
@@ -8,7 +10,14 @@ export interface Served {
   ready: {
     episodeId: string;
     gateway: string;
-    services: { name: string; baseUrl: string; gatewayUrl: string; agentToken?: string }[];
+    services: {
+      name: string;
+      baseUrl: string;
+      gatewayUrl: string;
+      agentToken?: string;
+      /** Where the token goes, when the service's spec declares security. */
+      credential?: CredentialPlace[];
+    }[];
   };
 }
 

@@ -1,6 +1,6 @@
 import { base, en, Faker } from '@faker-js/faker';
 
-import { flattenSchema, Schema } from '@libs/openapi-schemas';
+import { credentialPlaces, flattenSchema, operationSecurity, placeCredential, Schema } from '@libs/openapi-schemas';
 import { hashSeed, ValueSynthesizer, defaultSynthesisOptions } from '@libs/synthetic-data';
 import { EpisodeState, OperationPlan, ServiceTwin, TwinRequest, TwinResponse } from '@libs/twin-engine';
 
@@ -16,6 +16,8 @@ export class RequestMaker {
     private readonly twin: ServiceTwin,
     private readonly state: EpisodeState,
     seed: number,
+    /** The caller's token, put where each operation's spec takes one (its first security alternative). */
+    private readonly token?: string,
   ) {
     this.synthesizer = new ValueSynthesizer(twin.service.document, this.faker, {
       ...defaultSynthesisOptions,
@@ -69,6 +71,12 @@ export class RequestMaker {
       } else {
         body = Buffer.from('binary content');
       }
+    }
+    const alternatives = operationSecurity(this.twin.service.document, plan.operation.pointer);
+    if (this.token !== undefined && alternatives.length > 0 && alternatives.every((a) => a.length > 0)) {
+      const credential = placeCredential(credentialPlaces(alternatives[0]), this.token);
+      Object.assign(headers, credential.headers);
+      credential.query.forEach(([name, value]) => query.set(name, value));
     }
     return { method: plan.operation.method.toUpperCase(), path, query, headers, ...(body ? { body } : {}) };
   }

@@ -119,6 +119,30 @@ describe(callOperation.name, () => {
     });
   });
 
+  it("puts the token where the operation's spec takes it: query, API key header, cookie, basic, or nowhere", async () => {
+    answer = { status: 200, body: '[]' };
+    const placed = async (
+      credential: NonNullable<Extract<ToolDefinition['target'], { kind: 'operation' }>['credential']>,
+    ) => {
+      seen.length = 0;
+      const target = { ...listTool.target, credential } as ToolDefinition['target'];
+      await callOperation({ ...listTool, target }, { limit: 2 }, endpoint());
+      return seen[0];
+    };
+    const query = await placed([{ in: 'query', name: 'appid' }]);
+    expect(query.url).toBe('/e/1/desk/api/accounts?limit=2&appid=agent-token');
+    expect(query.headers.authorization).toBeUndefined();
+    const header = await placed([{ in: 'header', name: 'X-Api-Key' }]);
+    expect(header.headers['x-api-key']).toBe('agent-token');
+    expect(header.headers.authorization).toBeUndefined();
+    expect((await placed([{ in: 'cookie', name: 'sid' }])).headers.cookie).toBe('sid=agent-token');
+    const basic = await placed([{ in: 'basic' }]);
+    expect(basic.headers.authorization).toBe(`Basic ${Buffer.from('agent-token:').toString('base64')}`);
+    const anonymous = await placed([]);
+    expect(anonymous.headers.authorization).toBeUndefined();
+    expect(anonymous.url).toBe('/e/1/desk/api/accounts?limit=2');
+  });
+
   it('sends filters as one query parameter each and wraps an array answer as { result }', async () => {
     answer = { status: 200, body: '[{"id":1}]' };
     const result = await callOperation(

@@ -1,9 +1,11 @@
+import { placeCredential } from '@libs/openapi-schemas';
+
 import type { ArgumentPlacement, ToolDefinition } from './tool-contract';
 
 export interface OperationEndpoint {
   /** The service's base URL as the agent reaches it (the gateway's episode route and the spec's base path). */
   baseUrl: string;
-  /** The agent's own bearer token for the service. */
+  /** The agent's own token for the service, sent where each operation's spec takes it. */
   token: string;
 }
 
@@ -121,6 +123,9 @@ const buildRequest = (
     }
   }
   const path = fillPath(target.path, pathValues);
+  // The agent's token where the operation's spec takes it (a pack's or data table's tools: a bearer token).
+  const credential = placeCredential(target.credential ?? [{ in: 'bearer' }], endpoint.token);
+  credential.query.forEach(([name, value]) => query.set(name, value));
   const search = query.toString();
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}${path}${search ? `?${search}` : ''}`;
   const content = body !== undefined ? body : hasFields || target.contentType ? fields : undefined;
@@ -137,7 +142,7 @@ const buildRequest = (
         ...target.headers,
         ...encoded?.headers,
         accept: 'application/json',
-        authorization: `Bearer ${endpoint.token}`,
+        ...credential.headers,
       },
       ...(encoded ? { body: encoded.payload } : {}),
       signal: AbortSignal.timeout(callTimeoutMs),

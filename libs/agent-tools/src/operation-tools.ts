@@ -1,4 +1,4 @@
-import { flattenSchema, resolveSchema } from '@libs/openapi-schemas';
+import { credentialPlaces, flattenSchema, operationSecurity, resolveSchema } from '@libs/openapi-schemas';
 import { type HttpMethod, type OperationModel, type ServiceModel, snakeCase } from '@libs/stack-model';
 
 import { objectAt, parentPointer, valueAt } from './document-pointers';
@@ -54,16 +54,20 @@ const isObjectSchema = (schema: Record<string, unknown>): boolean => {
 };
 
 const parameterCandidates = (service: ServiceModel, operation: OperationModel): ArgumentCandidate[] => {
-  const apiKeyHeaders = new Set(
-    service.securitySchemes
-      .filter((s) => s.in === 'header' && s.parameterName)
-      .map((s) => (s.parameterName as string).toLowerCase()),
-  );
+  // The endpoint sends the agent's token where the spec's API keys go; a parameter declared there is not the agent's.
+  const apiKeys = (place: string) =>
+    new Set(
+      service.securitySchemes
+        .filter((s) => s.type === 'apiKey' && s.in === place && s.parameterName)
+        .map((s) => (place === 'header' ? (s.parameterName as string).toLowerCase() : (s.parameterName as string))),
+    );
+  const [apiKeyHeaders, apiKeyQuery] = [apiKeys('header'), apiKeys('query')];
   return operation.parameters
     .filter((p) => p.in !== 'cookie')
     .filter(
       (p) => p.in !== 'header' || !(ownHeaders.has(p.name.toLowerCase()) || apiKeyHeaders.has(p.name.toLowerCase())),
     )
+    .filter((p) => p.in !== 'query' || !apiKeyQuery.has(p.name))
     .map((parameter) => ({
       parameter,
       declared: parameter.schemaPointer ? objectAt(service.document, parentPointer(parameter.schemaPointer)) : {},
@@ -126,6 +130,12 @@ const bodyCandidates = (
   return { contentType, candidates };
 };
 
+/** Where an operation takes the agent's token: its first security alternative's places; [] when anyone may call. */
+const credentialOf = (service: ServiceModel, operation: OperationModel) => {
+  const alternatives = operationSecurity(service.document, operation.pointer);
+  return alternatives.length === 0 || alternatives.some((a) => a.length === 0) ? [] : credentialPlaces(alternatives[0]);
+};
+
 /** One operation of a spec (a pack's included) as a tool; `name` is settled by the catalogue. */
 export const operationTool = (service: ServiceModel, operation: OperationModel, name: string): ToolDefinition => {
   const declared = objectAt(service.document, operation.pointer);
@@ -155,6 +165,8 @@ export const operationTool = (service: ServiceModel, operation: OperationModel, 
       // Box tells operations on one path apart with a fragment (`/folders/{id}#add_shared_link`): not sent.
       path: operation.path.replace(/#.*$/, ''),
       ...(body.contentType ? { contentType: body.contentType } : {}),
+      // A pack takes its token as a bearer whatever its spec says (its own guard reads it); a spec twin where declared.
+      ...(service.pack === undefined ? { credential: credentialOf(service, operation) } : {}),
       arguments: placements,
     },
   };

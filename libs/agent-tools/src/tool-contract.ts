@@ -1,3 +1,4 @@
+import type { CredentialPlace } from '@libs/openapi-schemas';
 import type { HttpMethod } from '@libs/stack-model';
 
 /** A JSON Schema object as tools carry it (draft 2020-12 subset that MCP and OpenAI accept). */
@@ -40,6 +41,12 @@ export type ToolTarget =
       contentType?: string;
       /** Headers every call sends (a data table's writes ask for the written rows back: `Prefer: return=representation`). */
       headers?: Record<string, string>;
+      /**
+       * Where the agent's token goes, as the operation's spec declares (its first security alternative): an
+       * `Authorization` header, an API key header, query parameter or cookie; [] when the operation is anonymous.
+       * Absent for a pack's and a data table's tools, which take the token as a bearer.
+       */
+      credential?: CredentialPlace[];
       arguments: ArgumentPlacement[];
     }
   | { kind: 'wait_for_events' }

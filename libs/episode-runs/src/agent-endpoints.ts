@@ -3,8 +3,9 @@ import type { Episode } from '@libs/twin-engine';
 
 /**
  * The agent's way into each service its scenario allows (`task.tools`): the service's base URL on the gateway, as its
- * spec's server puts it (`/api/v1`), and the agent's own token for it, issued by the episode. A tool that issues no
- * token (a spec twin of a world without people) is refused here, before the agent could act as no one.
+ * spec's server puts it (`/api/v1`), and the agent's own token for it, issued by the episode (a spec twin's carries
+ * every scope its spec declares; the tool calls put it where each operation's scheme says). A tool that issues no
+ * token (a pack without tokens) is refused here, before the agent could act as no one.
  */
 export const agentEndpoints = (
   episode: Episode,

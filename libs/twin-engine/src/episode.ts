@@ -117,10 +117,11 @@ export class Episode {
 
   /**
    * The bearer token of `principal` for a service of this episode, in the product's style; undefined when the service
-   * issues none (a spec twin of a world without people, a pack without tokens). Only the operator and the runner ask.
+   * issues none (a pack without tokens). A spec twin's token carries every scope its spec declares unless `scopes` names
+   * fewer. Only the operator and the runner ask.
    */
-  tokenFor(serviceName: string, principal: string): string | undefined {
-    return this.twin.services.get(serviceName)?.token(principal, this.credentials);
+  tokenFor(serviceName: string, principal: string, scopes?: readonly string[]): string | undefined {
+    return this.twin.services.get(serviceName)?.token(principal, this.credentials, scopes);
   }
 
   /** The company's agent's own token for a service, when the service issues tokens. */

@@ -16,6 +16,8 @@ describe('writes with an Idempotency-Key', () => {
     const store = new InMemoryEpisodeStore();
     const engine = new TwinEngine(store, new StaticStackSource(model));
     const episode = await engine.createEpisode({ tenantId: 't', stackVersion: version, seed: 2 });
+    // The spec declares bearer auth: the caller presents the episode's token (a rebuilt episode takes the same one).
+    const authorization = `Bearer ${episode.agentTokenFor('procurement') ?? ''}`;
     const create = (key: string | undefined, name: string) =>
       episode.handle(
         'procurement',
@@ -23,7 +25,11 @@ describe('writes with an Idempotency-Key', () => {
           method: 'POST',
           path: '/suppliers',
           query: new URLSearchParams(),
-          headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+          headers: {
+            authorization,
+            'content-type': 'application/json',
+            ...(key ? { 'idempotency-key': key } : {}),
+          },
           body: Buffer.from(JSON.stringify({ name, country: 'DE' })),
         },
         'http://twin/suppliers',
@@ -44,7 +50,7 @@ describe('writes with an Idempotency-Key', () => {
         method: 'POST',
         path: '/suppliers',
         query: new URLSearchParams(),
-        headers: { 'content-type': 'application/json', 'idempotency-key': 'persona:reply:1' },
+        headers: { authorization, 'content-type': 'application/json', 'idempotency-key': 'persona:reply:1' },
         body: Buffer.from(JSON.stringify({ name: 'Once GmbH', country: 'DE' })),
       },
       'http://twin/suppliers',

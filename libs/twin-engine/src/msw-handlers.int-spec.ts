@@ -25,14 +25,16 @@ describe(episodeHandlers.name, () => {
     server.listen({ onUnhandledRequest: 'error' });
     try {
       const base = 'https://erp.acme.example/api/v1';
+      // The spec declares bearer auth: calls present the episode's token, as the client's own code would.
+      const authorization = `Bearer ${episode.agentTokenFor('procurement') ?? ''}`;
       const created = await fetch(`${base}/suppliers`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { authorization, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'In-Process Ltd', country: 'GB' }),
       });
       expect(created.status).toBe(201);
       const supplier = (await created.json()) as { id: string };
-      const fetched = await fetch(`${base}/suppliers/${supplier.id}`);
+      const fetched = await fetch(`${base}/suppliers/${supplier.id}`, { headers: { authorization } });
       await expect(fetched.json()).resolves.toMatchObject({ name: 'In-Process Ltd', country: 'GB' });
       // The create, logged once as its record and as the service's domain event; the read logged nothing.
       expect(episode.state.seq).toBe(2);

@@ -21,11 +21,14 @@ describe('reads between writes', () => {
       path: pathOnly,
       query: new URLSearchParams(search),
       search,
-      headers: { 'content-type': 'application/json', ...headers },
+      // The spec declares bearer auth: the agent's token unless a call presents another.
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}`, ...headers },
       body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
     };
     return episode.handle(service, twinRequest, `http://twin${pathOnly}`);
   };
+  const token = (principal?: string): string =>
+    (principal ? episode.tokenFor(service, principal) : episode.agentTokenFor(service)) ?? '';
   const bodyOf = (response: TwinResponse): unknown => (response.text ? JSON.parse(response.text) : response.body);
 
   beforeAll(async () => {
@@ -59,10 +62,11 @@ describe('reads between writes', () => {
     const five = await request('GET', '/suppliers?limit=5');
     const two = await request('GET', '/suppliers?limit=2');
     expect(two).not.toBe(five);
-    const asAlice = await request('GET', '/suppliers?limit=5', { authorization: 'Bearer alice' });
-    const asBob = await request('GET', '/suppliers?limit=5', { authorization: 'Bearer bob' });
+    const asAlice = await request('GET', '/suppliers?limit=5', { authorization: `Bearer ${token('alice')}` });
+    const asBob = await request('GET', '/suppliers?limit=5', { authorization: `Bearer ${token('bob')}` });
+    expect([asAlice.status, asBob.status]).toEqual([200, 200]);
     expect(asAlice).not.toBe(asBob);
-    expect(await request('GET', '/suppliers?limit=5', { authorization: 'Bearer alice' })).toBe(asAlice);
+    expect(await request('GET', '/suppliers?limit=5', { authorization: `Bearer ${token('alice')}` })).toBe(asAlice);
   });
 
   it('does not memoize while faults are on, because each faulty read draws its own fate', async () => {
@@ -72,7 +76,12 @@ describe('reads between writes', () => {
     for (let i = 0; i < 40; i++) {
       const response = await faulty.handle(
         service,
-        { method: 'GET', path: '/suppliers', query: new URLSearchParams(), headers: {} },
+        {
+          method: 'GET',
+          path: '/suppliers',
+          query: new URLSearchParams(),
+          headers: { authorization: `Bearer ${faulty.agentTokenFor(service) ?? ''}` },
+        },
         'http://twin/suppliers',
       );
       statuses.add(response.status);

@@ -1,6 +1,12 @@
 import FindMyWay from 'find-my-way';
 
-import { DocumentValidators, resourceShapes, ResourceShape } from '@libs/openapi-schemas';
+import {
+  CredentialPlace,
+  credentialPlaces,
+  DocumentValidators,
+  resourceShapes,
+  ResourceShape,
+} from '@libs/openapi-schemas';
 import type { ServiceModel } from '@libs/stack-ingestion';
 import { Company, hashSeed } from '@libs/synthetic-data';
 
@@ -70,6 +76,9 @@ const toRoute = (path: string): { route: string; names: string[] } => {
   return { route, names };
 };
 
+/** Who calls a spec twin in a world without people: the agent (or the user of `mirror serve`), as one principal. */
+export const loneAgent = 'agent';
+
 type Handler = (params: Record<string, string | undefined>) => RouteMatch;
 
 /**
@@ -91,7 +100,7 @@ export class ServiceTwin {
   private readonly variants = new Map<string, OperationPlan[]>();
   /** Lower-case names of every header parameter the operations declare: what a read's answer may depend on. */
   readonly declaredHeaders: readonly string[];
-  /** How a twin of the client's own spec tells who calls, when its world has people; packs have their own ways. */
+  /** How a twin of the client's own spec tells who calls, as its spec declares; packs have their own ways. */
   private readonly specCredentials?: SpecCredentials;
 
   constructor(
@@ -104,7 +113,7 @@ export class ServiceTwin {
     this.shapes = resourceShapes(service);
     this.plans = planOperations(service, this.shapes);
     this.basePath = basePathOf(service);
-    this.specCredentials = !pack && company ? new SpecCredentials(service) : undefined;
+    this.specCredentials = pack ? undefined : new SpecCredentials(service);
     this.declaredHeaders = [
       ...new Set([
         ...this.plans.flatMap((plan) =>
@@ -250,23 +259,12 @@ export class ServiceTwin {
         return packed;
       }
     }
-    if (
-      this.specCredentials &&
-      this.specCredentials.principal(request, credentials.for(this.service.name)) === undefined
-    ) {
-      const presented = this.specCredentials.presented(request) !== undefined;
+    const admission = this.specCredentials?.admit(match.plan, request, credentials.for(this.service.name));
+    if (admission && !admission.admitted) {
+      // The spec's own 401/403 body, with the challenge a client's HTTP stack reads to know what to present.
+      const refusal = this.responses.error(match.plan, admission.status, admission.code, admission.message);
       return {
-        response: {
-          ...this.responses.error(
-            match.plan,
-            401,
-            'unauthorized',
-            presented
-              ? 'the credential is not valid for this service'
-              : 'this service needs a credential: the bearer token you were given for it',
-          ),
-          headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
-        },
+        response: { ...refusal, headers: { ...refusal.headers, 'www-authenticate': admission.challenge } },
         events: [],
       };
     }
@@ -408,28 +406,49 @@ export class ServiceTwin {
     credentials: EpisodeCredentials,
   ): string | undefined {
     if (this.specCredentials) {
-      return this.specCredentials.principal(request, credentials.for(this.service.name));
+      return this.specCredentials.principal(match.plan, request, credentials.for(this.service.name));
     }
     return this.pack?.principal && this.company
       ? this.pack.principal(this.packCall(this.company, match, request, state, now, url, credentials))
       : undefined;
   }
 
-  /** A principal's token for this service, in the product's style; undefined when the service issues none. */
-  token(principal: string, credentials: EpisodeCredentials): string | undefined {
+  /**
+   * A principal's token for this service, in the product's style; undefined when the service issues none. A spec
+   * twin's token carries every scope the spec declares unless `scopes` names fewer (packs have no scopes).
+   */
+  token(principal: string, credentials: EpisodeCredentials, scopes?: readonly string[]): string | undefined {
     const own = credentials.for(this.service.name);
-    return this.specCredentials ? SpecCredentials.token(own, principal) : this.pack?.token?.(principal, own);
+    return this.specCredentials ? SpecCredentials.token(own, principal, scopes) : this.pack?.token?.(principal, own);
   }
 
-  /** The company's agent's own token for this service, when it issues tokens. */
+  /**
+   * The agent's own token for this service, when it issues tokens: the company's agent's, or for a spec twin of a
+   * world without people (a lone spec) the one caller there is, `agent`.
+   */
   agentToken(credentials: EpisodeCredentials): string | undefined {
-    if (!this.company) {
-      return undefined;
-    }
     const own = credentials.for(this.service.name);
-    return this.specCredentials
-      ? SpecCredentials.token(own, this.company.agent.id)
-      : this.pack?.agentToken?.(this.company, own);
+    if (this.specCredentials) {
+      return SpecCredentials.token(own, this.company?.agent.id ?? loneAgent);
+    }
+    return this.company ? this.pack?.agentToken?.(this.company, own) : undefined;
+  }
+
+  /** Where this spec twin's operations take a credential (each operation's first alternative), once each. */
+  credentialPlaces(): CredentialPlace[] {
+    const credentials = this.specCredentials;
+    const places = credentials
+      ? this.plans.flatMap((plan) => credentialPlaces(credentials.alternatives(plan)[0] ?? []))
+      : [];
+    return [...new Map(places.map((place) => [JSON.stringify(place), place])).values()];
+  }
+
+  /** Whether some operation asks for a credential (the spec declares security that applies to it). */
+  get takesCredentials(): boolean {
+    const credentials = this.specCredentials;
+    return credentials
+      ? this.plans.some((plan) => credentials.alternatives(plan).some((alternative) => alternative.length > 0))
+      : this.pack !== undefined;
   }
 
   /** The credential a call presents and whom it claims to be, genuine or not, when the service is a pack. */
@@ -442,7 +461,7 @@ export class ServiceTwin {
     credentials: EpisodeCredentials,
   ): { claimed?: string } | undefined {
     if (this.specCredentials) {
-      return this.specCredentials.claimed(request);
+      return this.specCredentials.claimed(match.plan, request);
     }
     return this.pack?.presentedCredential && this.company
       ? this.pack.presentedCredential(this.packCall(this.company, match, request, state, now, url, credentials))

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 
 import { sharedSpecsDir } from '@test/support/bundle-fixtures';
 import { conformance, RequestMaker } from '@test/support/twin-requests';
+import { operationSecurity } from '@libs/openapi-schemas';
 import { ingestStack } from '@libs/stack-ingestion';
 
 import { InMemoryEpisodeStore } from './in-memory-episode-store';
@@ -56,7 +57,7 @@ describe('twins of the shared real-world specs', () => {
       const divergences: Record<string, string> = {};
       let answered = 0;
       for (const twin of episode.twin.services.values()) {
-        const maker = new RequestMaker(twin, episode.state, 1);
+        const maker = new RequestMaker(twin, episode.state, 1, episode.agentTokenFor(twin.service.name));
         for (const plan of twin.plans) {
           const request = maker.request(plan);
           const response = await episode.handle(twin.service.name, request, `http://twin${request.path}`);
@@ -79,7 +80,7 @@ describe('twins of the shared real-world specs', () => {
       // Then more random requests per operation (after the check above, so their writes cannot change its state):
       // whatever they hold, the twin answers without a server error, and every success is in the spec's shape.
       for (const twin of episode.twin.services.values()) {
-        const maker = new RequestMaker(twin, episode.state, 1);
+        const maker = new RequestMaker(twin, episode.state, 1, episode.agentTokenFor(twin.service.name));
         for (const plan of twin.plans) {
           for (let attempt = 1; attempt <= 3; attempt++) {
             const more = maker.request(plan, attempt);
@@ -103,10 +104,30 @@ describe('twins of the shared real-world specs', () => {
     },
   );
 
+  it.each(specs)('%s: every operation that declares security refuses a call without it', async (_name, file) => {
+    const { episode } = await engineFor(file);
+    const unguarded: string[] = [];
+    for (const twin of episode.twin.services.values()) {
+      const maker = new RequestMaker(twin, episode.state, 4);
+      for (const plan of twin.plans) {
+        const alternatives = operationSecurity(twin.service.document, plan.operation.pointer);
+        if (alternatives.length === 0 || alternatives.some((alternative) => alternative.length === 0)) {
+          continue;
+        }
+        const request = maker.request(plan);
+        const response = await episode.handle(twin.service.name, request, `http://twin${request.path}`);
+        if (response.status !== 401 || !response.headers['www-authenticate']) {
+          unguarded.push(`${plan.operation.id}: ${response.status}`);
+        }
+      }
+    }
+    expect(unguarded).toEqual([]);
+  });
+
   it.each(specs)('%s: create, get, list and delete round-trip on every inferred resource', async (_name, file) => {
     const { episode } = await engineFor(file);
     for (const twin of episode.twin.services.values()) {
-      const maker = new RequestMaker(twin, episode.state, 2);
+      const maker = new RequestMaker(twin, episode.state, 2, episode.agentTokenFor(twin.service.name));
       for (const shape of twin.shapes) {
         const { create, get, list, delete: remove } = shape.resource.operations;
         const plan = (id: string | undefined) => twin.plans.find((p) => p.operation.id === id);

@@ -4,6 +4,7 @@ import { Server } from 'node:http';
 import { Command, InvalidArgumentError } from 'commander';
 
 import { loadConfig, resolveOperatorKey } from '@libs/config';
+import { describePlace } from '@libs/openapi-schemas';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
@@ -99,13 +100,16 @@ export const serveCommand = (): Command =>
         const server = createServiceOriginServer(engine, episodeId, twin.service.name, errors);
         const port = await listen(server, next === 0 ? 0 : next++);
         servers.push(server);
-        const token = episode.agentTokenFor(twin.service.name);
+        // The agent's own token, where the service asks for one (a pack's people, a spec's declared security).
+        const token = twin.takesCredentials ? episode.agentTokenFor(twin.service.name) : undefined;
+        const places = twin.credentialPlaces();
         services.push({
           name: twin.service.name,
           baseUrl: `http://127.0.0.1:${port}${twin.basePath}`,
           gatewayUrl: `http://127.0.0.1:${gatewayPort}/e/${episodeId}/${twin.service.name}`,
-          // A twin pack authenticates people: this is the agent's own token.
           ...(token ? { agentToken: token } : {}),
+          // Where the spec takes it (`[{ in: 'bearer' }]`, `[{ in: 'query', name: 'api_key' }]` …).
+          ...(token && places.length > 0 ? { credential: places } : {}),
         });
       }
       if (options.json) {
@@ -117,8 +121,11 @@ export const serveCommand = (): Command =>
           `Serving ${model.name} (version ${version.slice(0, 12)}), episode ${episodeId} at event ${episode.state.seq}\n`,
         );
         for (const service of services) {
-          const token = 'agentToken' in service ? `  (agent token ${service.agentToken})` : '';
-          process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}${token}\n`);
+          process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}\n`);
+          if ('agentToken' in service) {
+            const where = service.credential ? ` as ${service.credential.map(describePlace).join(' or ')}` : '';
+            process.stdout.write(`  ${''.padEnd(24)} token ${service.agentToken}${where}\n`);
+          }
         }
         process.stdout.write(
           `  gateway                  http://127.0.0.1:${gatewayPort}/e/{episodeId}/{service}/…\n` +

@@ -69,7 +69,12 @@ const forkRequest = z.object({ atSeq: z.number().int().min(0).optional() }).stri
 const clockRequest = z.object({ at: z.string().datetime({ offset: true }) }).strict();
 
 const credentialRequest = z
-  .object({ service: z.string().min(1).max(200), principal: z.string().min(1).max(320) })
+  .object({
+    service: z.string().min(1).max(200),
+    principal: z.string().min(1).max(320),
+    /** Fewer scopes than the spec declares, for a token that may do less (a spec twin's; packs have none). */
+    scopes: z.array(z.string().min(1).max(200).regex(/^\S+$/)).max(100).optional(),
+  })
   .strict();
 
 const enrolment = z
@@ -260,7 +265,7 @@ const route = async (
     const request = parseJson(credentialRequest, body, response);
     if (request) {
       const episode = await engine.episode(episodeId);
-      const token = episode.tokenFor(request.service, request.principal);
+      const token = episode.tokenFor(request.service, request.principal, request.scopes);
       writeJson(
         response,
         token ? 200 : 404,
