@@ -75,42 +75,64 @@ const dispositionOf = (headers: string): Record<string, string> => {
   );
 };
 
+/** One part of a multipart form: its name, its text (a file stands for itself by name) and its content type. */
+export interface FormPart {
+  name: string;
+  value: string;
+  contentType?: string;
+}
+
 /**
- * A `multipart/form-data` body as `name=value` text in form encoding, so that bracket names decode the same way as
- * in a urlencoded form. A file part stands for its file by name: the twin records what was sent, not the bytes.
- * Undefined when the body is not the multipart its boundary says.
+ * The parts of a `multipart/form-data` body. A file part stands for its file by name: the twin records what was
+ * sent, not the bytes. Undefined when the body is not the multipart its boundary says.
  */
-export const multipartAsForm = (raw: Buffer, contentType: string): string | undefined => {
+export const multipartParts = (raw: Buffer, contentType: string): FormPart[] | undefined => {
   const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
   const delimiter = boundary ? `--${boundary[1] ?? boundary[2]}` : undefined;
   if (!delimiter) {
     return undefined;
   }
-  const text = raw.toString('latin1');
-  const sections = text.split(delimiter);
+  const sections = raw.toString('latin1').split(delimiter);
   if (sections.length < 3 || !sections[sections.length - 1].startsWith('--')) {
     return undefined;
   }
-  const fields: string[] = [];
+  const parts: FormPart[] = [];
   for (const section of sections.slice(1, -1)) {
     const part = section.replace(/^\r\n/, '').replace(/\r\n$/, '');
     const split = part.indexOf('\r\n\r\n');
     if (split < 0) {
       return undefined;
     }
-    const disposition = dispositionOf(part.slice(0, split));
+    const headers = part.slice(0, split);
+    const disposition = dispositionOf(headers);
     if (disposition.name === undefined) {
       return undefined;
     }
-    const value =
-      disposition.filename !== undefined
-        ? disposition.filename
-        : Buffer.from(part.slice(split + 4), 'latin1').toString('utf8');
-    fields.push(
-      `${encodeURIComponent(Buffer.from(disposition.name, 'latin1').toString('utf8'))}=${encodeURIComponent(value)}`,
-    );
+    const type = /^content-type:\s*([^;\r\n]+)/im.exec(headers)?.[1]?.trim().toLowerCase();
+    parts.push({
+      name: Buffer.from(disposition.name, 'latin1').toString('utf8'),
+      value:
+        disposition.filename !== undefined
+          ? Buffer.from(disposition.filename, 'latin1').toString('utf8')
+          : Buffer.from(part.slice(split + 4), 'latin1').toString('utf8'),
+      ...(type && disposition.filename === undefined ? { contentType: type } : {}),
+    });
   }
-  return fields.join('&');
+  return parts;
+};
+
+/** A part's JSON, when it is JSON: by its own content type, or (OpenAPI's default for objects) by its property's type. */
+const jsonOf = (part: FormPart, types: string[]): unknown => {
+  const declared = part.contentType !== undefined && /json/.test(part.contentType);
+  const structured = (types.includes('object') || types.includes('array')) && /^\s*[[{]/.test(part.value);
+  if (!declared && !structured) {
+    return undefined;
+  }
+  try {
+    return JSON.parse(part.value) as unknown;
+  } catch {
+    return undefined;
+  }
 };
 
 /**
@@ -123,10 +145,29 @@ export const formBodyReadings = (
   document: unknown,
   schemaPointer: string | undefined,
   encodings: Record<string, FieldEncoding>,
-  text: string,
+  body: string | FormPart[],
 ): unknown[] => {
   const schema = schemaPointer ? { $ref: `#${schemaPointer}` } : {};
-  const tree = qs.parse(text, bracketOptions) as Record<string, TextTree>;
+  let tree: Record<string, TextTree>;
+  if (typeof body === 'string') {
+    tree = qs.parse(body, bracketOptions) as Record<string, TextTree>;
+  } else {
+    const { properties } = viewOf(document, schema);
+    const json = new Map<string, unknown>();
+    const text: string[] = [];
+    for (const part of body) {
+      const parsed = jsonOf(part, viewOf(document, properties[part.name] ?? {}).types);
+      if (parsed !== undefined) {
+        json.set(part.name, parsed);
+      } else {
+        text.push(`${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`);
+      }
+    }
+    tree = qs.parse(text.join('&'), bracketOptions) as Record<string, TextTree>;
+    for (const [name, value] of json) {
+      tree[name] = value as TextTree;
+    }
+  }
   const declared = splitJoined(document, schema, tree, encodings, false);
   const lenient = splitJoined(document, schema, tree, encodings, true);
   const readings = [coerceTree(document, schema, declared)];

@@ -1,6 +1,6 @@
 import { DocumentValidators } from '@libs/openapi-schemas';
 
-import { formBodyReadings, formEncodingOf, multipartAsForm } from './form-bodies';
+import { formBodyReadings, formEncodingOf, multipartParts } from './form-bodies';
 import { OperationPlan, ParameterPlan } from './operation-plan';
 import { coerceReading, parameterReadings } from './parameter-serialisation';
 import { malformedEscape } from './percent-encoding';
@@ -88,17 +88,17 @@ const formReadings = (
   declared: string,
   document: unknown,
 ): unknown[] | undefined => {
-  const text =
+  const form =
     mediaType === 'application/x-www-form-urlencoded'
       ? raw.toString('utf8')
       : mediaType === 'multipart/form-data'
-        ? multipartAsForm(raw, request.headers['content-type'] ?? '')
+        ? multipartParts(raw, request.headers['content-type'] ?? '')
         : undefined;
-  if (text === undefined) {
+  if (form === undefined) {
     return undefined;
   }
   const schemaPointer = plan.operation.requestBody?.content[declared] ?? undefined;
-  return formBodyReadings(document, schemaPointer, formEncodingOf(document, plan.operation.pointer, declared), text);
+  return formBodyReadings(document, schemaPointer, formEncodingOf(document, plan.operation.pointer, declared), form);
 };
 
 /**

@@ -75,6 +75,10 @@ const indexedList = (tree: Record<string, TextTree>): TextTree[] =>
 export const coerceTree = (document: unknown, schema: unknown, tree: TextTree, depth = 0): unknown => {
   const view = depth > 64 ? { types: [], properties: {} } : viewOf(document, schema);
   const wantsList = view.types.includes('array');
+  if (tree === null || (typeof tree !== 'object' && typeof tree !== 'string')) {
+    // Already typed (a multipart part sent as JSON).
+    return tree;
+  }
   if (typeof tree === 'string') {
     if (wantsList && !view.types.includes('string')) {
       return [coerceText(tree, viewOf(document, view.items ?? {}).types)];

@@ -125,6 +125,29 @@ describe('wire conventions through a twin', () => {
         type,
       );
       expect(ok.status).toBe(200);
+      // An object part sent as JSON (OpenAPI's default content type for an object in multipart) is read as JSON.
+      const jsonPart = await call(
+        'POST',
+        '/v1/files',
+        multipart([
+          part('purpose', 'identity_document'),
+          part('file', 'bytes', 'id.png'),
+          part('file_link_data', '{"create":true,"metadata":{"case":"42"}}'),
+        ]),
+        type,
+      );
+      expect(jsonPart.status).toBe(200);
+      const wrongJson = await call(
+        'POST',
+        '/v1/files',
+        multipart([
+          part('purpose', 'identity_document'),
+          part('file', 'x', 'a.png'),
+          part('file_link_data', '{"create":"yes"}'),
+        ]),
+        type,
+      );
+      expect(wrongJson.status).toBe(400);
       const missing = await call('POST', '/v1/files', multipart([part('purpose', 'dispute_evidence')]), type);
       expect(missing.status).toBe(400);
       expect(JSON.stringify(missing.json)).toContain('file');
