@@ -1,9 +1,7 @@
-import * as qs from 'qs';
-
 import { getAtPointer } from '@libs/bundle-documents';
 import { resolveSchema } from '@libs/openapi-schemas';
 
-import { bracketOptions, ParameterStyle, serialisationOf } from './parameter-serialisation';
+import { ParameterStyle, parseBrackets, serialisationOf } from './parameter-serialisation';
 import { coerceTree, TextTree, viewOf } from './schema-coercion';
 
 /** A form field's `encoding` entry in the spec: how the client serialises that property. */
@@ -150,7 +148,7 @@ export const formBodyReadings = (
   const schema = schemaPointer ? { $ref: `#${schemaPointer}` } : {};
   let tree: Record<string, TextTree>;
   if (typeof body === 'string') {
-    tree = qs.parse(body, bracketOptions) as Record<string, TextTree>;
+    tree = parseBrackets(body);
   } else {
     const { properties } = viewOf(document, schema);
     const json = new Map<string, unknown>();
@@ -163,7 +161,7 @@ export const formBodyReadings = (
         text.push(`${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`);
       }
     }
-    tree = qs.parse(text.join('&'), bracketOptions) as Record<string, TextTree>;
+    tree = parseBrackets(text.join('&'));
     for (const [name, value] of json) {
       tree[name] = value as TextTree;
     }

@@ -48,7 +48,8 @@ const byRecordId = (
   const positionOf = (id: string, parameter: string): number => {
     const index = ids.indexOf(id);
     if (index < 0) {
-      throw new PaginationError(`${parameter}: no object with id "${id}" in this list`);
+      const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+      throw new PaginationError(`${parameter}: no object with id "${shown}" in this list`);
     }
     return index;
   };

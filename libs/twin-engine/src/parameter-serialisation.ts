@@ -51,16 +51,32 @@ export const serialisationOf = (
 
 /**
  * Bracket notation as PHP, Rails and payments SDKs write it (`a[b][c]=`, `a[]=`, `a[0][b]=`). Prototype names are
- * allowed because the objects have no prototype; depth and list size are bounded so that a request cannot make the
- * decoder work without end.
+ * allowed because the objects have no prototype. Depth, field count and list size are bounded, and a request past a
+ * bound is refused (a `RangeError`, see `BracketLimitError`) rather than cut short, so nothing is half-read.
  */
-export const bracketOptions: qs.IParseOptions = {
+const bracketOptions: qs.IParseOptions = {
   depth: 12,
-  arrayLimit: 100,
+  strictDepth: true,
+  arrayLimit: 1000,
   parameterLimit: 2000,
+  throwOnLimitExceeded: true,
   plainObjects: true,
   allowPrototypes: true,
   allowEmptyArrays: false,
+};
+
+/** A form or query past the decoder's bounds (too deep, too many fields or items): the client's to fix, a 400. */
+export class BracketLimitError extends Error {}
+
+export const parseBrackets = (text: string): Record<string, TextTree> => {
+  try {
+    return qs.parse(text, bracketOptions) as Record<string, TextTree>;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new BracketLimitError(error.message);
+    }
+    throw error;
+  }
 };
 
 const delimiters: Partial<Record<ParameterStyle, string>> = {
@@ -98,7 +114,7 @@ const bracketed = (query: URLSearchParams, name: string): TextTree | undefined =
     return undefined;
   }
   const text = entries.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
-  return (qs.parse(text, bracketOptions) as Record<string, TextTree>)[name];
+  return parseBrackets(text)[name];
 };
 
 const present = <T>(values: (T | undefined)[]): T[] => values.filter((value): value is T => value !== undefined);

@@ -2,7 +2,8 @@ import { DocumentValidators } from '@libs/openapi-schemas';
 
 import { formBodyReadings, formEncodingOf, multipartParts } from './form-bodies';
 import { OperationPlan, ParameterPlan } from './operation-plan';
-import { coerceReading, parameterReadings } from './parameter-serialisation';
+import { BracketLimitError, coerceReading, parameterReadings } from './parameter-serialisation';
+import { TextTree } from './schema-coercion';
 import { malformedEscape } from './percent-encoding';
 import { unstorableText, unstorableValue } from './storable-values';
 import { TwinRequest } from './twin-http';
@@ -56,7 +57,15 @@ const readParameter = (
   document: unknown,
 ): { value?: unknown; problem?: Problem } => {
   const location = `${parameter.in}.${parameter.name}`;
-  const readings = parameterReadings(parameter, request, pathParams, document);
+  let readings: TextTree[];
+  try {
+    readings = parameterReadings(parameter, request, pathParams, document);
+  } catch (error) {
+    if (error instanceof BracketLimitError) {
+      return { problem: { location, message: `is past the decoder's bounds: ${error.message}` } };
+    }
+    throw error;
+  }
   if (readings.length === 0) {
     return parameter.required ? { problem: { location, message: 'is required' } } : {};
   }
@@ -189,7 +198,20 @@ export const validateRequest = (
   } else if (mediaType.startsWith('text/')) {
     readings = [raw.toString('utf8')];
   } else {
-    const form = formReadings(plan, request, raw, mediaType, declared, document);
+    let form: unknown[] | undefined;
+    try {
+      form = formReadings(plan, request, raw, mediaType, declared, document);
+    } catch (error) {
+      if (error instanceof BracketLimitError) {
+        return {
+          ok: false,
+          status: 400,
+          message: `invalid body: the form is past the decoder's bounds: ${error.message}`,
+          problems: [{ location: 'body', message: `is past the decoder's bounds: ${error.message}` }],
+        };
+      }
+      throw error;
+    }
     if (!form) {
       // Files and other bodies are accepted as they are: the twin records them, it does not parse them.
       return { ok: true, path: values.path, query: values.query, body: raw, mediaType };

@@ -105,6 +105,9 @@ describe('wire conventions through a twin', () => {
       const nested = await call('POST', '/v1/charges', 'amount=1&currency=usd&metadata[a][b]=c', form);
       expect(nested.status).toBe(400);
       expect(JSON.stringify(nested.json)).toContain('metadata');
+      const deep = await call('POST', '/v1/charges', `amount=1&currency=usd&metadata${'[a]'.repeat(20)}=c`, form);
+      expect(deep.status).toBe(400);
+      expect(JSON.stringify(deep.json)).toContain('depth');
     });
 
     it('reads a multipart form with bracket names, and refuses one missing a required part', async () => {
