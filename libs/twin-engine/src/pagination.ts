@@ -179,7 +179,11 @@ export const pageUrl = (
   target: 'next' | 'prev' | 'first' | 'last',
 ): string | undefined => {
   const query = pageQuery(pagination, rawQuery, page, target);
-  return query ? `${url.split('?')[0]}?${query.toString()}` : undefined;
+  if (!query) {
+    return undefined;
+  }
+  const search = query.toString();
+  return search ? `${url.split('?')[0]}?${search}` : url.split('?')[0];
 };
 
 /**
