@@ -155,6 +155,31 @@ describe(callOperation.name, () => {
     expect(result).toEqual({ isError: false, structured: { result: [{ id: 1 }] }, text: '[{"id":1}]' });
   });
 
+  it('writes nested form fields in bracket notation, as the twin and payments-style APIs read them', async () => {
+    answer = { status: 200, body: '{}' };
+    const formTool: ToolDefinition = {
+      ...updateTool,
+      target: {
+        ...(updateTool.target as Extract<ToolDefinition['target'], { kind: 'operation' }>),
+        method: 'post',
+        contentType: 'application/x-www-form-urlencoded',
+        arguments: [
+          { argument: 'path_id', in: 'path', name: 'id' },
+          { argument: 'amount', in: 'body-field', name: 'amount' },
+          { argument: 'tags', in: 'body-field', name: 'metadata' },
+          { argument: 'body_id', in: 'body-field', name: 'items' },
+        ],
+      },
+    };
+    await callOperation(
+      formTool,
+      { path_id: 'T-1', amount: 5, tags: { k: 'v' }, body_id: [{ price: 'p1', quantity: 2 }] },
+      endpoint(),
+    );
+    expect(seen[0].headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(decodeURIComponent(seen[0].body)).toBe('amount=5&metadata[k]=v&items[0][price]=p1&items[0][quantity]=2');
+  });
+
   it("reports a twin's 4xx as an error result with its status and body", async () => {
     answer = { status: 404, body: '{"message":"no such ticket"}' };
     const result = await callOperation(updateTool, { path_id: '9', amount: 1 }, endpoint());

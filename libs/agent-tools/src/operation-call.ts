@@ -1,3 +1,5 @@
+import * as qs from 'qs';
+
 import { placeCredential } from '@libs/openapi-schemas';
 
 import type { ArgumentPlacement, ToolDefinition } from './tool-contract';
@@ -57,18 +59,19 @@ const fillPath = (template: string, values: Map<string, unknown>): string => {
   });
 };
 
+/** Form fields as SDKs write nested values: `metadata[k]=v`, `items[0][price]=…` (bracket notation, by index). */
+const formFields = (body: Record<string, unknown>): URLSearchParams => new URLSearchParams(qs.stringify(body));
+
 const encodeBody = (
   contentType: string,
   body: unknown,
 ): { payload: string | FormData; headers: Record<string, string> } => {
   if (/^application\/x-www-form-urlencoded\b/i.test(contentType) && isPlainObject(body)) {
-    const form = new URLSearchParams();
-    Object.entries(body).forEach(([key, value]) => value !== undefined && form.append(key, scalarText(value)));
-    return { payload: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+    return { payload: formFields(body).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
   }
   if (/^multipart\/form-data\b/i.test(contentType) && isPlainObject(body)) {
     const form = new FormData();
-    Object.entries(body).forEach(([key, value]) => value !== undefined && form.append(key, scalarText(value)));
+    formFields(body).forEach((value, key) => form.append(key, value));
     return { payload: form, headers: {} };
   }
   if (/json/i.test(contentType) || typeof body !== 'string') {

@@ -28,6 +28,12 @@ export interface ParameterModel {
   required: boolean;
   /** JSON pointer into the service document. */
   schemaPointer?: string;
+  /** How the value is written on the wire (OpenAPI `style`/`explode`; Swagger 2's `tsv` kept as `x-collectionFormat`). */
+  style?: string;
+  explode?: boolean;
+  collectionFormat?: string;
+  /** Read to recognise what a parameter does (a cursor "after this object ID", a filter that also takes `all`). */
+  description?: string;
 }
 
 export interface BodyModel {
@@ -67,6 +73,10 @@ export interface PaginationModel {
   style: PaginationStyle;
   /** The query parameters that drive it, by role (e.g. `{ limit: 'per_page', page: 'page' }`). */
   parameters: Record<string, string>;
+  /** The cursor is the id of a record (`starting_after=<id>`, "an object ID that defines your place in the list"). */
+  byRecordId?: boolean;
+  /** Pages are also linked by an RFC 8288 `Link` header (declared as a response header or named in descriptions). */
+  linkHeader?: boolean;
 }
 
 export interface ResourceModel {

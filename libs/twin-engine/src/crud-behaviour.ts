@@ -5,7 +5,8 @@ import { EpisodeEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
 import { ListEnvelope } from './list-envelope';
 import { OperationPlan } from './operation-plan';
-import { Page, paginate, PaginationError } from './pagination';
+import { ListFilter, listFilters, matchesFilters, recordFieldFor } from './list-filters';
+import { linkHeader, Page, paginate, PaginationError, pageUrl } from './pagination';
 import { ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { envelopedJson, recordJson, SizedJson, sizedRecordJson, withField } from './record-json';
@@ -170,40 +171,15 @@ const wrapped = (context: CrudContext, record: WorldRecord): TwinResponse => {
   return success(context, body, json);
 };
 
-/** Query parameters that name record fields filter the listing (`?status=active`). */
-const filtersOf = (context: CrudContext): [string, unknown][] => {
-  const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
-  const paging = new Set(Object.values(context.plan.shape.resource.pagination.parameters));
-  return Object.entries(context.request.query).filter(([name]) => name in properties && !paging.has(name));
-};
-
-const matches = (record: WorldRecord, filters: [string, unknown][]): boolean =>
-  filters.every(([field, wanted]) => {
-    const actual = record[field];
-    const wants = Array.isArray(wanted) ? wanted.map(String) : [String(wanted)];
-    return Array.isArray(actual)
-      ? actual.some((value) => wants.includes(String(value)))
-      : wants.includes(String(actual));
-  });
-
-const nextUrl = (context: CrudContext, page: Page): string | undefined => {
-  if (!page.hasMore) {
-    return undefined;
-  }
-  const query = new URLSearchParams(context.rawQuery);
-  const parameters = context.plan.shape.resource.pagination.parameters;
-  switch (context.plan.shape.resource.pagination.style) {
-    case 'cursor':
-      query.set(parameters.cursor, page.nextCursor ?? '');
-      break;
-    case 'offset':
-      query.set(parameters.offset, String(page.offset + page.limit));
-      break;
-    default:
-      query.set(parameters.page ?? 'page', String(page.nextPage ?? 2));
-  }
-  return `${context.url}?${query.toString()}`;
-};
+const filtersOf = (context: CrudContext): ListFilter[] =>
+  listFilters(
+    context.request.query,
+    context.plan.operation.parameters,
+    context.plan.shape.record,
+    new Set(Object.values(context.plan.shape.resource.pagination.parameters)),
+    context.document,
+    context.validators,
+  );
 
 export const listRecords = (context: CrudContext): Outcome => {
   const parent = checkParent(context);
@@ -217,7 +193,7 @@ export const listRecords = (context: CrudContext): Outcome => {
     ids = ids.filter((id) => seen(context, shape.key, context.state.get(shape.key, id)));
   }
   if (filters.length > 0) {
-    ids = ids.filter((id) => matches(context.state.get(shape.key, id) as WorldRecord, filters));
+    ids = ids.filter((id) => matchesFilters(context.state.get(shape.key, id) as WorldRecord, filters));
   }
   let page: Page;
   try {
@@ -230,9 +206,13 @@ export const listRecords = (context: CrudContext): Outcome => {
   }
   const records = page.ids.map((id) => conform(context, context.state.get(shape.key, id) as WorldRecord, true));
   const recordsText = `[${records.map(recordJson).join(',')}]`;
-  const next = nextUrl(context, page);
-  const headers: Record<string, string> =
-    next && shape.resource.pagination.style === 'link-header' ? { link: `<${next}>; rel="next"` } : {};
+  const { pagination } = shape.resource;
+  const next = page.hasMore ? pageUrl(pagination, context.url, context.rawQuery, page, 'next') : undefined;
+  const link =
+    pagination.linkHeader || pagination.style === 'link-header'
+      ? linkHeader(pagination, context.url, context.rawQuery, page)
+      : undefined;
+  const headers: Record<string, string> = link ? { link } : {};
   if (!shape.listField || !context.plan.successSchemaPointer) {
     const response = success(context, records, recordsText);
     return { response: { ...response, headers: { ...response.headers, ...headers } }, events: [] };
@@ -302,8 +282,9 @@ const acceptedFields = (
   }
   const properties = (shape.record.properties ?? {}) as Record<string, Schema>;
   const accepted: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    if (name === shape.idField || !(name in properties)) {
+  for (const [sent, value] of Object.entries(fields)) {
+    const name = recordFieldFor(sent, properties);
+    if (name === undefined || name === shape.idField) {
       continue;
     }
     try {

@@ -16,6 +16,8 @@ const limitField = /^(limit|page_?size|per_?page)$/i;
 const offsetField = /^(offset|start)$/i;
 const pageField = /^(page|page_?number|current_?page)$/i;
 const moreField = /^(has_?more|more|has_?next|has_?next_?page)$/i;
+const firstIdField = /^first_?id$/i;
+const lastIdField = /^last_?id$/i;
 
 /**
  * Finds the pagination fields of a list response (`next_cursor`, `response_metadata.next_cursor`, `meta.total`,
@@ -58,7 +60,11 @@ export const planListEnvelope = (document: unknown, schema: Schema, listField: s
             parent[name] = next;
           }
         };
-      if (types.includes('string') && cursorField.test(name) && !property.format) {
+      if (types.includes('string') && firstIdField.test(name)) {
+        setters.push(set((page) => page.firstId));
+      } else if (types.includes('string') && lastIdField.test(name)) {
+        setters.push(set((page) => page.lastId));
+      } else if (types.includes('string') && cursorField.test(name) && !property.format) {
         setters.push(
           set((page) => page.nextCursor ?? (required.has(name) && !types.includes('null') ? '' : undefined)),
         );

@@ -1,6 +1,8 @@
 import { flattenSchema, ResourceShape, Schema, schemaTypes } from '@libs/openapi-schemas';
 import type { OperationModel, ResourceRole, ServiceModel } from '@libs/stack-ingestion';
 
+import { Serialisation, serialisationOf } from './parameter-serialisation';
+
 export interface ParameterPlan {
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
@@ -10,6 +12,8 @@ export interface ParameterPlan {
   /** Types after resolving, for coercing text into values. */
   types: string[];
   itemTypes: string[];
+  /** How the value is written on the wire: its style and explode, with OpenAPI's defaults filled in. */
+  serialisation: Serialisation;
 }
 
 /** Everything the twin needs to answer one operation, worked out once when the service is compiled. */
@@ -89,6 +93,7 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
         required: parameter.required,
         ...(schema ? { schema } : {}),
         ...typesOf(service.document, schema ?? {}),
+        serialisation: serialisationOf(parameter.in, parameter),
       };
     });
     return {

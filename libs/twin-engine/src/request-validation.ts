@@ -1,6 +1,9 @@
-import { DocumentValidators, flattenSchema, schemaTypes } from '@libs/openapi-schemas';
+import { DocumentValidators } from '@libs/openapi-schemas';
 
+import { formBodyReadings, formEncodingOf, multipartParts } from './form-bodies';
 import { OperationPlan, ParameterPlan } from './operation-plan';
+import { BracketLimitError, coerceReading, parameterReadings } from './parameter-serialisation';
+import { TextTree } from './schema-coercion';
 import { malformedEscape } from './percent-encoding';
 import { unstorableText, unstorableValue } from './storable-values';
 import { TwinRequest } from './twin-http';
@@ -37,68 +40,74 @@ const mediaMatches = (declared: string, actual: string): boolean => {
   );
 };
 
-/** Path and query values arrive as text; the schema says what they mean. */
-const coerce = (raw: string, types: string[]): unknown => {
-  if (types.includes('integer') && /^-?\d+$/.test(raw)) {
-    // Beyond 2^53 a Number is another integer: kept as given, so it is refused rather than silently rounded.
-    return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
-  }
-  if (types.includes('number') && raw.trim() !== '' && Number.isFinite(Number(raw))) {
-    return Number(raw);
-  }
-  if (types.includes('boolean') && (raw === 'true' || raw === 'false')) {
-    return raw === 'true';
-  }
-  return raw;
-};
-
-const readParameter = (parameter: ParameterPlan, request: TwinRequest, pathParams: Record<string, string>): unknown => {
-  switch (parameter.in) {
-    case 'path':
-      return pathParams[parameter.name] === undefined
-        ? undefined
-        : // Already decoded once by the router: decoding again turned `100%25` into a URIError and `%2525` into `%`.
-          coerce(pathParams[parameter.name], parameter.types);
-    case 'query': {
-      const values = request.query.getAll(parameter.name);
-      if (values.length === 0) {
-        return undefined;
-      }
-      if (parameter.types.includes('array')) {
-        const items = values.length === 1 ? values[0].split(',') : values;
-        return items.map((item) => coerce(item, parameter.itemTypes));
-      }
-      return coerce(values[values.length - 1], parameter.types);
-    }
-    case 'header': {
-      const value = request.headers[parameter.name.toLowerCase()];
-      return value === undefined ? undefined : coerce(value, parameter.types);
-    }
-    case 'cookie':
-      return undefined;
-  }
-};
-
 /** Headers that transports and clients own; a spec listing them does not make a missing one the caller's fault. */
 const transportHeaders = new Set(['content-type', 'accept', 'authorization', 'content-length', 'user-agent', 'host']);
 
-/** Form fields are text; the body schema's property types say which are numbers, booleans or lists. */
-const formToObject = (text: string, document: unknown, schemaPointer: string | undefined): Record<string, unknown> => {
-  const schema = schemaPointer ? flattenSchema(document, { $ref: `#${schemaPointer}` }) : {};
-  const properties = (schema.properties ?? {}) as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(text)) {
-    const types = key in properties ? schemaTypes(flattenSchema(document, properties[key])) : ['string'];
-    const coerced = coerce(value, types);
-    const existing = out[key];
-    out[key] =
-      existing === undefined
-        ? types.includes('array')
-          ? [coerced]
-          : coerced
-        : [...(Array.isArray(existing) ? (existing as unknown[]) : [existing]), coerced];
+type Problem = { location: string; message: string };
+
+/**
+ * A parameter's value: the first of its readings (see `parameterReadings`) that is storable and valid, else the
+ * problem with the first. Undefined value and problem: the parameter was not sent.
+ */
+const readParameter = (
+  parameter: ParameterPlan,
+  request: TwinRequest,
+  pathParams: Record<string, string>,
+  validators: DocumentValidators,
+  document: unknown,
+): { value?: unknown; problem?: Problem } => {
+  const location = `${parameter.in}.${parameter.name}`;
+  let readings: TextTree[];
+  try {
+    readings = parameterReadings(parameter, request, pathParams, document);
+  } catch (error) {
+    if (error instanceof BracketLimitError) {
+      return { problem: { location, message: `is past the decoder's bounds: ${error.message}` } };
+    }
+    throw error;
   }
-  return out;
+  if (readings.length === 0) {
+    return parameter.required ? { problem: { location, message: 'is required' } } : {};
+  }
+  const validate = parameter.schema ? validators.validatorForSchema(parameter.schema) : undefined;
+  let first: Problem | undefined;
+  for (const reading of readings) {
+    const value = coerceReading(document, parameter, reading);
+    const unstorable = unstorableValue(value, location);
+    if (unstorable) {
+      first ??= unstorable;
+    } else if (!validate || validate(value)) {
+      return { value };
+    } else {
+      first ??= {
+        location,
+        message: `${validate.errors?.[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`,
+      };
+    }
+  }
+  return { problem: first };
+};
+
+/** The body's text as a form (urlencoded or multipart), read every way it may be meant; undefined if not a form. */
+const formReadings = (
+  plan: OperationPlan,
+  request: TwinRequest,
+  raw: Buffer,
+  mediaType: string,
+  declared: string,
+  document: unknown,
+): unknown[] | undefined => {
+  const form =
+    mediaType === 'application/x-www-form-urlencoded'
+      ? raw.toString('utf8')
+      : mediaType === 'multipart/form-data'
+        ? multipartParts(raw, request.headers['content-type'] ?? '')
+        : undefined;
+  if (form === undefined) {
+    return undefined;
+  }
+  const schemaPointer = plan.operation.requestBody?.content[declared] ?? undefined;
+  return formBodyReadings(document, schemaPointer, formEncodingOf(document, plan.operation.pointer, declared), form);
 };
 
 /**
@@ -124,36 +133,21 @@ export const validateRequest = (
       problems: [{ location: 'query', message: `has a malformed percent-encoding ("${malformed}")` }],
     };
   }
-  const values: Record<'path' | 'query' | 'header', Record<string, unknown>> = { path: {}, query: {}, header: {} };
+  const values: Record<'path' | 'query' | 'header' | 'cookie', Record<string, unknown>> = {
+    path: {},
+    query: {},
+    header: {},
+    cookie: {},
+  };
   for (const parameter of plan.parameters) {
-    if (
-      parameter.in === 'cookie' ||
-      (parameter.in === 'header' && transportHeaders.has(parameter.name.toLowerCase()))
-    ) {
+    if (parameter.in === 'header' && transportHeaders.has(parameter.name.toLowerCase())) {
       continue;
     }
-    const value = readParameter(parameter, request, pathParams);
-    const location = `${parameter.in}.${parameter.name}`;
-    if (value === undefined) {
-      if (parameter.required) {
-        problems.push({ location, message: 'is required' });
-      }
-      continue;
-    }
-    const unstorable = unstorableValue(value, location);
-    if (unstorable) {
-      problems.push(unstorable);
-      continue;
-    }
-    values[parameter.in][parameter.name] = value;
-    if (parameter.schema) {
-      const validate = validators.validatorForSchema(parameter.schema);
-      if (!validate(value)) {
-        problems.push({
-          location,
-          message: `${validate.errors?.[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`,
-        });
-      }
+    const { value, problem } = readParameter(parameter, request, pathParams, validators, document);
+    if (problem) {
+      problems.push(problem);
+    } else if (value !== undefined) {
+      values[parameter.in][parameter.name] = value;
     }
   }
   if (problems.length > 0) {
@@ -189,10 +183,10 @@ export const validateRequest = (
     };
   }
   const schemaPointer = plan.operation.requestBody?.content[declared] ?? undefined;
-  let body: unknown;
+  let readings: unknown[];
   if (/json/i.test(mediaType)) {
     try {
-      body = JSON.parse(raw.toString('utf8'));
+      readings = [JSON.parse(raw.toString('utf8'))];
     } catch (error) {
       return {
         ok: false,
@@ -201,16 +195,32 @@ export const validateRequest = (
         problems: [{ location: 'body', message: 'is not valid JSON' }],
       };
     }
-  } else if (mediaType === 'application/x-www-form-urlencoded') {
-    body = formToObject(raw.toString('utf8'), document, schemaPointer ?? undefined);
   } else if (mediaType.startsWith('text/')) {
-    body = raw.toString('utf8');
+    readings = [raw.toString('utf8')];
   } else {
-    // Files and multipart bodies are accepted as they are: the twin records them, it does not parse them.
-    return { ok: true, path: values.path, query: values.query, body: raw, mediaType };
+    let form: unknown[] | undefined;
+    try {
+      form = formReadings(plan, request, raw, mediaType, declared, document);
+    } catch (error) {
+      if (error instanceof BracketLimitError) {
+        return {
+          ok: false,
+          status: 400,
+          message: `invalid body: the form is past the decoder's bounds: ${error.message}`,
+          problems: [{ location: 'body', message: `is past the decoder's bounds: ${error.message}` }],
+        };
+      }
+      throw error;
+    }
+    if (!form) {
+      // Files and other bodies are accepted as they are: the twin records them, it does not parse them.
+      return { ok: true, path: values.path, query: values.query, body: raw, mediaType };
+    }
+    readings = form;
   }
-  const unstorable = typeof body === 'string' ? unstorableText(body) : undefined;
-  const problem = unstorable ? { location: 'body', message: unstorable } : unstorableValue(body, 'body');
+  // Storable first: a body nested without bound must not reach the validator.
+  const unstorable = typeof readings[0] === 'string' ? unstorableText(readings[0]) : undefined;
+  const problem = unstorable ? { location: 'body', message: unstorable } : unstorableValue(readings[0], 'body');
   if (problem) {
     return {
       ok: false,
@@ -219,23 +229,24 @@ export const validateRequest = (
       problems: [problem],
     };
   }
-  if (schemaPointer) {
-    const validate = validators.validator(schemaPointer);
-    if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, 10).map((error) => ({
-        location: `body${error.instancePath}`,
-        message:
-          error.keyword === 'required'
-            ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}`
-            : (error.message ?? 'is invalid'),
-      }));
-      return {
-        ok: false,
-        status: 400,
-        message: `invalid body: ${errors.map((e) => `${e.location} ${e.message}`).join('; ')}`,
-        problems: errors,
-      };
-    }
+  const validate = schemaPointer ? validators.validator(schemaPointer) : undefined;
+  // A form may be meant more than one way (a joined list the spec did not declare joined): the first valid wins.
+  const body = validate ? readings.find((reading) => validate(reading)) : readings[0];
+  if (validate && body === undefined) {
+    validate(readings[0]);
+    const errors = (validate.errors ?? []).slice(0, 10).map((error) => ({
+      location: `body${error.instancePath}`,
+      message:
+        error.keyword === 'required'
+          ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}`
+          : (error.message ?? 'is invalid'),
+    }));
+    return {
+      ok: false,
+      status: 400,
+      message: `invalid body: ${errors.map((e) => `${e.location} ${e.message}`).join('; ')}`,
+      problems: errors,
+    };
   }
   return { ok: true, path: values.path, query: values.query, body, mediaType };
 };

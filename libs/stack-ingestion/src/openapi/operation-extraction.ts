@@ -49,6 +49,12 @@ const parametersOf = (document: unknown, raw: unknown, pointer: string): Map<str
       ...(parameter.schema !== undefined
         ? { schemaPointer: schemaPointerOf(document, parameter.schema, `${at}/schema`) ?? undefined }
         : {}),
+      ...(typeof parameter.style === 'string' ? { style: parameter.style } : {}),
+      ...(typeof parameter.explode === 'boolean' ? { explode: parameter.explode } : {}),
+      ...(typeof parameter['x-collectionFormat'] === 'string'
+        ? { collectionFormat: parameter['x-collectionFormat'] }
+        : {}),
+      ...(typeof parameter.description === 'string' ? { description: parameter.description } : {}),
     });
   });
   return out;

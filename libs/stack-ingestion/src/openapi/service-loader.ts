@@ -12,7 +12,7 @@ import { OperationModel, ServiceModel, SourceDialect, StackWarning } from '@libs
 import { BundledDocument, originOf, ReferenceBundler } from '../references/reference-bundler';
 import { asRecord, dereference } from './internal-reference';
 import { extractErrorShapes, extractOperations, extractSecuritySchemes, extractWebhooks } from './operation-extraction';
-import { detectPagination } from './pagination-detection';
+import { detectOperationPagination } from './pagination-detection';
 import { inferResources } from './resource-inference';
 import { compileOperationSchemas } from './schema-compilation';
 import { lintSchemas } from './schema-lint';
@@ -158,11 +158,7 @@ export const loadService = async (
   const uncompilable = locateFindings(compileOperationSchemas(document, dialect, operations), bundled, locator);
   const resources = inferResources({
     operations,
-    paginationOf: (operation) =>
-      detectPagination(
-        operation.parameters.filter((p) => p.in === 'query').map((p) => p.name),
-        responseHeadersOf(document, operation),
-      ),
+    paginationOf: (operation) => detectOperationPagination(document, operation, responseHeadersOf(document, operation)),
     recordSchemaOf: successResponseSchema,
   });
   const info = asRecord(document.info);

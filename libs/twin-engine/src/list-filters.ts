@@ -1,0 +1,81 @@
+import { DocumentValidators, flattenSchema, Schema } from '@libs/openapi-schemas';
+import { WorldRecord } from '@libs/synthetic-data';
+
+import { coerceTree, viewOf } from './schema-coercion';
+
+/** `FriendlyName`, `friendly_name` and `friendly-name` name one field: the request's and the record's spelling. */
+const folded = (name: string): string => name.replace(/[_\-\s]/g, '').toLowerCase();
+
+/**
+ * The record field a request name means: the same name when the record has it, else the one field whose name differs
+ * only in case and separators (a form's `FriendlyName` for the record's `friendly_name`), else none.
+ */
+export const recordFieldFor = (name: string, properties: Record<string, unknown>): string | undefined => {
+  if (Object.hasOwn(properties, name)) {
+    return name;
+  }
+  const wanted = folded(name);
+  const candidates = Object.keys(properties).filter((field) => folded(field) === wanted);
+  return candidates.length === 1 ? candidates[0] : undefined;
+};
+
+/** A parameter that orders or shapes the answer (`sort`, `direction`, "Sort results by") is never a filter. */
+const ordersResults =
+  /\b(sort|sorts|sorted|sorting|ascending|descending)\b|\border(ed)? (by|of|in which)\b|\bdirection of\b/i;
+
+/** Words that ask for every record rather than the records holding that word, when the field's own values lack them. */
+const everything = new Set(['all', 'any', '*']);
+
+export type ListFilter = [field: string, wanted: unknown[]];
+
+/**
+ * Query parameters that filter a listing: those that name a record field (`?status=active`, `?FriendlyName=x` for
+ * `friendly_name`), are not paging or ordering parameters, and only with values the field can hold. A value the field
+ * cannot hold (`state=all` where states are open and closed) asks for no filtering, so it does not filter to nothing.
+ */
+export const listFilters = (
+  query: Record<string, unknown>,
+  parameters: { name: string; in: string; description?: string }[],
+  record: Schema,
+  paging: Set<string>,
+  document: unknown,
+  validators: DocumentValidators,
+): ListFilter[] => {
+  const properties = (record.properties ?? {}) as Record<string, unknown>;
+  const filters: ListFilter[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    const field = recordFieldFor(name, properties);
+    const description = parameters.find((p) => p.in === 'query' && p.name === name)?.description ?? '';
+    if (field === undefined || paging.has(name) || ordersResults.test(description)) {
+      continue;
+    }
+    const fieldSchema = properties[field];
+    const view = viewOf(document, fieldSchema);
+    const valueSchema = view.types.includes('array') ? (view.items ?? {}) : fieldSchema;
+    const holds = (() => {
+      try {
+        return validators.validatorForSchema(valueSchema as Schema);
+      } catch {
+        return () => true;
+      }
+    })();
+    const hasEnum = Array.isArray(flattenSchema(document, valueSchema).enum);
+    const wanted = (Array.isArray(value) ? value : [value])
+      .filter((item) => ['string', 'number', 'boolean'].includes(typeof item))
+      .map((item) => coerceTree(document, valueSchema, String(item)))
+      .filter((item) => holds(item) && (hasEnum || !everything.has(String(item).toLowerCase())));
+    if (wanted.length > 0) {
+      filters.push([field, wanted]);
+    }
+  }
+  return filters;
+};
+
+export const matchesFilters = (record: WorldRecord, filters: ListFilter[]): boolean =>
+  filters.every(([field, wanted]) => {
+    const actual = record[field];
+    const wants = wanted.map(String);
+    return Array.isArray(actual)
+      ? actual.some((value) => wants.includes(String(value)))
+      : wants.includes(String(actual));
+  });
