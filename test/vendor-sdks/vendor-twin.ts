@@ -26,11 +26,10 @@ export interface VendorTwin {
 }
 
 /**
- * Serves the twin of the shared spec `name` (as listed in the shared specs' manifest.json) in this process: the
- * stack ingested from the vendor's own published spec, one episode on the in-memory store (durability is the
- * engine's subject, tested there against PostgreSQL), one origin server per service.
+ * Serves the twin of the shared spec `name` (as listed in the shared specs' manifest.json): the stack ingested from
+ * the vendor's own published spec.
  */
-export const serveVendorTwin = async (name: string, seed = 7): Promise<VendorTwin> => {
+export const serveVendorTwin = (name: string, seed = 7): Promise<VendorTwin> => {
   const dir = sharedSpecsDir();
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {
     specs: { name: string; file: string; kind?: string }[];
@@ -39,11 +38,16 @@ export const serveVendorTwin = async (name: string, seed = 7): Promise<VendorTwi
   if (!entry) {
     throw new Error(`no spec named ${name} in ${dir}/manifest.json`);
   }
-  const { model, version } = await ingestStack({
-    kind: 'path',
-    path: path.join(dir, entry.file),
-    allowOutsideRefs: entry.kind === 'tree',
-  });
+  return serveTwin(path.join(dir, entry.file), seed, entry.kind === 'tree');
+};
+
+/**
+ * Serves the twin of a bundle, spec or pack stack in this process, as `mirror serve` does: one episode on the
+ * in-memory store (durability is the engine's subject, tested there against PostgreSQL) and its first service at the
+ * root of an origin of its own.
+ */
+export const serveTwin = async (stackPath: string, seed = 7, allowOutsideRefs = false): Promise<VendorTwin> => {
+  const { model, version } = await ingestStack({ kind: 'path', path: stackPath, allowOutsideRefs });
   const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model), builtInPacks);
   const episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed });
   const [serviceName] = [...episode.twin.services.keys()];
