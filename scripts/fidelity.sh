@@ -168,11 +168,31 @@ while IFS=$'\t' read -r name spec kind; do
     continue
   fi
   base="$(node -pe 'JSON.parse(process.argv[1]).services[0].baseUrl' "$ready")"
-  token="$(node -pe 'JSON.parse(process.argv[1]).services[0].agentToken ?? ""' "$ready")"
+  # The credential `mirror serve` prints where the twin asks for one: agentToken, and (for a spec's declared security)
+  # the places it goes; the first place schemathesis can fill on every request is used, the bearer header without one.
+  # A key that goes only in the query cannot be added to every request from the command line: such a run goes
+  # without, and its ignored_auth/401 results say so.
   auth=()
-  if [ -n "$token" ]; then
-    auth=(-H "Authorization: Bearer $token")
-  fi
+  while IFS= read -r -d '' argument; do
+    auth+=("$argument")
+  done < <(node -e '
+    const service = JSON.parse(process.argv[1]).services[0];
+    const token = service.agentToken;
+    if (!token) process.exit(0);
+    const places = service.credential ?? [{ in: "bearer" }];
+    const argv = (() => {
+      for (const place of places) {
+        switch (place.in) {
+          case "bearer": return ["-H", `Authorization: Bearer ${token}`];
+          case "authorization": return ["-H", `Authorization: ${place.scheme} ${token}`];
+          case "basic": return ["-a", `${token}:`];
+          case "header": return ["-H", `${place.name}: ${token}`];
+          case "cookie": return ["-H", `Cookie: ${place.name}=${encodeURIComponent(token)}`];
+        }
+      }
+      return [];
+    })();
+    process.stdout.write(argv.map((a) => `${a}\0`).join(""));' "$ready")
 
   echo "fidelity: $name: schemathesis on $base, checks $checks, $examples examples per operation, seed $seed" >&2
   report="$out/$name.report.json"
