@@ -32,11 +32,36 @@ export const isTraversal = (path: string): boolean =>
     }
   });
 
+const traversalMessage = 'the path has a dot segment or an encoded slash: name the resource by its own path';
+
 const refuseTraversal = (response: ServerResponse): void =>
   writeJson(response, 400, {
     error: 'invalid_path',
-    message: 'the path has a dot segment or an encoded slash: name the resource by its own path',
+    message: traversalMessage,
   });
+
+/**
+ * At a service's own origin nothing lies outside the twin, so the same refusal is the twin's own: a client of the
+ * API (or its SDK) reads it in the API's error shape, for the operation the path names when it names one.
+ */
+const refuseTraversalAsTwin = async (
+  engine: TwinEngine,
+  episodeId: string,
+  serviceName: string,
+  method: string,
+  path: string,
+  response: ServerResponse,
+): Promise<void> => {
+  const episode = engine.loadedEpisode(episodeId) ?? (await engine.episode(episodeId));
+  const twin = episode.twin.services.get(serviceName);
+  if (!twin) {
+    refuseTraversal(response);
+    return;
+  }
+  const found = twin.route(method, stripBase(path, twin.basePath));
+  const match = 'plan' in found ? found : undefined;
+  writeResponse(response, twin.errorResponse(400, 'invalid_path', traversalMessage, match));
+};
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
@@ -186,7 +211,9 @@ export const createServiceOriginServer = (
     const { path, query } = splitUrl(request.url ?? '/');
     if (isTraversal(path)) {
       request.resume();
-      refuseTraversal(response);
+      void refuseTraversalAsTwin(engine, episodeId, serviceName, request.method ?? 'GET', path, response).catch(
+        (error: unknown) => fail(response, error, log),
+      );
       return;
     }
     const url = `http://${request.headers.host ?? 'localhost'}${path}`;

@@ -1,7 +1,7 @@
-// Tells scripts/fuzz-twins.sh what to hand schemathesis for one spec: its operation count, and a document it can read.
+// Tells scripts/fidelity.sh what to hand schemathesis for one spec: its operation count, and a document it can read.
 // A spec spread over several files is bundled into one JSON document by Mirror's own ingestion (the document the twin
 // serves), because schemathesis cannot follow references across files the way the twin does.
-// Usage: node scripts/fuzz-spec-document.js <spec> <bundled.json> [tree]  → one JSON line {operations, files, document}
+// Usage: node scripts/fidelity-spec-document.js <spec> <bundled.json> [tree]  → one JSON line {operations, files, document}
 // "tree": the spec's entry file may reach files beyond its folder (a vendor's multi-folder layout), as ingestion allows
 // on request.
 'use strict';
@@ -11,7 +11,7 @@ const path = require('node:path');
 const ingestion = path.join(__dirname, '..', 'dist', 'libs', 'stack-ingestion', 'src', 'index.js');
 const [spec, bundledPath, kind] = process.argv.slice(2);
 if (!spec || !bundledPath) {
-  process.stderr.write('usage: node scripts/fuzz-spec-document.js <spec> <bundled.json>\n');
+  process.stderr.write('usage: node scripts/fidelity-spec-document.js <spec> <bundled.json>\n');
   process.exit(2);
 }
 

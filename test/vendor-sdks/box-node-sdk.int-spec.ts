@@ -1,0 +1,68 @@
+import { BoxClient, BoxDeveloperTokenAuth } from 'box-node-sdk';
+import { BoxApiError } from 'box-node-sdk/lib/box/errors';
+
+import { serveVendorTwin, VendorTwin } from './vendor-twin';
+
+/**
+ * Real: Box's own Node SDK (box-node-sdk 10.12.0, the generated one, unmodified) over HTTP, pointed at the twin with
+ * its own `withCustomBaseUrls`, against the twin of Box's published spec (the shared specs' `box`). Mocked: nothing.
+ */
+describe('Box twin through box-node-sdk', () => {
+  let twin: VendorTwin;
+  let client: BoxClient;
+
+  beforeAll(async () => {
+    twin = await serveVendorTwin('box');
+    client = new BoxClient({ auth: new BoxDeveloperTokenAuth({ token: twin.token }) }).withCustomBaseUrls({
+      baseUrl: twin.origin,
+      uploadUrl: twin.origin,
+      oauth2Url: `${twin.origin}/oauth2`,
+    });
+  });
+
+  afterAll(() => twin?.close());
+
+  const apiError = async (call: Promise<unknown>): Promise<BoxApiError> => {
+    try {
+      await call;
+    } catch (error) {
+      if (error instanceof BoxApiError) {
+        return error;
+      }
+      throw error;
+    }
+    throw new Error('the call succeeded');
+  };
+
+  it('creates a folder, reads it, renames it and deletes it; a read after that is the SDK’s BoxApiError 404', async () => {
+    const created = await client.folders.createFolder({ name: 'SDK fidelity', parent: { id: '0' } });
+    expect(created).toMatchObject({ type: 'folder', name: 'SDK fidelity' });
+    const read = await client.folders.getFolderById(created.id);
+    expect(read).toMatchObject({ id: created.id, name: 'SDK fidelity' });
+
+    const renamed = await client.folders.updateFolderById(created.id, { requestBody: { name: 'SDK fidelity 2' } });
+    expect(renamed).toMatchObject({ id: created.id, name: 'SDK fidelity 2' });
+    expect(await client.folders.getFolderById(created.id)).toMatchObject({ name: 'SDK fidelity 2' });
+
+    await client.folders.deleteFolderById(created.id);
+    const gone = await apiError(client.folders.getFolderById(created.id));
+    expect(gone.responseInfo.statusCode).toBe(404);
+    expect(gone.message).toMatch(/404/);
+  });
+
+  // The twin's 404 carries a `code` drawn from the error schema's enum (e.g. "item_name_invalid"), not Box's
+  // `not_found`: error bodies consistent with their status are the values part's (issue 14, Deliver 3).
+  it.todo('answers a read of a deleted folder with Box’s own not_found code');
+
+  it('parses a refused create into a BoxApiError with the status and Box’s error code', async () => {
+    const refused = await apiError(client.folders.createFolder({ name: '', parent: { id: '0' } }));
+    expect(refused.responseInfo.statusCode).toBeGreaterThanOrEqual(400);
+    expect(refused.responseInfo.statusCode).toBeLessThan(500);
+    expect(refused.responseInfo.code).toEqual(expect.any(String));
+  });
+
+  // The Box SDK has no paginator of its own: a caller pages getFolderItems with offset/limit (or marker) itself.
+  // Listing a folder's items needs the twin to scope records to their parent (`/folders/{id}/items`), which issue 14
+  // reports missing and gives to the shapes part (Deliver 1); until then the walk would check nothing of what was created.
+  it.todo('lists the folders created under a parent by paging getFolderItems with offset and limit');
+});
