@@ -58,6 +58,9 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
   });
 };
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** The subject kinds a bundle can be made of. */
 export type EvidenceSubject = 'episode' | 'rollout';
 
@@ -68,13 +71,26 @@ export const exportEvidence = async (
   subject: { kind: EvidenceSubject; id: string },
 ): Promise<EvidenceBundle | undefined> => {
   const audit = new AuditTrailRepository(dataSource);
-  const entries = await audit.forSubject(tenant, subject.kind, subject.id);
-  if (entries.length === 0) {
+  const own = await audit.forSubject(tenant, subject.kind, subject.id);
+  if (own.length === 0) {
     return undefined;
   }
+  // A rollout's trials name their episodes; the episodes' own entries commit to their material, so they come along.
+  const named = own.map((e) => e.details.episodeId).filter((id): id is string => typeof id === 'string');
+  const bySeq = new Map(own.map((e) => [e.seq, e]));
+  for (const id of new Set(named)) {
+    for (const entry of await audit.forSubject(tenant, 'episode', id)) {
+      bySeq.set(entry.seq, entry);
+    }
+  }
+  const entries = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
   const store = new PostgresEpisodeStore(dataSource);
   const grades = new EpisodeGradeRepository(dataSource);
-  const episodeIds = [...new Set(entries.filter((e) => e.subject.kind === 'episode').map((e) => e.subject.id))];
+  const episodeIds = [
+    ...new Set(
+      entries.filter((e) => e.subject.kind === 'episode' && isRecord(e.details.eventLog)).map((e) => e.subject.id),
+    ),
+  ];
   const episodes = [];
   for (const id of episodeIds) {
     episodes.push({

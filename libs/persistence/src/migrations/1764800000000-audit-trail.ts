@@ -37,7 +37,7 @@ export class AuditTrail1764800000000 implements MigrationInterface {
         "hash" text NOT NULL
       )`);
     await queryRunner.query(`
-      CREATE FUNCTION "mirror_audit_append_only"() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE OR REPLACE FUNCTION "mirror_audit_append_only"() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         RAISE EXCEPTION 'audit entries are append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
       END
@@ -53,6 +53,6 @@ export class AuditTrail1764800000000 implements MigrationInterface {
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE "audit_heads"`);
     await queryRunner.query(`DROP TABLE "audit_entries"`);
-    await queryRunner.query(`DROP FUNCTION "mirror_audit_append_only"()`);
+    await queryRunner.query(`DROP FUNCTION IF EXISTS "mirror_audit_append_only"()`);
   }
 }
