@@ -1,4 +1,6 @@
+import * as fs from 'node:fs';
 import { spawn } from 'node:child_process';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { INestApplication } from '@nestjs/common';
@@ -98,6 +100,17 @@ describe('mirror rollout', () => {
       await app.close();
       await dataSource.destroy();
     }
+
+    // The rollout's evidence: opened, 12 trials with their gradings, closed; exported and verified offline.
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-evidence-')), 'rollout.json');
+    expect((await runCli(['audit', 'export', 'rollout', output.rollout.id, '-o', file], env)).code).toBe(0);
+    const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as { entries: { action: string }[]; episodes: unknown[] };
+    const actions = bundle.entries.map((e) => e.action);
+    expect(actions.filter((a) => a === 'rollout.trial_recorded')).toHaveLength(12);
+    expect(actions.filter((a) => a === 'episode.graded')).toHaveLength(12);
+    expect([actions[0], actions[actions.length - 1]]).toEqual(['rollout.opened', 'rollout.closed']);
+    expect(bundle.episodes).toHaveLength(12);
+    expect((await runCli(['audit', 'verify', '--bundle', file], { DATABASE_URL: '' })).code).toBe(0);
   });
 
   it('counts the violations a trap is caught by, and flags a task it never passes', async () => {

@@ -3,9 +3,81 @@ import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
+import { Client } from 'pg';
+
 import { runCli } from '@test/support/cli-runner';
 import { writeBundle } from '@test/support/bundle-fixtures';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+
+/**
+ * The evidence trail of the episodes just played and graded: the chain verifies, an episode's bundle verifies offline
+ * and fails once changed, and changes made behind the app's back in the database (which refuses them from the app)
+ * are found and named.
+ */
+const checkEvidenceTrail = async (
+  env: Record<string, string>,
+  episodeId: string,
+  databaseUrl: string,
+): Promise<void> => {
+  const intact = await runCli(['audit', 'verify', '--deep', '--json'], env);
+  expect(intact.code).toBe(0);
+  const chain = JSON.parse(intact.stdout) as { valid: boolean; entries: number };
+  // The stack's ingest, three gradings, three re-gradings.
+  expect(chain).toMatchObject({ valid: true });
+  expect(chain.entries).toBeGreaterThanOrEqual(7);
+
+  const folder = writeBundle({});
+  const file = path.join(folder, 'evidence.json');
+  const exported = await runCli(['audit', 'export', 'episode', episodeId, '-o', file], env);
+  expect(exported.code).toBe(0);
+  const key = (await runCli(['audit', 'key'], env)).stdout.split(' ')[0];
+  expect(key).toMatch(/^[0-9a-f]{32}$/);
+  // Offline: no database in the environment at all.
+  const offline = { DATABASE_URL: '' };
+  expect((await runCli(['audit', 'verify', '--bundle', file, '--key', key], offline)).code).toBe(0);
+  const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    entries: { details: { reward: number } }[];
+    episodes: { events: { event: unknown }[] }[];
+  };
+  const edited = path.join(folder, 'edited.json');
+  const tampered = structuredClone(bundle);
+  tampered.episodes[0].events.splice(1, 1);
+  fs.writeFileSync(edited, JSON.stringify(tampered));
+  const refused = await runCli(['audit', 'verify', '--bundle', edited], offline);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/#\/episodes\/0\/events: episode .* event log is not the one its grading recorded/);
+  const rewarded = structuredClone(bundle);
+  rewarded.entries[rewarded.entries.length - 1].details.reward = 1;
+  fs.writeFileSync(edited, JSON.stringify(rewarded));
+  expect((await runCli(['audit', 'verify', '--bundle', edited], offline)).stderr).toMatch(/#\/entries\/\d+: entry \d+/);
+  expect((await runCli(['audit', 'verify', '--bundle', file, '--key', '0'.repeat(32)], offline)).code).toBe(1);
+
+  const sql = new Client({ connectionString: databaseUrl });
+  await sql.connect();
+  try {
+    // The app's own connection cannot rewrite history.
+    await expect(sql.query(`UPDATE audit_entries SET actor = 'someone else' WHERE seq = 2`)).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(sql.query(`DELETE FROM audit_entries WHERE seq = 2`)).rejects.toThrow(/append-only/);
+    // An event changed after grading: the chain is whole, but --deep finds the episode.
+    await sql.query(
+      `UPDATE episode_events SET event = jsonb_set(event, '{tampered}', 'true') WHERE episode_id = $1 AND seq = 1`,
+      [episodeId],
+    );
+    const drifted = await runCli(['audit', 'verify', '--deep'], env);
+    expect(drifted.code).toBe(1);
+    expect(drifted.stderr).toContain(`episode ${episodeId}'s event log is not the one entry`);
+    // Someone who can switch the guard off edits an entry: verify names it.
+    await sql.query(`ALTER TABLE audit_entries DISABLE TRIGGER USER`);
+    await sql.query(`UPDATE audit_entries SET details = jsonb_set(details, '{reward}', '1') WHERE seq = 3`);
+    const broken = await runCli(['audit', 'verify', '--json'], env);
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.stdout)).toMatchObject({ valid: false, broken: { seq: 3, problem: 'edited' } });
+  } finally {
+    await sql.end();
+  }
+};
 
 /** Real: the built CLI as a process, PostgreSQL, the Temporal dev server, the example company. Mocked: nothing. */
 describe('mirror run', () => {
@@ -148,10 +220,12 @@ describe('mirror run', () => {
       expect(JSON.parse(unknown.stdout)).toMatchObject({
         errors: [{ message: 'no episode "00000000-0000-0000-0000-000000000000" is stored' }],
       });
+
+      await checkEvidenceTrail(env, diligent.episodeId, database.url);
     } finally {
       await database.drop();
     }
-  }, 120_000);
+  });
 
   it('refuses a broken scenario with located errors before any episode starts', async () => {
     const text = fs

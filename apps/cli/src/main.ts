@@ -2,6 +2,7 @@ import 'reflect-metadata';
 
 import { Command, CommanderError } from 'commander';
 
+import { auditCommand } from './commands/audit.command';
 import { checkCommand } from './commands/check.command';
 import { configCommand } from './commands/config.command';
 import { dbCommand } from './commands/db.command';
@@ -33,6 +34,7 @@ export const buildProgram = (): Command => {
     typesCommand(),
     schemaCommand(),
     dbCommand(),
+    auditCommand(),
     configCommand(),
   ]) {
     program.addCommand(command.exitOverride());

@@ -35,6 +35,7 @@ import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
+import { recordEpisodeGrade } from './episode-evidence';
 import { rubricJudge, summarizeGrade } from './grade-summary';
 
 /** A bundle the host serves: its id (`mirror up` uses the bundle's folder name), folder, model and stored version. */
@@ -252,6 +253,19 @@ const startServices = async (
       outcome,
     });
     await grades.saveGrade(outcome.episodeId, grade.policies.join(','), grade.graderVersion, grade);
+    const episode = await new PostgresEpisodeStore(database.dataSource).findEpisode(outcome.episodeId);
+    await recordEpisodeGrade(database.dataSource, {
+      tenant: config.MIRROR_TENANT,
+      episodeId: outcome.episodeId,
+      grade,
+      agent,
+      versions: {
+        stack: environment.bundle.version,
+        scenario: scenario.id,
+        scenarioSeed: seed,
+        ...(episode ? { worldSeed: episode.seed } : {}),
+      },
+    });
     const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
     fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
     return { grade, transcriptFile };

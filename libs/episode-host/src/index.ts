@@ -1,2 +1,3 @@
 export * from './episode-host';
 export * from './grade-summary';
+export * from './episode-evidence';

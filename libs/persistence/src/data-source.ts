@@ -10,6 +10,7 @@ import { InstallationKeys1764495000000 } from './migrations/1764495000000-instal
 import { EpisodeScenarios1764500000000 } from './migrations/1764500000000-episode-scenarios';
 import { LiveEpisodes1764510000000 } from './migrations/1764510000000-live-episodes';
 import { CreateRollouts1764700000000 } from './migrations/1764700000000-create-rollouts';
+import { AuditTrail1764800000000 } from './migrations/1764800000000-audit-trail';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -21,6 +22,7 @@ export const migrations = [
   EpisodeScenarios1764500000000,
   LiveEpisodes1764510000000,
   CreateRollouts1764700000000,
+  AuditTrail1764800000000,
 ];
 
 /** The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`. */

@@ -9,3 +9,4 @@ export * from './repositories/episode-grade.repository';
 export * from './repositories/installation-keys';
 export * from './repositories/live-episode.repository';
 export * from './repositories/rollout.repository';
+export * from './repositories/audit-trail.repository';

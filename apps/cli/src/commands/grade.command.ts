@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
+import { recordEpisodeGrade } from '@libs/episode-host';
+import { commandLineActor } from '@libs/evidence-trail';
 import { gradeRun, policiesFor } from '@libs/episode-runs';
 import type { Grade } from '@libs/graders';
 import { EpisodeGradeRepository, instanceKey, PostgresEpisodeStore, RepositoryStackSource } from '@libs/persistence';
@@ -78,6 +80,20 @@ export const gradeCommand = (): Command =>
           },
         );
         await grades.saveGrade(episodeId, grade.policies.join(','), grade.graderVersion, grade);
+        await recordEpisodeGrade(dataSource, {
+          tenant: descriptor.tenantId,
+          episodeId,
+          grade,
+          agent: run?.agent ?? '-',
+          action: 'episode.regraded',
+          actor: commandLineActor(),
+          versions: {
+            stack: descriptor.stackVersion,
+            scenario: task.id,
+            scenarioSeed: task.seed,
+            worldSeed: descriptor.seed,
+          },
+        });
         const history = await grades.grades<Grade>(episodeId);
         return {
           run: {

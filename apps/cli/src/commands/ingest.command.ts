@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
+import { commandLineActor } from '@libs/evidence-trail';
 import { ingestStack, StackModel, summarizeStack } from '@libs/stack-ingestion';
 import { withDatabase } from '@cli/database-session';
 import { printJson } from '@cli/cli-output';
@@ -80,7 +81,12 @@ export const ingestCommand = (): Command =>
       });
       const log = options.json ? silentLog : stderrLog;
       const stored = options.store
-        ? await withDatabase(log, ({ config, stacks }) => stacks.saveVersion(config.MIRROR_TENANT, version, model))
+        ? await withDatabase(log, ({ config, stacks }) =>
+            stacks.saveVersion(config.MIRROR_TENANT, version, model, {
+              actor: commandLineActor(),
+              actorKind: 'engineer',
+            }),
+          )
         : undefined;
       if (options.json) {
         printJson({

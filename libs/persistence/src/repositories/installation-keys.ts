@@ -7,10 +7,14 @@ import { DataSource } from 'typeorm';
  * gateway, worker, api) and every later run draws the same instances from the same seeds. Concurrent first uses
  * agree: the first insert wins and everyone reads it back.
  */
-export const installationKey = async (dataSource: DataSource, name: string): Promise<string> => {
+export const installationKey = (dataSource: DataSource, name: string): Promise<string> =>
+  installationSecret(dataSource, name, () => randomBytes(32).toString('hex'));
+
+/** An installation secret of any form (a signing key's PEM): `make` runs once per name and installation. */
+export const installationSecret = async (dataSource: DataSource, name: string, make: () => string): Promise<string> => {
   await dataSource.query(
     `INSERT INTO "installation_keys" ("name", "value") VALUES ($1, $2) ON CONFLICT ("name") DO NOTHING`,
-    [name, randomBytes(32).toString('hex')],
+    [name, make()],
   );
   const rows = await dataSource.query<{ value: string }[]>(
     `SELECT "value" FROM "installation_keys" WHERE "name" = $1`,

@@ -1,6 +1,9 @@
 import { DataSource } from 'typeorm';
 
+import { materialDigest } from '@libs/evidence-trail';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
+
+import { AuditTrailRepository } from './audit-trail.repository';
 
 export interface StoredRollout extends RolloutPlan {
   status: RolloutStatus;
@@ -68,40 +71,88 @@ const toEpisode = (row: EpisodeRow): RolloutEpisodeResult => ({
 export class RolloutRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Opens a rollout, recording it in the evidence trail in the same transaction (once, however often retried). */
   async open(tenantId: string, plan: RolloutPlan): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO rollouts (id, tenant_id, stack_version, bundle, agent, tasks, trials, concurrency, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running') ON CONFLICT (id) DO NOTHING`,
-      [
-        plan.id,
-        tenantId,
-        plan.stackVersion,
-        plan.bundle,
-        plan.agent,
-        JSON.stringify(plan.tasks),
-        plan.trials,
-        plan.concurrency,
-      ],
-    );
+    await this.dataSource.transaction(async (manager) => {
+      const inserted = await manager.query<unknown[]>(
+        `INSERT INTO rollouts (id, tenant_id, stack_version, bundle, agent, tasks, trials, concurrency, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running') ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [
+          plan.id,
+          tenantId,
+          plan.stackVersion,
+          plan.bundle,
+          plan.agent,
+          JSON.stringify(plan.tasks),
+          plan.trials,
+          plan.concurrency,
+        ],
+      );
+      if (inserted.length > 0) {
+        await new AuditTrailRepository(this.dataSource).append(
+          tenantId,
+          {
+            actor: 'mirror:rollouts',
+            actorKind: 'system',
+            action: 'rollout.opened',
+            subject: { kind: 'rollout', id: plan.id },
+            details: {
+              rolloutId: plan.id,
+              bundle: plan.bundle,
+              agent: plan.agent,
+              tasks: plan.tasks,
+              trials: plan.trials,
+            },
+            versions: { stack: plan.stackVersion },
+          },
+          manager,
+        );
+      }
+    });
   }
 
   /** Records a trial unless it is recorded already; returns the result stored, the first one. */
   async recordEpisode(rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> {
-    await this.dataSource.query(
-      `INSERT INTO rollout_episodes (rollout_id, task, trial, episode_id, status, passed, reward, violations, reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (rollout_id, task, trial) DO NOTHING`,
-      [
-        rolloutId,
-        result.task,
-        result.trial,
-        result.episodeId || null,
-        result.status,
-        result.passed,
-        result.reward,
-        JSON.stringify(result.violations),
-        result.reason,
-      ],
-    );
+    await this.dataSource.transaction(async (manager) => {
+      const inserted = await manager.query<{ tenant_id: string }[]>(
+        `INSERT INTO rollout_episodes (rollout_id, task, trial, episode_id, status, passed, reward, violations, reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (rollout_id, task, trial) DO NOTHING
+         RETURNING (SELECT tenant_id FROM rollouts WHERE id = $1)`,
+        [
+          rolloutId,
+          result.task,
+          result.trial,
+          result.episodeId || null,
+          result.status,
+          result.passed,
+          result.reward,
+          JSON.stringify(result.violations),
+          result.reason,
+        ],
+      );
+      if (inserted.length > 0) {
+        await new AuditTrailRepository(this.dataSource).append(
+          inserted[0].tenant_id,
+          {
+            actor: 'mirror:rollouts',
+            actorKind: 'system',
+            action: 'rollout.trial_recorded',
+            subject: { kind: 'rollout', id: rolloutId },
+            details: {
+              rolloutId,
+              task: result.task,
+              trial: result.trial,
+              ...(result.episodeId ? { episodeId: result.episodeId } : {}),
+              status: result.status,
+              passed: result.passed,
+              reward: result.reward,
+            },
+            versions: {},
+          },
+          manager,
+        );
+      }
+    });
     return (await this.episode(rolloutId, result.task, result.trial))!;
   }
 
@@ -136,10 +187,29 @@ export class RolloutRepository {
     status: Exclude<RolloutStatus, 'running'>,
     report: RolloutReport | null,
   ): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE rollouts SET status = $2, report = $3, finished_at = now() WHERE id = $1 AND status = 'running'`,
-      [rolloutId, status, report === null ? null : JSON.stringify(report)],
-    );
+    await this.dataSource.transaction(async (manager) => {
+      const closed = await manager.query<{ tenant_id: string; stack_version: string }[]>(
+        `UPDATE rollouts SET status = $2, report = $3, finished_at = now() WHERE id = $1 AND status = 'running'
+         RETURNING tenant_id, stack_version`,
+        [rolloutId, status, report === null ? null : JSON.stringify(report)],
+      );
+      // node-postgres gives an UPDATE's rows as [rows, count].
+      const rows = (Array.isArray(closed[0]) ? closed[0] : closed) as { tenant_id: string; stack_version: string }[];
+      if (rows.length > 0) {
+        await new AuditTrailRepository(this.dataSource).append(
+          rows[0].tenant_id,
+          {
+            actor: 'mirror:rollouts',
+            actorKind: 'system',
+            action: 'rollout.closed',
+            subject: { kind: 'rollout', id: rolloutId },
+            details: { rolloutId, status, ...(report ? { report: materialDigest(report) } : {}) },
+            versions: { stack: rows[0].stack_version },
+          },
+          manager,
+        );
+      }
+    });
   }
 
   async find(tenantId: string, rolloutId: string): Promise<StoredRollout | undefined> {

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 
 import { DataSource } from 'typeorm';
 
+import type { ActorKind } from '@libs/evidence-trail';
 import type { StackModel } from '@libs/stack-ingestion';
 
 import { StackVersionEntity } from '../entities/stack-version.entity';
 import { StackEntity } from '../entities/stack.entity';
+import { AuditTrailRepository } from './audit-trail.repository';
 
 export interface StoredStackVersion {
   stackId: string;
@@ -20,8 +22,16 @@ export interface StoredStackVersion {
 export class StackRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Stores a version unless the same content is already there; one transaction, so nothing is half-written. */
-  async saveVersion(tenantId: string, version: string, model: StackModel): Promise<StoredStackVersion> {
+  /**
+   * Stores a version unless the same content is already there; one transaction, so nothing is half-written. A new
+   * version is recorded in the evidence trail in the same transaction, as done by `by`.
+   */
+  async saveVersion(
+    tenantId: string,
+    version: string,
+    model: StackModel,
+    by: { actor: string; actorKind: ActorKind } = { actor: 'mirror', actorKind: 'system' },
+  ): Promise<StoredStackVersion> {
     return this.dataSource.transaction(async (manager) => {
       await manager
         .createQueryBuilder()
@@ -41,6 +51,19 @@ export class StackRepository {
         where: { stackId: stack.id, version },
         select: { createdAt: true, version: true },
       });
+      if (inserted.length > 0) {
+        await new AuditTrailRepository(this.dataSource).append(
+          tenantId,
+          {
+            ...by,
+            action: 'stack.ingested',
+            subject: { kind: 'stack', id: stack.id },
+            details: { name: model.name, services: model.services.map((s) => s.name) },
+            versions: { stack: version },
+          },
+          manager,
+        );
+      }
       return { stackId: stack.id, name: stack.name, version, createdAt: row.createdAt, created: inserted.length > 0 };
     });
   }

@@ -1,0 +1,162 @@
+import * as fs from 'node:fs';
+
+import { Command } from 'commander';
+
+import { silentLog, stderrLog } from '@libs/embedded-services';
+import { exportEvidence } from '@libs/episode-host';
+import { eventLogDigest, keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
+import { AuditTrailRepository, PostgresEpisodeStore } from '@libs/persistence';
+import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
+import { withDatabase } from '@cli/database-session';
+
+const readBundle = (file: string): unknown => {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+};
+
+/**
+ * Episodes whose latest grading entry commits to an event log the database no longer holds: the events were edited,
+ * removed or added after grading. The chain itself may be whole; this checks what it committed to.
+ */
+const driftedEpisodes = async (
+  audit: AuditTrailRepository,
+  store: PostgresEpisodeStore,
+  tenant: string,
+): Promise<{ episodeId: string; seq: number; message: string }[]> => {
+  const latest = new Map<string, { seq: number; digest: string }>();
+  for (let after = 0; ;) {
+    const page = await audit.page(tenant, after);
+    if (page.length === 0) {
+      break;
+    }
+    for (const entry of page) {
+      const log = entry.details.eventLog as { digest?: string } | undefined;
+      if (entry.subject.kind === 'episode' && log?.digest) {
+        latest.set(entry.subject.id, { seq: entry.seq, digest: log.digest });
+      }
+    }
+    after = page[page.length - 1].seq;
+  }
+  const drifted = [];
+  for (const [episodeId, recorded] of latest) {
+    const events = JSON.parse(JSON.stringify(await store.events(episodeId))) as unknown[];
+    if (eventLogDigest(events).digest !== recorded.digest) {
+      drifted.push({
+        episodeId,
+        seq: recorded.seq,
+        message: `episode ${episodeId}'s event log is not the one entry ${recorded.seq} recorded at grading`,
+      });
+    }
+  }
+  return drifted;
+};
+
+export const auditCommand = (): Command => {
+  const audit = new Command('audit').description(
+    'the evidence trail: verify the hash chain or an exported bundle, export evidence, show the signing key',
+  );
+
+  audit
+    .command('verify')
+    .description("check the tenant's hash chain (or, with --bundle, an exported evidence bundle, offline)")
+    .option('--bundle <file>', 'verify an evidence bundle file without any database')
+    .option('--key <fingerprint>', 'with --bundle: the fingerprint the signing key must have (`mirror audit key`)')
+    .option('--deep', "also check each graded episode's event log against the digest its grading recorded")
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { bundle?: string; key?: string; deep?: boolean; json?: boolean }) => {
+      if (options.bundle) {
+        const problems = verifyEvidenceBundle(readBundle(options.bundle), options.key);
+        if (options.json) {
+          printJson({ file: options.bundle, valid: problems.length === 0, problems });
+        } else if (problems.length === 0) {
+          process.stdout.write(`${options.bundle}: valid evidence bundle\n`);
+        } else {
+          process.stderr.write(`${options.bundle}: NOT valid\n`);
+          for (const problem of problems) {
+            process.stderr.write(`  ${options.bundle}#${problem.pointer}: ${problem.message}\n`);
+          }
+        }
+        if (problems.length > 0) {
+          throw new ReportedFailure();
+        }
+        return;
+      }
+      const result = await withDatabase(options.json ? silentLog : stderrLog, async ({ config, dataSource }) => {
+        const trail = new AuditTrailRepository(dataSource);
+        const chain = await trail.verify(config.MIRROR_TENANT);
+        const drifted =
+          options.deep && !chain.broken
+            ? await driftedEpisodes(trail, new PostgresEpisodeStore(dataSource), config.MIRROR_TENANT)
+            : [];
+        return { ...chain, drifted };
+      });
+      const valid = !result.broken && result.drifted.length === 0;
+      if (options.json) {
+        printJson({ ...result, valid });
+      } else if (valid) {
+        process.stdout.write(
+          `tenant ${result.tenant}: ${result.entries} entries, chain intact; head ${result.head.seq} ${result.head.hash}\n`,
+        );
+      } else {
+        if (result.broken) {
+          process.stderr.write(
+            `tenant ${result.tenant}: chain BROKEN at entry ${result.broken.seq}: ${result.broken.message}\n`,
+          );
+        }
+        for (const drift of result.drifted) {
+          process.stderr.write(`tenant ${result.tenant}: ${drift.message}\n`);
+        }
+      }
+      if (!valid) {
+        throw new ReportedFailure();
+      }
+    });
+
+  audit
+    .command('export')
+    .description(
+      'write a signed evidence bundle of an episode or a rollout (verify it with `mirror audit verify --bundle`)',
+    )
+    .argument('<kind>', 'episode or rollout')
+    .argument('<id>', 'its id')
+    .requiredOption('-o, --output <file>', 'the bundle file to write')
+    .action(async (kind: string, id: string, options: { output: string }) => {
+      if (kind !== 'episode' && kind !== 'rollout') {
+        throw new UsageError(`no evidence of "${kind}"; kinds: episode, rollout`);
+      }
+      const bundle = await withDatabase(stderrLog, ({ config, dataSource }) =>
+        exportEvidence(dataSource, config.MIRROR_TENANT, { kind: kind, id }),
+      );
+      if (!bundle) {
+        throw new UsageError(`the evidence trail has no entry about ${kind} "${id}"`);
+      }
+      // Written whole or not at all: a reviewer never receives half a bundle.
+      const partial = `${options.output}.${process.pid}.partial`;
+      fs.writeFileSync(partial, `${JSON.stringify(bundle, null, 2)}\n`);
+      fs.renameSync(partial, options.output);
+      process.stdout.write(
+        `${options.output}: ${bundle.entries.length} entries, ${bundle.episodes.length} episodes, Merkle root ${bundle.merkleRoot}, ` +
+          `signed by ${keyFingerprint(bundle.signature.publicKey)}\n`,
+      );
+    });
+
+  audit
+    .command('key')
+    .description("print the fingerprint of this installation's evidence-signing key (pin it with `verify --key`)")
+    .action(async () => {
+      const key = await withDatabase(stderrLog, ({ dataSource }) => new AuditTrailRepository(dataSource).signingKey());
+      const publicKey = publicKeyOf(key);
+      process.stdout.write(`${keyFingerprint(publicKey)}  Ed25519 ${publicKey}\n`);
+    });
+
+  return audit;
+};

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import * as os from 'node:os';
+
+import canonicalize from 'canonicalize';
+
+/** Who acted: people by role, the agent under test, simulated counterparties, Mirror's own machinery. */
+export type ActorKind = 'engineer' | 'trainer' | 'reviewer' | 'admin' | 'agent' | 'persona' | 'grader' | 'system';
+
+/** The versions that produced an action: enough to reproduce it (stack, world seed, scenario, policies, grader…). */
+export type Versions = Record<string, string | number>;
+
+/** What is appended: an action on a subject, by an actor, with what produced it. */
+export interface AuditRecord {
+  actor: string;
+  actorKind: ActorKind;
+  /** A dotted verb: `stack.ingested`, `episode.graded`, `verdict.disputed`, `rollout.signed_off`. */
+  action: string;
+  subject: { kind: string; id: string };
+  /** What happened, as data a third party can read (digests of large material rather than the material). */
+  details: Record<string, unknown>;
+  versions: Versions;
+}
+
+/** One link of a tenant's chain: the record, its place, time, and the hashes that tie it to the one before. */
+export interface AuditEntry extends AuditRecord {
+  tenant: string;
+  /** 1, 2, 3… per tenant, without gaps. */
+  seq: number;
+  id: string;
+  /** ISO-8601 with milliseconds, as hashed. */
+  at: string;
+  prevHash: string;
+  hash: string;
+}
+
+/** The previous hash of a chain's first entry. */
+export const genesisHash = '0'.repeat(64);
+
+export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * RFC 8785 (JSON Canonicalization Scheme), so any implementation in any language hashes an entry to the same value.
+ * JSON values only: a value that JSON cannot carry is a programming error here, not something to hash around.
+ */
+export const canonicalJson = (value: unknown): string => {
+  const text = canonicalize(value);
+  if (text === undefined) {
+    throw new Error('cannot canonicalize a value that is not JSON');
+  }
+  return text;
+};
+
+/** The hash of an entry: everything in it but the hash itself, canonical JSON, SHA-256. */
+export const entryHash = (entry: Omit<AuditEntry, 'hash'>): string =>
+  sha256(
+    canonicalJson({
+      tenant: entry.tenant,
+      seq: entry.seq,
+      id: entry.id,
+      at: entry.at,
+      actor: entry.actor,
+      actorKind: entry.actorKind,
+      action: entry.action,
+      subject: entry.subject,
+      details: entry.details,
+      versions: entry.versions,
+      prevHash: entry.prevHash,
+    }),
+  );
+
+/** A digest of any JSON material (a grade, a transcript), for an entry's details. */
+export const materialDigest = (value: unknown): string => sha256(canonicalJson(value));
+
+/**
+ * An episode's event log as one digest, chained in order (each step hashes the previous digest with the next event),
+ * so an event edited, dropped, added or moved changes it.
+ */
+export const eventLogDigest = (events: readonly unknown[]): { events: number; digest: string } => ({
+  events: events.length,
+  digest: events.reduce<string>((previous, event) => sha256(`${previous}\n${canonicalJson(event)}`), genesisHash),
+});
+
+/** Who runs this process, for entries a person caused from the command line. */
+export const commandLineActor = (): string => {
+  try {
+    return `cli:${os.userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+};

@@ -1,0 +1,166 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign, verify } from 'node:crypto';
+
+import { AuditEntry, canonicalJson, entryHash, eventLogDigest, materialDigest, sha256 } from './audit-entry';
+import { merkleRoot } from './merkle-tree';
+
+export const evidenceBundleFormat = 'mirror-evidence/1' as const;
+
+/** The material an episode's entries commit to by digest: its event log and its grades. */
+export interface EpisodeMaterial {
+  id: string;
+  events: unknown[];
+  grades: unknown[];
+}
+
+/**
+ * What a reviewer takes away: a subject's audit entries, the material they commit to, a Merkle root over the entries,
+ * the tenant's chain head at export, signed with the installation's Ed25519 key. `verifyEvidenceBundle` checks it with
+ * nothing but the file (and, to pin who signed it, the key's fingerprint from `mirror audit key`).
+ */
+export interface EvidenceBundle {
+  format: typeof evidenceBundleFormat;
+  tenant: string;
+  subject: { kind: string; id: string };
+  exportedAt: string;
+  entries: AuditEntry[];
+  episodes: EpisodeMaterial[];
+  merkleRoot: string;
+  head: { seq: number; hash: string };
+  signature: { algorithm: 'Ed25519'; publicKey: string; value: string };
+}
+
+export interface BundleProblem {
+  /** JSON pointer into the bundle. */
+  pointer: string;
+  message: string;
+}
+
+/** A new signing key, as PKCS#8 PEM (what the installation stores once). */
+export const newSigningKey = (): string =>
+  generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+const publicKeyText = (key: KeyObject): string =>
+  (key.export({ type: 'spki', format: 'der' }) as Buffer).toString('base64');
+
+/** A short, stable name of a public key: SHA-256 of its DER, hex, first 32 characters. */
+export const keyFingerprint = (publicKey: string): string => sha256(Buffer.from(publicKey, 'base64')).slice(0, 32);
+
+export const publicKeyOf = (privateKeyPem: string): string =>
+  publicKeyText(createPublicKey(createPrivateKey(privateKeyPem)));
+
+const signedPart = (bundle: Omit<EvidenceBundle, 'signature'>): Buffer =>
+  Buffer.from(
+    canonicalJson({
+      format: bundle.format,
+      tenant: bundle.tenant,
+      subject: bundle.subject,
+      exportedAt: bundle.exportedAt,
+      entries: bundle.entries,
+      episodes: bundle.episodes,
+      merkleRoot: bundle.merkleRoot,
+      head: bundle.head,
+    }),
+  );
+
+export const sealEvidenceBundle = (
+  unsigned: Omit<EvidenceBundle, 'format' | 'merkleRoot' | 'signature'>,
+  privateKeyPem: string,
+): EvidenceBundle => {
+  const body = {
+    ...unsigned,
+    format: evidenceBundleFormat,
+    merkleRoot: merkleRoot(unsigned.entries.map((e) => e.hash)),
+  };
+  const key = createPrivateKey(privateKeyPem);
+  return {
+    ...body,
+    signature: {
+      algorithm: 'Ed25519',
+      publicKey: publicKeyText(createPublicKey(key)),
+      value: sign(null, signedPart(body), key).toString('base64'),
+    },
+  };
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Every check a bundle must pass offline, with the place of each failure: the format, each entry's hash, their order,
+ * the Merkle root, the episodes' event logs and grades against the digests their entries recorded, and the signature
+ * (by the pinned key when a fingerprint is given). Empty means the bundle is what the installation exported.
+ */
+export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string): BundleProblem[] => {
+  if (!isRecord(value) || value.format !== evidenceBundleFormat) {
+    return [{ pointer: '/format', message: `not an evidence bundle (format must be "${evidenceBundleFormat}")` }];
+  }
+  const bundle = value as unknown as EvidenceBundle;
+  if (!Array.isArray(bundle.entries) || !Array.isArray(bundle.episodes) || !isRecord(bundle.signature)) {
+    return [{ pointer: '', message: 'the bundle lacks entries, episodes or a signature' }];
+  }
+  const problems: BundleProblem[] = [];
+  bundle.entries.forEach((entry, index) => {
+    if (entryHash(entry) !== entry.hash) {
+      problems.push({
+        pointer: `/entries/${index}`,
+        message: `entry ${entry.seq} (${entry.action}) does not match its hash: it was changed after it was written`,
+      });
+    }
+    if (index > 0 && entry.seq <= bundle.entries[index - 1].seq) {
+      problems.push({ pointer: `/entries/${index}/seq`, message: `entry ${entry.seq} is out of order` });
+    }
+    if (entry.tenant !== bundle.tenant) {
+      problems.push({ pointer: `/entries/${index}/tenant`, message: `entry ${entry.seq} belongs to another tenant` });
+    }
+  });
+  if (merkleRoot(bundle.entries.map((e) => e.hash)) !== bundle.merkleRoot) {
+    problems.push({ pointer: '/merkleRoot', message: 'the Merkle root is not the root of the entries' });
+  }
+  bundle.episodes.forEach((episode, index) => {
+    const graded = bundle.entries.filter(
+      (e) => e.subject.kind === 'episode' && e.subject.id === episode.id && isRecord(e.details.eventLog),
+    );
+    if (graded.length === 0) {
+      problems.push({
+        pointer: `/episodes/${index}`,
+        message: `no entry of episode ${episode.id} commits to its material`,
+      });
+      return;
+    }
+    const recorded = graded[graded.length - 1].details as { eventLog: { digest: string }; grades?: string };
+    if (eventLogDigest(episode.events).digest !== recorded.eventLog.digest) {
+      problems.push({
+        pointer: `/episodes/${index}/events`,
+        message: `episode ${episode.id}'s event log is not the one its grading recorded`,
+      });
+    }
+    if (recorded.grades !== undefined && materialDigest(episode.grades) !== recorded.grades) {
+      problems.push({
+        pointer: `/episodes/${index}/grades`,
+        message: `episode ${episode.id}'s grades are not the ones its grading recorded`,
+      });
+    }
+  });
+  try {
+    const key = createPublicKey({
+      key: Buffer.from(bundle.signature.publicKey, 'base64'),
+      format: 'der',
+      type: 'spki',
+    });
+    if (!verify(null, signedPart(bundle), key, Buffer.from(bundle.signature.value, 'base64'))) {
+      problems.push({
+        pointer: '/signature',
+        message: 'the signature does not match the bundle: it was changed after export',
+      });
+    }
+  } catch (error) {
+    problems.push({ pointer: '/signature', message: `the signature cannot be read: ${(error as Error).message}` });
+  }
+  if (pinnedFingerprint && keyFingerprint(bundle.signature.publicKey) !== pinnedFingerprint) {
+    problems.push({
+      pointer: '/signature/publicKey',
+      message: `signed by key ${keyFingerprint(bundle.signature.publicKey)}, not the pinned ${pinnedFingerprint}`,
+    });
+  }
+  return problems;
+};

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+
+import { DataSource, EntityManager } from 'typeorm';
+
+import {
+  AuditEntry,
+  AuditRecord,
+  BrokenLink,
+  ChainState,
+  entryHash,
+  genesisHash,
+  newSigningKey,
+  verifyHead,
+  verifyLinks,
+} from '@libs/evidence-trail';
+
+import { installationSecret } from './installation-keys';
+
+interface EntryRow {
+  tenant_id: string;
+  seq: string;
+  id: string;
+  at: Date;
+  actor: string;
+  actor_kind: AuditEntry['actorKind'];
+  action: string;
+  subject_kind: string;
+  subject_id: string;
+  details: Record<string, unknown>;
+  versions: AuditEntry['versions'];
+  prev_hash: string;
+  hash: string;
+}
+
+const toEntry = (row: EntryRow): AuditEntry => ({
+  tenant: row.tenant_id,
+  seq: Number(row.seq),
+  id: row.id,
+  at: row.at.toISOString(),
+  actor: row.actor,
+  actorKind: row.actor_kind,
+  action: row.action,
+  subject: { kind: row.subject_kind, id: row.subject_id },
+  details: row.details,
+  versions: row.versions,
+  prevHash: row.prev_hash,
+  hash: row.hash,
+});
+
+export interface ChainVerification {
+  tenant: string;
+  entries: number;
+  head: ChainState;
+  broken?: BrokenLink;
+}
+
+/**
+ * The evidence trail in PostgreSQL. Appends are serialized per tenant by a row lock on the tenant's head, so the
+ * chain never forks under concurrent writers (api, CLI, workers); pass the caller's transaction to make an entry and
+ * the action it records commit together.
+ */
+export class AuditTrailRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async append(tenant: string, record: AuditRecord, manager?: EntityManager): Promise<AuditEntry> {
+    const write = async (m: EntityManager): Promise<AuditEntry> => {
+      await m.query(
+        `INSERT INTO "audit_heads" ("tenant_id", "seq", "hash") VALUES ($1, 0, $2) ON CONFLICT DO NOTHING`,
+        [tenant, genesisHash],
+      );
+      const [head] = await m.query<{ seq: string; hash: string }[]>(
+        `SELECT "seq", "hash" FROM "audit_heads" WHERE "tenant_id" = $1 FOR UPDATE`,
+        [tenant],
+      );
+      // Milliseconds, as PostgreSQL and JavaScript both keep them exactly: the hash is over what is read back.
+      const unhashed = {
+        ...record,
+        tenant,
+        seq: Number(head.seq) + 1,
+        id: randomUUID(),
+        at: new Date().toISOString(),
+        prevHash: head.hash,
+      };
+      // What jsonb gives back (key order aside, which canonical JSON ignores): the hash must be of that.
+      const stored = JSON.parse(JSON.stringify(unhashed)) as typeof unhashed;
+      const entry: AuditEntry = { ...stored, hash: entryHash(stored) };
+      await m.query(
+        `INSERT INTO "audit_entries" ("tenant_id", "seq", "id", "at", "actor", "actor_kind", "action", "subject_kind",
+           "subject_id", "details", "versions", "prev_hash", "hash")
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [
+          tenant,
+          entry.seq,
+          entry.id,
+          entry.at,
+          entry.actor,
+          entry.actorKind,
+          entry.action,
+          entry.subject.kind,
+          entry.subject.id,
+          JSON.stringify(entry.details),
+          JSON.stringify(entry.versions),
+          entry.prevHash,
+          entry.hash,
+        ],
+      );
+      await m.query(`UPDATE "audit_heads" SET "seq" = $2, "hash" = $3 WHERE "tenant_id" = $1`, [
+        tenant,
+        entry.seq,
+        entry.hash,
+      ]);
+      return entry;
+    };
+    return manager ? write(manager) : this.dataSource.transaction(write);
+  }
+
+  async head(tenant: string): Promise<ChainState | undefined> {
+    const [row] = await this.dataSource.query<{ seq: string; hash: string }[]>(
+      `SELECT "seq", "hash" FROM "audit_heads" WHERE "tenant_id" = $1`,
+      [tenant],
+    );
+    return row ? { seq: Number(row.seq), hash: row.hash } : undefined;
+  }
+
+  /** A page of the chain in order, after `afterSeq`. */
+  async page(tenant: string, afterSeq: number, limit = 1000): Promise<AuditEntry[]> {
+    const rows = await this.dataSource.query<EntryRow[]>(
+      `SELECT * FROM "audit_entries" WHERE "tenant_id" = $1 AND "seq" > $2 ORDER BY "seq" LIMIT $3`,
+      [tenant, afterSeq, limit],
+    );
+    return rows.map(toEntry);
+  }
+
+  /**
+   * The entries about a subject, in chain order: an episode's own, or a rollout's together with its episodes' (those
+   * whose details name the rollout).
+   */
+  async forSubject(tenant: string, kind: string, id: string): Promise<AuditEntry[]> {
+    const rows = await this.dataSource.query<EntryRow[]>(
+      `SELECT * FROM "audit_entries"
+       WHERE "tenant_id" = $1 AND (("subject_kind" = $2 AND "subject_id" = $3) OR ($2 = 'rollout' AND "details"->>'rolloutId' = $3))
+       ORDER BY "seq"`,
+      [tenant, kind, id],
+    );
+    return rows.map(toEntry);
+  }
+
+  /** Walks a tenant's whole chain page by page and names the first broken link, if any. */
+  async verify(tenant: string): Promise<ChainVerification> {
+    let state: ChainState = { seq: 0, hash: genesisHash };
+    let count = 0;
+    for (;;) {
+      const entries = await this.page(tenant, state.seq, 1000);
+      if (entries.length === 0) {
+        break;
+      }
+      const checked = verifyLinks(entries, state);
+      count += checked.broken ? checked.state.seq - state.seq : entries.length;
+      if (checked.broken) {
+        return { tenant, entries: count, head: checked.state, broken: checked.broken };
+      }
+      state = checked.state;
+    }
+    const broken = verifyHead(state, await this.head(tenant));
+    return { tenant, entries: count, head: state, ...(broken ? { broken } : {}) };
+  }
+
+  /** The installation's evidence-signing key (Ed25519, PKCS#8 PEM), made once. */
+  signingKey(): Promise<string> {
+    return installationSecret(this.dataSource, 'audit-signing', newSigningKey);
+  }
+}
