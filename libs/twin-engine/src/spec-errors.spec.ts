@@ -110,17 +110,14 @@ describe('error bodies in the spec’s own shape (helpdesk, OpenAPI 3.1)', () =>
     const response = await send(episode, service.name, 'GET', '/tickets');
     const tickets = response.body as Record<string, unknown>[];
     expect(tickets.length).toBeGreaterThan(3);
-    for (const ticket of tickets) {
-      expect(['open', 'closed']).toContain(ticket.state);
-      expect(['question', 'incident', 'problem']).toContain(ticket.kind);
-      if (ticket.reference !== undefined) {
-        expect(ticket.reference).toMatch(/^HD-[1-9]\d{3}$/);
-      }
-      if (ticket.channel !== undefined) {
-        expect(ticket.channel).toBe('email');
-      }
-    }
-    expect(new Set(tickets.map((t) => t.state)).size).toBe(2);
+    expect(new Set(tickets.map((t) => t.state))).toEqual(new Set(['open', 'closed']));
+    expect(
+      tickets.map((t) => t.kind).every((kind) => ['question', 'incident', 'problem'].includes(kind as string)),
+    ).toBe(true);
+    const references = tickets.map((t) => t.reference).filter((r) => r !== undefined);
+    expect(references.length).toBeGreaterThan(0);
+    expect(references.every((r) => /^HD-[1-9]\d{3}$/.test(r as string))).toBe(true);
+    expect(new Set(tickets.map((t) => t.channel).filter((c) => c !== undefined))).toEqual(new Set(['email']));
   });
 });
 
