@@ -10,6 +10,7 @@ describe(describedValues.name, () => {
     ['open or closed', ['open', 'closed']],
     ['Must be a valid email address or a phone number.', []],
     ['Use `per_page` to size pages.', []],
+    ['When the `status` of the collaboration changed to `accepted` or `rejected`.', []],
     ['The subject of the ticket, as the requester wrote it.', []],
     ['A ticket can be created by an agent or by the requester.', []],
   ])('reads %j as %j', (description, expected) => {

@@ -17,11 +17,13 @@ export const describedValues = (description: unknown): string[] => {
   for (const match of text.matchAll(introduced)) {
     found.push(listOf(match[1]));
   }
-  // Backticked tokens joined by commas and "or"/"and" anywhere ("`open`, `closed`, or `all`").
+  // Backticked tokens joined by commas and "or"/"and" anywhere ("`open`, `closed`, or `all`"); three at least, since
+  // two ("changed to `accepted` or `rejected`") are as often another field's values mentioned in passing.
   for (const match of text.matchAll(
     /`[^`\s]{1,40}`(?:\s*(?:,|\bor\b|\band\b|\/|\|)\s*(?:or\s+|and\s+)?`[^`\s]{1,40}`)+/gi,
   )) {
-    found.push([...match[0].matchAll(/`([^`\s]{1,40})`/g)].map((m) => m[1]));
+    const tokens = [...match[0].matchAll(/`([^`\s]{1,40})`/g)].map((m) => m[1]);
+    found.push(tokens.length >= 3 ? tokens : []);
   }
   // "open or closed" on its own: two or three bare lower-case tokens joined by "or", the whole description's point.
   const bare =

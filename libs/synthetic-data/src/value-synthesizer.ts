@@ -309,7 +309,8 @@ export class ValueSynthesizer {
    */
   private fromSpec(schema: Schema, name: string | undefined, format: string | undefined): string | undefined {
     const fits = (value: unknown): value is string => typeof value === 'string' && fitsString(schema, value);
-    const described = describedValues(schema.description).filter(fits);
+    // A formatted value (a date) is never one of a list of words; its description talks about something else.
+    const described = format ? [] : describedValues(schema.description).filter(fits);
     if (described.length > 0) {
       return this.faker.helpers.arrayElement(described);
     }
