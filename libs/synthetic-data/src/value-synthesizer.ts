@@ -51,7 +51,7 @@ export class ValueSynthesizer {
   ) {}
 
   value(schema: unknown, name?: string, depth = 0): unknown {
-    const resolved = flattenSchema(this.document, schema);
+    const resolved = withAnnotations(schema, flattenSchema(this.document, schema));
     if (resolved.const !== undefined) {
       return resolved.const;
     }
@@ -406,6 +406,21 @@ const formatsWithFixedShape = new Set([
   'url',
   'byte',
 ]);
+
+const annotations = ['description', 'example', 'examples', 'default'];
+
+/**
+ * OpenAPI 3.1 lets a `$ref` carry its own description and examples (`state: { $ref: State, description: "Either open
+ * or closed" }`): they describe this use of the schema and win over the target's. Only for non-branching targets, so
+ * the validator cache (by schema object) is not defeated where `oneOf` candidates are checked.
+ */
+const withAnnotations = (raw: unknown, resolved: Schema): Schema => {
+  if (!raw || typeof raw !== 'object' || !('$ref' in raw) || resolved.oneOf || resolved.anyOf) {
+    return resolved;
+  }
+  const own = Object.fromEntries(annotations.filter((key) => key in raw).map((key) => [key, (raw as Schema)[key]]));
+  return Object.keys(own).length > 0 ? { ...resolved, ...own } : resolved;
+};
 
 /** Length and pattern, the checks a string value can fail without ajv (compiling per candidate costs too much). */
 const fitsString = (schema: Schema, value: string): boolean =>

@@ -117,6 +117,10 @@ describe('error bodies in the spec’s own shape (helpdesk, OpenAPI 3.1)', () =>
     const references = tickets.map((t) => t.reference).filter((r) => r !== undefined);
     expect(references.length).toBeGreaterThan(0);
     expect(references.every((r) => /^HD-[1-9]\d{3}$/.test(r as string))).toBe(true);
+    // A `$ref` with its own description (OpenAPI 3.1): the description of this use wins.
+    expect(new Set(tickets.map((t) => t.priority).filter((p) => p !== undefined))).toEqual(
+      new Set(['low', 'normal', 'high']),
+    );
     expect(new Set(tickets.map((t) => t.channel).filter((c) => c !== undefined))).toEqual(new Set(['email']));
   });
 });
