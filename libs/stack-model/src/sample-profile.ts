@@ -24,6 +24,12 @@ export type FieldProfile =
         minWords: number;
         maxWords: number;
       };
+      /**
+       * For codes and references (one token each: `PO-1042`, `inv_8f3k`): their character classes (`A` an upper-case
+       * letter, `a` a lower-case one, `9` a digit, anything else as it is) and how often each was seen, and the prefix
+       * every value shares (`PO-`), when it is short and ends in a separator: the field's format, never a value.
+       */
+      shapes?: { masks: { value: string; weight: number }[]; prefix: string };
     }
   | { kind: 'redacted'; reason: string };
 

@@ -11,6 +11,7 @@ import {
 } from '@libs/openapi-schemas';
 
 import { isCreatedField, isUpdatedField, numberKindOf, stringForField } from './field-heuristics';
+import { describedValues, exampleValues, isCategoryField, isToken } from './spec-hints';
 
 export type Direction = 'request' | 'response';
 
@@ -50,7 +51,7 @@ export class ValueSynthesizer {
   ) {}
 
   value(schema: unknown, name?: string, depth = 0): unknown {
-    const resolved = flattenSchema(this.document, schema);
+    const resolved = withAnnotations(schema, flattenSchema(this.document, schema));
     if (resolved.const !== undefined) {
       return resolved.const;
     }
@@ -271,7 +272,10 @@ export class ValueSynthesizer {
     const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : undefined;
     const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
     const format = typeof schema.format === 'string' ? schema.format : undefined;
-    let value: string | undefined;
+    let value: string | undefined = this.fromSpec(schema, name, format);
+    if (value !== undefined) {
+      return value;
+    }
     if (typeof schema.pattern === 'string') {
       // A value that reads right (an ISO currency code) beats a random string, when it also fits the pattern.
       const pattern = schema.pattern;
@@ -293,6 +297,44 @@ export class ValueSynthesizer {
       value += this.faker.string.alpha({ length: minLength - value.length, casing: 'lower' });
     }
     return value;
+  }
+
+  /**
+   * What the spec itself says the value is, before anything Faker makes: values the description lists ("either open
+   * or closed"), then the property's examples and default. Categories and tokens take an example as it is (a client
+   * branches on `open`); an identifier-like example keeps its shape with new digits (`PO-1042` → `PO-3381`), so
+   * records stay distinct; free text takes the example in one record of three and otherwise what the field's name
+   * suggests, because identical free text in every record hides what distinct values reveal (search, ordering,
+   * duplicates) and a client never branches on it. A format (`date-time`, `email`) beats an example: it varies.
+   */
+  private fromSpec(schema: Schema, name: string | undefined, format: string | undefined): string | undefined {
+    const fits = (value: unknown): value is string => typeof value === 'string' && fitsString(schema, value);
+    // A formatted value (a date) is never one of a list of words; its description talks about something else.
+    const described = format ? [] : describedValues(schema.description).filter(fits);
+    if (described.length > 0) {
+      return this.faker.helpers.arrayElement(described);
+    }
+    const examples = exampleValues(schema).filter(fits);
+    if (examples.length === 0) {
+      return undefined;
+    }
+    const example = this.faker.helpers.arrayElement(examples);
+    if (isCategoryField(name) || (isToken(example) && !format)) {
+      return example;
+    }
+    if (format && formatsWithFixedShape.has(format)) {
+      return undefined;
+    }
+    if (!/\s/.test(example) && /\d/.test(example)) {
+      const redrawn = example.replace(/\d/g, (digit, at: number) =>
+        String(this.faker.number.int({ min: at === example.search(/\d/) && digit !== '0' ? 1 : 0, max: 9 })),
+      );
+      return fitsString(schema, redrawn) ? redrawn : example;
+    }
+    if (/\s/.test(example) && this.faker.number.int({ min: 0, max: 2 }) > 0) {
+      return undefined;
+    }
+    return example;
   }
 
   /** Repetitions are tried long, then short, until the string also fits the length bounds. */
@@ -364,6 +406,28 @@ const formatsWithFixedShape = new Set([
   'url',
   'byte',
 ]);
+
+const annotations = ['description', 'example', 'examples', 'default'];
+
+/**
+ * OpenAPI 3.1 lets a `$ref` carry its own description and examples (`state: { $ref: State, description: "Either open
+ * or closed" }`): they describe this use of the schema and win over the target's. Only for non-branching targets, so
+ * the validator cache (by schema object) is not defeated where `oneOf` candidates are checked.
+ */
+const withAnnotations = (raw: unknown, resolved: Schema): Schema => {
+  if (!raw || typeof raw !== 'object' || !('$ref' in raw) || resolved.oneOf || resolved.anyOf) {
+    return resolved;
+  }
+  const own = Object.fromEntries(annotations.filter((key) => key in raw).map((key) => [key, (raw as Schema)[key]]));
+  return Object.keys(own).length > 0 ? { ...resolved, ...own } : resolved;
+};
+
+/** Length and pattern, the checks a string value can fail without ajv (compiling per candidate costs too much). */
+const fitsString = (schema: Schema, value: string): boolean =>
+  (typeof schema.maxLength !== 'number' || value.length <= schema.maxLength) &&
+  (typeof schema.minLength !== 'number' || value.length >= schema.minLength) &&
+  (typeof schema.pattern !== 'string' || matches(schema.pattern, value)) &&
+  (!Array.isArray(schema.enum) || schema.enum.includes(value));
 
 const matches = (pattern: string, value: string): boolean => {
   try {

@@ -16,7 +16,7 @@ import { canonicalName as canonical } from '@libs/stack-model';
 import { synthesizeCompany } from './company';
 import { CompanyPeople, declaredPeopleResources, fillPerson, personFields } from './company-people';
 import { buildDataTables } from './data-tables';
-import { subjectName } from './field-heuristics';
+import { isCreatedField, isUpdatedField, subjectName } from './field-heuristics';
 import { hashSeed } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
 import { World, WorldRecord, WorldSizes, WorldTable } from './world';
@@ -54,6 +54,7 @@ export const nameBySubject = (record: WorldRecord, shape: ResourceShape, synthes
  */
 const prose = (
   profile: NonNullable<Extract<FieldProfile, { kind: 'text' }>['prose']>,
+  minLength: number,
   maxLength: number,
   faker: Faker,
 ): string => {
@@ -62,9 +63,15 @@ const prose = (
     faker.helpers.weightedArrayElement(options.length > 0 ? options : profile.words);
   let last = pick(profile.starts);
   let text = last;
-  for (let n = 1; n < count; n++) {
-    last = pick(profile.pairs.filter((p) => p.from === last).map((p) => ({ value: p.to, weight: p.weight })));
-    if (text.length + last.length + 1 > maxLength) {
+  // As many words as the client's values have, then more while still shorter than the shortest of them.
+  // A word with no follower seen in the samples ends the text early: any word after it would read as word salad.
+  for (let n = 1; n < count || text.length < minLength; n++) {
+    const followers = profile.pairs.filter((p) => p.from === last).map((p) => ({ value: p.to, weight: p.weight }));
+    if (followers.length === 0 && n >= Math.max(2, profile.minWords)) {
+      break;
+    }
+    last = pick(followers);
+    if (text.length + last.length + 1 > maxLength || n > 4 * Math.max(1, profile.maxWords)) {
       break;
     }
     text = `${text} ${last}`;
@@ -72,9 +79,43 @@ const prose = (
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
 
+/** A code in the client's format: one of their masks, their shared prefix, new letters and digits. */
+const fromShape = (shapes: NonNullable<Extract<FieldProfile, { kind: 'text' }>['shapes']>, faker: Faker): string => {
+  const mask = faker.helpers.weightedArrayElement(shapes.masks);
+  const masked = (text: string): string =>
+    text
+      .replace(/\p{Lu}/gu, 'A')
+      .replace(/\p{Ll}/gu, 'a')
+      .replace(/\p{N}/gu, '9');
+  const keepsPrefix = shapes.prefix !== '' && mask.startsWith(masked(shapes.prefix));
+  const rest = [...mask.slice(keepsPrefix ? shapes.prefix.length : 0)]
+    .map((char) =>
+      char === 'A'
+        ? faker.string.alpha({ length: 1, casing: 'upper' })
+        : char === 'a'
+          ? faker.string.alpha({ length: 1, casing: 'lower' })
+          : char === '9'
+            ? faker.string.numeric(1)
+            : char,
+    )
+    .join('');
+  return `${keepsPrefix ? shapes.prefix : ''}${rest}`;
+};
+
+/** A value longer than the client's longest is cut at a word; one shorter than their shortest is left: no padding. */
+const withinLength = (value: string, maxLength: number): string => {
+  if (value.length <= maxLength) {
+    return value;
+  }
+  const cut = value.slice(0, maxLength);
+  const space = cut.lastIndexOf(' ');
+  return (space > 0 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '');
+};
+
 /**
  * Makes a synthesized record look like the client's: categories drawn with the sample's frequencies, numbers and
- * dates within the sample's range, prose from the sample's vocabulary. Only where the result is still valid for the record's schema.
+ * dates within the sample's range, prose from the sample's vocabulary, codes in the sample's format, text no longer
+ * than the sample's. Only where the result is still valid for the record's schema.
  */
 const fitToSample = (
   record: WorldRecord,
@@ -104,16 +145,41 @@ const fitToSample = (
         break;
       }
       case 'text':
-        if (!fitted.prose || typeof record[field] !== 'string') {
+        if (typeof record[field] !== 'string') {
           continue;
         }
-        value = prose(fitted.prose, fitted.maxLength, faker);
+        // Prose from the client's words, codes in the client's format, anything else (a name) as long as theirs.
+        value = fitted.prose
+          ? prose(fitted.prose, fitted.minLength, fitted.maxLength, faker)
+          : fitted.shapes
+            ? fromShape(fitted.shapes, faker)
+            : withinLength(record[field], fitted.maxLength);
         break;
       case 'redacted':
         continue;
     }
     if (isValid(properties[field], value)) {
       record[field] = value;
+    }
+  }
+};
+
+/**
+ * A sampled `created_at` can fall after the synthesized `updated_at`: the update then moves to a time after the
+ * creation (and no later than the reference date, unless the creation already is).
+ */
+const keepTimestampsOrdered = (record: WorldRecord, faker: Faker): void => {
+  const created = Object.keys(record).find(isCreatedField);
+  const start = created && typeof record[created] === 'string' ? Date.parse(record[created]) : NaN;
+  if (Number.isNaN(start)) {
+    return;
+  }
+  for (const key of Object.keys(record).filter(isUpdatedField)) {
+    const value = record[key];
+    if (typeof value === 'string' && Date.parse(value) < start) {
+      const end = Math.max(start, defaultSynthesisOptions.referenceDate.getTime());
+      const later = faker.date.between({ from: start, to: end }).toISOString();
+      record[key] = value.length === 10 ? later.slice(0, 10) : later;
     }
   }
 };
@@ -284,6 +350,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
           const profile = profiles.get(shape.key);
           if (profile) {
             fitToSample(record, shape, profile, faker, (schema, value) => validators.validatorForSchema(schema)(value));
+            keepTimestampsOrdered(record, faker);
           }
           if (people?.fields) {
             // After the sample's fit, so a sampled name never replaces the employee's.

@@ -19,6 +19,8 @@ export interface ValidRequest {
 export interface InvalidRequest {
   ok: false;
   status: 400 | 413 | 415 | 422;
+  /** The request could not even be read (not JSON, a broken escape): HTTP's 400, whatever the schema would say. */
+  syntax?: true;
   message: string;
   /** Each problem with where it is: `path.id`, `query.limit`, `body/lines/0/quantity`. */
   problems: { location: string; message: string }[];
@@ -129,6 +131,7 @@ export const validateRequest = (
     return {
       ok: false,
       status: 400,
+      syntax: true,
       message: `invalid request: the query string has a malformed percent-encoding ("${malformed}")`,
       problems: [{ location: 'query', message: `has a malformed percent-encoding ("${malformed}")` }],
     };
@@ -191,6 +194,7 @@ export const validateRequest = (
       return {
         ok: false,
         status: 400,
+        syntax: true,
         message: `malformed JSON body: ${(error as Error).message}`,
         problems: [{ location: 'body', message: 'is not valid JSON' }],
       };

@@ -4,21 +4,9 @@ import { DocumentValidators, flattenSchema, resolveSchema, Schema } from '@libs/
 import { dereference, escapePointerSegment, getAtPointer, type ServiceModel } from '@libs/stack-ingestion';
 import { defaultSynthesisOptions, hashSeed, ValueSynthesizer } from '@libs/synthetic-data';
 
+import { shapeErrorBody } from './error-body';
 import { OperationPlan } from './operation-plan';
 import { jsonResponse, TwinResponse } from './twin-http';
-
-const messageFields = [
-  'message',
-  'error_description',
-  'detail',
-  'details',
-  'error_message',
-  'msg',
-  'description',
-  'title',
-];
-const codeFields = ['error', 'code', 'error_code', 'id', 'type', 'status'];
-const locationFields = ['field', 'parameter', 'param', 'pointer', 'path', 'location', 'source'];
 
 /** Non-CRUD answers are cached per request shape: synthesizing per request costs several times the throughput. */
 const cacheLimit = 256;
@@ -113,8 +101,9 @@ export class ResponseFactory {
   }
 
   /**
-   * An error in the spec's own shape: the response declared for this status (or its range, or `default`) with its
-   * message fields carrying ours. Without a declared shape, a plain `{ error, message }`.
+   * An error in the spec's own shape: the response declared for this status (or its range, or `default`), shaped so
+   * the real problem sits where the schema keeps messages (see `shapeErrorBody`). Without a declared shape, a plain
+   * `{ error, message }`.
    */
   error(
     plan: OperationPlan | undefined,
@@ -124,43 +113,24 @@ export class ResponseFactory {
     extra: Record<string, unknown> = {},
   ): TwinResponse {
     // The operation's own error response first; else the service's usual error body, which is what the real API
-    // would most likely send for a status the spec forgot to declare.
+    // would most likely send for a status the spec forgot to declare (a 404 the spec never lists is still a 404: the
+    // HTTP truth about a missing record, said in the shape the service uses for its other errors).
     const declared =
       (plan ? this.declaredError(plan.operation.pointer, status) : undefined) ?? this.serviceError(status);
-    if (declared) {
-      const body = this.synthesize(declared.pointer, `error:${status}`);
-      if (body && typeof body === 'object' && !Array.isArray(body)) {
-        const record = body as Record<string, unknown>;
-        const schema = flattenSchema(this.service.document, { $ref: `#${declared.pointer}` });
-        const properties = (schema.properties ?? {}) as Record<string, unknown>;
-        const fill = (fields: string[], value: string): void => {
-          for (const field of fields) {
-            const property = flattenSchema(this.service.document, properties[field]);
-            if (
-              field in properties &&
-              !property.enum &&
-              (property.type === 'string' || property.type === undefined) &&
-              !property.pattern &&
-              !property.format
-            ) {
-              record[field] = value;
-              return;
-            }
-          }
-        };
-        fill(messageFields, message);
-        fill(codeFields, code);
-        const problems = extra.problems as { location: string }[] | undefined;
-        if (problems?.[0]) {
-          fill(locationFields, problems[0].location);
-        }
-        if (this.validators.validator(declared.pointer)(record)) {
-          return jsonResponse(status, record, { 'content-type': declared.mediaType });
-        }
-      }
-      return jsonResponse(status, body, { 'content-type': declared.mediaType });
+    if (!declared) {
+      return jsonResponse(status, { error: code, message, ...extra });
     }
-    return jsonResponse(status, { error: code, message, ...extra });
+    const problems = (extra.problems as { location: string; message: string }[] | undefined) ?? [];
+    const schema = { $ref: `#${declared.pointer}` };
+    const body = shapeErrorBody(
+      this.service.document,
+      schema,
+      this.synthesize(declared.pointer, `error:${status}`),
+      { status, code, message, problems },
+      (itemSchema) => this.synthesizeSchema(itemSchema, hashSeed(this.seed, declared.pointer, 'error-item')),
+      (value) => this.validators.validator(declared.pointer)(value),
+    );
+    return jsonResponse(status, body, { 'content-type': declared.mediaType });
   }
 
   private declaredError(operationPointer: string, status: number): { pointer: string; mediaType: string } | undefined {

@@ -25,7 +25,7 @@ import { EpisodeState } from './episode-state';
 import { ListEnvelope, planListEnvelope } from './list-envelope';
 import { OperationPlan, planOperations } from './operation-plan';
 import { PackBehaviour, PackCall, TwinPack } from './packs/twin-pack';
-import { validateRequest, ValidRequest } from './request-validation';
+import { InvalidRequest, validateRequest, ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { SpecCredentials } from './spec-credentials';
 import { TwinRequest, TwinResponse } from './twin-http';
@@ -281,7 +281,7 @@ export class ServiceTwin {
       }
     }
     if (!valid.ok) {
-      const status = this.validationStatus(plan, valid.status);
+      const status = this.validationStatus(plan, valid);
       return {
         response: this.responses.error(
           plan,
@@ -367,7 +367,7 @@ export class ServiceTwin {
       // A pack validates in its product's terms or lets the spec do it; Slack answers `invalid_arguments` itself.
       const checked = validateRequest(match.plan, request, match.params, this.validators, this.service.document);
       if (!checked.ok) {
-        const status = this.validationStatus(match.plan, checked.status);
+        const status = this.validationStatus(match.plan, checked);
         return { response: this.errorResponse(status, 'invalid_request', checked.message), events: [] };
       }
       input = checked;
@@ -500,13 +500,22 @@ export class ServiceTwin {
     };
   }
 
-  /** A spec that declares 422 (and not 400) for validation failures gets 422; otherwise 400, as most APIs answer. */
-  private validationStatus(plan: OperationPlan, status: 400 | 413 | 415 | 422): number {
-    if (status !== 400) {
-      return status;
+  /**
+   * The status of a refused request, among those the operation declares. A request its schemas refuse gets 400, or
+   * 422 when the operation declares 422 and not 400 (its authors answer validation failures with 422). A request that
+   * cannot even be read (a body that is not JSON, a broken escape) is a syntax error, HTTP's 400, and gets 422 only
+   * when the operation declares 422 and nothing that covers a 400 (no 400, `4XX` or `default`), so that the status a
+   * client's code was written for still comes back.
+   */
+  private validationStatus(plan: OperationPlan, refusal: InvalidRequest): number {
+    if (refusal.status !== 400) {
+      return refusal.status;
     }
-    const declared = new Set(plan.operation.responses.map((r) => r.status));
-    return !declared.has('400') && declared.has('422') ? 422 : 400;
+    const declared = new Set(plan.operation.responses.map((r) => r.status.toUpperCase()));
+    if (declared.has('400') || !declared.has('422')) {
+      return 400;
+    }
+    return refusal.syntax && (declared.has('4XX') || declared.has('DEFAULT')) ? 400 : 422;
   }
 
   private envelope(plan: OperationPlan): ListEnvelope {

@@ -31,7 +31,23 @@ describe(fitField.name, () => {
       ['2024-01-01T00:00:00Z', '2025-06-30T12:00:00Z'],
       { kind: 'date', from: '2024-01-01T00:00:00.000Z', to: '2025-06-30T12:00:00.000Z' },
     ],
-    ['reference', ['PO-1', 'PO-2', 'PO-3'], { kind: 'text', minLength: 4, maxLength: 4 }],
+    [
+      'reference',
+      ['PO-1', 'PO-2', 'PO-13'],
+      {
+        kind: 'text',
+        minLength: 4,
+        maxLength: 5,
+        shapes: {
+          masks: [
+            { value: 'AA-9', weight: 2 / 3 },
+            { value: 'AA-99', weight: 1 / 3 },
+          ],
+          prefix: 'PO-',
+        },
+      },
+    ],
+    ['login', ['ann', 'bob'], { kind: 'text', minLength: 3, maxLength: 3 }],
     ['api_key', ['abc'], { kind: 'redacted', reason: 'its name says it holds a secret' }],
     ['contact_email', ['x'], { kind: 'redacted', reason: 'its name says it holds personal data' }],
     [
@@ -70,6 +86,19 @@ describe(fitField.name, () => {
     expect(prose.words.map((w) => w.value).sort()).toEqual(['charge', 'duplicate', 'invoice', 'on', 'refund', 'the']);
     expect(prose.pairs).toEqual(expect.arrayContaining([{ from: 'refund', to: 'the', weight: expect.any(Number) }]));
     expect(JSON.stringify(fitted)).not.toMatch(/jane|doe|4471|late fee/i);
+  });
+});
+
+describe('the shape of codes', () => {
+  it('keeps character classes and a shared convention prefix, never a value or a name-like prefix', () => {
+    const fitted = fitField('username', ['annab1', 'annaz2', 'annaq3']);
+    expect(fitted).toMatchObject({ kind: 'text', shapes: { masks: [{ value: 'aaaaa9', weight: 1 }], prefix: '' } });
+    expect(JSON.stringify(fitted)).not.toMatch(/anna/);
+  });
+
+  it('leaves names and multi-word values without a shape', () => {
+    expect(fitField('name', ['Acme', 'Bolt', 'Nutco'])).toEqual({ kind: 'text', minLength: 4, maxLength: 5 });
+    expect(fitField('displayName', ['Ann-1', 'Bob-2', 'Cy-3'])).toEqual({ kind: 'text', minLength: 4, maxLength: 5 });
   });
 });
 

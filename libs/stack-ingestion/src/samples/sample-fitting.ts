@@ -51,13 +51,16 @@ export const fitField = (field: string, values: unknown[]): FieldProfile | undef
     return categorical(strings);
   }
   const lengths = strings.map((s) => s.length);
-  // A name is not prose: its words would be other names'.
-  const prose = /(^|_)name$/i.test(field) ? undefined : proseOf(strings);
+  // A name is not prose, nor a code: its words would be other names', its letters a name's shape.
+  const isName = /(^|_)name$/i.test(field.replace(/([a-z])([A-Z])/g, '$1_$2'));
+  const prose = isName ? undefined : proseOf(strings);
+  const shapes = isName || prose ? undefined : shapesOf(strings);
   return {
     kind: 'text',
     minLength: Math.min(...lengths),
     maxLength: Math.max(...lengths),
     ...(prose ? { prose } : {}),
+    ...(shapes ? { shapes } : {}),
   };
 };
 
@@ -80,7 +83,8 @@ const proseOf = (values: string[]): Extract<FieldProfile, { kind: 'text' }>['pro
   );
   const isWord = (token: string): boolean => /^\p{L}[\p{L}'’-]*$/u.test(token);
   const counts = tokenised.map((words) => words.length);
-  if (counts.reduce((sum, n) => sum + n, 0) / values.length < 4) {
+  // Two words on average is prose already (a subject "Printer jammed"); one is a code or a name.
+  if (counts.reduce((sum, n) => sum + n, 0) / values.length < 2) {
     return undefined;
   }
   const common = new Set<string>();
@@ -126,6 +130,39 @@ const proseOf = (values: string[]): Extract<FieldProfile, { kind: 'text' }>['pro
   };
 };
 
+const maxMasks = 20;
+
+/**
+ * The format of single-token values (codes, references): character classes only, so `PO-1042` keeps `AA-9999` and
+ * the prefix all values share when it reads as a convention (`PO-`: a few letters and a separator), never a value.
+ */
+const shapesOf = (values: string[]): NonNullable<Extract<FieldProfile, { kind: 'text' }>['shapes']> | undefined => {
+  if (values.some((value) => /\s/.test(value) || value.length > 64) || new Set(values).size < 3) {
+    return undefined;
+  }
+  const masks = new Tally();
+  values.forEach((value, record) =>
+    masks.add(
+      value
+        .replace(/\p{Lu}/gu, 'A')
+        .replace(/\p{Ll}/gu, 'a')
+        .replace(/\p{N}/gu, '9'),
+      record,
+    ),
+  );
+  const kept = [...masks.counts()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, maxMasks);
+  const total = kept.reduce((sum, [, n]) => sum + n, 0);
+  let prefix = values.reduce((common, value) => {
+    let n = 0;
+    while (n < common.length && common[n] === value[n]) {
+      n++;
+    }
+    return common.slice(0, n);
+  });
+  prefix = /^[A-Za-z]{1,5}[-_#/:.]$/.exec(/^[A-Za-z]{1,5}[-_#/:.]/.exec(prefix)?.[0] ?? '')?.[0] ?? '';
+  return { masks: kept.map(([value, n]) => ({ value, weight: n / total })), prefix };
+};
+
 /** Uses of each key and the records they are in; `shared` keeps keys that several records use, most used first. */
 class Tally {
   private readonly uses = new Map<string, number>();
@@ -134,6 +171,10 @@ class Tally {
   add(key: string, record: number): void {
     this.uses.set(key, (this.uses.get(key) ?? 0) + 1);
     this.records.set(key, (this.records.get(key) ?? new Set()).add(record));
+  }
+
+  counts(): [string, number][] {
+    return [...this.uses.entries()];
   }
 
   shared(keep: (key: string) => boolean): [string, number][] {
