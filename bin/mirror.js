@@ -8,8 +8,5 @@ if (!fs.existsSync(entry)) {
   process.stderr.write('mirror: not built yet; run `npm ci` (or `npm run build`) in the repository first\n');
   process.exit(1);
 }
-require(entry)
-  .run(process.argv.slice(2))
-  .then((code) => {
-    process.exitCode = code;
-  });
+const cli = require(entry);
+cli.run(process.argv.slice(2)).then(cli.exitWith);

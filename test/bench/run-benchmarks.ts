@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { runCliIngestBenchmark } from './cli-ingest-benchmark';
 import { runEpisodeBenchmarks } from './episode-benchmark';
 import { runGradingBenchmarks } from './grading-benchmark';
 import { runPackBenchmarks } from './pack-benchmark';
@@ -138,6 +139,10 @@ const only = process.argv
 void (async () => {
   if (!only || only === 'ingest') {
     main();
+    runCliIngestBenchmark(sharedSpecs);
+  }
+  if (only === 'ingest-cli') {
+    runCliIngestBenchmark(sharedSpecs);
   }
   if (!only || only === 'twin') {
     await runTwinBenchmarks(sharedSpecs);

@@ -108,15 +108,15 @@ describe('mirror ingest', () => {
     expect(result.stderr).toContain("missing required argument 'path'");
   });
 
-  it('works on a first run with no database configured, using embedded PGlite under the data folder', async () => {
+  it('stores on a first run with no database configured when asked, using embedded PGlite under the data folder', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-first-run-'));
     const env = { DATABASE_URL: '', MIRROR_DATA_DIR: dataDir };
     const spec = path.join(sharedSpecsDir(), 'oai-petstore.yaml');
-    const first = await runCli(['ingest', spec], env);
+    const first = await runCli(['ingest', spec, '--store'], env);
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/database: started embedded PGlite on 127\.0\.0\.1:\d+/);
     expect(first.stdout).toContain('stored as a new version');
-    const second = await runCli(['ingest', spec], env);
+    const second = await runCli(['ingest', spec, '--store'], env);
     expect(second.stdout).toContain('unchanged: this version was already stored');
     expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
   });

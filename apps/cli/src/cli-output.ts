@@ -53,10 +53,18 @@ export const reportFailure = (error: unknown, json: boolean): number => {
     }
     return exitCodes.invalidInput;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = portInUse(error) ?? (error instanceof Error ? error.message : String(error));
   process.stderr.write(`mirror: ${message}\n`);
   if (process.env.MIRROR_DEBUG && error instanceof Error) {
     process.stderr.write(`${error.stack}\n`);
   }
   return exitCodes.failure;
+};
+
+/** A port another process holds is the user's to fix: say which and how, not Node's `listen EADDRINUSE`. */
+const portInUse = (error: unknown): string | undefined => {
+  const { code, address, port } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown };
+  return code === 'EADDRINUSE'
+    ? `port ${String(port)} on ${String(address)} is already in use; choose another with --port (0 takes free ports)`
+    : undefined;
 };

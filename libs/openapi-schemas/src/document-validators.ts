@@ -54,8 +54,37 @@ export class DocumentValidators {
       const type = ['int32', 'int64', 'float', 'double'].includes(name) ? 'number' : 'string';
       this.ajv.addFormat(name, { type, validate } as never);
     }
-    this.conversion = conversionFor(dialect);
-    this.ajv.addSchema(toJsonSchemaDocument(document, this.conversion));
+    this.conversion = { ...conversionFor(dialect), exampleDataDropped: true };
+    this.addDocument(toJsonSchemaDocument(document, this.conversion));
+  }
+
+  /**
+   * ajv reads every `$id` and `$anchor` of the document when it is added, and one it refuses (a templated host, an id
+   * given twice) would refuse the whole document: those identities are dropped instead, each named in a failure, so
+   * the rest of the spec still validates (references by JSON pointer do not need them).
+   */
+  private addDocument(converted: Record<string, unknown>): void {
+    try {
+      this.ajv.addSchema(converted);
+      return;
+    } catch (error) {
+      this.ajv.removeSchema(documentSchemaId);
+      for (const { pointer, keyword, value } of dropIdentities(converted)) {
+        this.recordFailure(
+          pointer,
+          `its ${keyword} ${JSON.stringify(value)} is refused (${(error as Error).message}); the twin ignores it`,
+          true,
+        );
+      }
+    }
+    try {
+      this.ajv.addSchema(converted);
+    } catch (error) {
+      // Nothing left to blame: every schema of the document is validated leniently, and said so once.
+      this.ajv.removeSchema(documentSchemaId);
+      this.ajv.addSchema({ $id: documentSchemaId });
+      this.recordFailure('', `the document's schemas cannot be compiled (${(error as Error).message})`);
+    }
   }
 
   /** The validator for the schema at `pointer` (e.g. `/components/schemas/Pet`). */
@@ -79,7 +108,7 @@ export class DocumentValidators {
   }
 
   /** Schemas that could not be compiled, by pointer when known, with ajv's reason: ingestion reports them. */
-  readonly failures: { pointer?: string; message: string }[] = [];
+  readonly failures: { pointer?: string; message: string; stillValidated?: true }[] = [];
 
   /**
    * A schema ajv cannot compile (a `$ref` loop with nothing but references, a keyword of the wrong type) must not turn
@@ -91,13 +120,49 @@ export class DocumentValidators {
     } catch (error) {
       const message =
         error instanceof RangeError ? 'its $refs loop without ever reaching a schema' : (error as Error).message;
-      if (this.failures.length < 100) {
-        this.failures.push({ ...(pointer === undefined ? {} : { pointer }), message });
-      }
+      this.recordFailure(pointer, message);
       return lenient;
     }
   }
+
+  private recordFailure(pointer: string | undefined, message: string, stillValidated = false): void {
+    if (this.failures.length < 100) {
+      this.failures.push({
+        ...(pointer === undefined ? {} : { pointer }),
+        message,
+        ...(stillValidated ? { stillValidated } : {}),
+      });
+    }
+  }
 }
+
+const identityKeywords = new Set(['$id', '$anchor', '$dynamicAnchor']);
+
+/** Removes the `$id`/`$anchor`s below the document's root, in place, and says where each was. */
+const dropIdentities = (document: Record<string, unknown>): { pointer: string; keyword: string; value: unknown }[] => {
+  const dropped: { pointer: string; keyword: string; value: unknown }[] = [];
+  const visit = (value: unknown, pointer: string): void => {
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => visit(item, `${pointer}/${index}`));
+      return;
+    }
+    if (value === null || typeof value !== 'object') {
+      return;
+    }
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) {
+      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (pointer !== '' && identityKeywords.has(key) && typeof object[key] === 'string') {
+        dropped.push({ pointer: at, keyword: key, value: object[key] });
+        delete object[key];
+      } else {
+        visit(object[key], at);
+      }
+    }
+  };
+  visit(document, '');
+  return dropped;
+};
 
 const lenient = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;
 

@@ -10,6 +10,11 @@ type Json = unknown;
 export interface ConversionOptions {
   /** OpenAPI 3.0 and Swagger ignore the siblings of a `$ref` (Xero's spec has `$ref` next to a contradicting type). */
   refSiblingsIgnored: boolean;
+  /**
+   * Drop `examples` and `x-*` from schemas: they hold example data, which a validator never reads and which ajv would
+   * otherwise scan for `$id`s (`"$id": "https://{host}/…"` in an example is data, not a schema's identity).
+   */
+  exampleDataDropped?: boolean;
 }
 
 export const conversionFor = (dialect: string): ConversionOptions => ({
@@ -58,7 +63,11 @@ export const convertSchema = (schema: Json, options: ConversionOptions, depth = 
       source[key === 'minimum' ? 'exclusiveMinimum' : 'exclusiveMaximum'] === true
     ) {
       continue;
-    } else if (key.startsWith('x-') || key === 'examples' || key === 'default' || key === 'enum' || key === 'const') {
+    } else if (key.startsWith('x-') || key === 'examples') {
+      if (!options.exampleDataDropped) {
+        out[key] = value;
+      }
+    } else if (key === 'default' || key === 'enum' || key === 'const') {
       out[key] = value;
     } else if (unenforceableKeyword(key, value) !== undefined) {
       // Ingestion warned; a bound no value can meet (`minimum: 1e400`, `multipleOf: 0`) would refuse every request.
@@ -138,39 +147,66 @@ const nullableOf = (schema: Record<string, Json>): Record<string, Json> => {
 };
 
 /**
+ * Objects of an OpenAPI document whose keys are names chosen by the spec's author (a header may be called
+ * `x-request-id`, a schema `examples`), not fields of the specification.
+ */
+const nameMapKeys = new Set([
+  'paths',
+  'webhooks',
+  'responses',
+  'parameters',
+  'headers',
+  'content',
+  'encoding',
+  'links',
+  'callbacks',
+  'requestBodies',
+  'securitySchemes',
+  'securityDefinitions',
+  'pathItems',
+]);
+
+/**
  * The document as one JSON Schema resource: every `#/…` reference is rewritten to the document's id, so a
  * validator for `/paths/~1pets/get/…/schema` or `/components/schemas/Pet` resolves references exactly as the spec
- * does. Only values under schema positions are converted; the rest is copied as is.
+ * does. Only values under schema positions are converted; the rest is copied as is, except example data
+ * (`example`, `examples`, `x-*` extensions), which no validator reads and whose `$id`s ajv must never see.
  */
 export const toJsonSchemaDocument = (
   document: Record<string, unknown>,
   options: ConversionOptions,
 ): Record<string, unknown> => {
-  const walk = (value: Json, inSchema: boolean): Json => {
+  const schemaOptions = { ...options, exampleDataDropped: true };
+  const walk = (value: Json, inSchema: boolean, isNameMap: boolean): Json => {
     if (inSchema) {
-      return convertSchema(value, options);
+      return convertSchema(value, schemaOptions);
     }
     if (Array.isArray(value)) {
-      return value.map((item) => walk(item, false));
+      return value.map((item) => walk(item, false, false));
     }
     if (value === null || typeof value !== 'object') {
       return value;
     }
     const out: Record<string, Json> = {};
     for (const [key, child] of Object.entries(value as Record<string, Json>)) {
-      if (key === '$ref' && typeof child === 'string') {
+      if (isNameMap) {
+        out[key] = walk(child, false, false);
+      } else if (key === '$ref' && typeof child === 'string') {
         out.$ref = child.startsWith('#') ? `${documentSchemaId}${child}` : child;
       } else if (key === 'schemas' || key === 'definitions') {
         out[key] = Object.fromEntries(
-          Object.entries((child ?? {}) as Record<string, Json>).map(([name, s]) => [name, convertSchema(s, options)]),
+          Object.entries((child ?? {}) as Record<string, Json>).map(([name, s]) => [
+            name,
+            convertSchema(s, schemaOptions),
+          ]),
         );
-      } else if (key === 'example' || key === 'examples') {
-        out[key] = child;
+      } else if (key === 'example' || key === 'examples' || key.startsWith('x-')) {
+        continue;
       } else {
-        out[key] = walk(child, key === 'schema');
+        out[key] = walk(child, key === 'schema', nameMapKeys.has(key));
       }
     }
     return out;
   };
-  return { ...(walk(document, false) as Record<string, unknown>), $id: documentSchemaId };
+  return { ...(walk(document, false, false) as Record<string, unknown>), $id: documentSchemaId };
 };

@@ -1,4 +1,4 @@
-import { compile, EvalFunction, parse, SymbolNode } from 'mathjs';
+import type { EvalFunction, SymbolNode } from 'mathjs';
 
 import { hashSeed, seededRandom } from '@libs/synthetic-data';
 import { VariableSpec } from '@libs/stack-model';
@@ -13,13 +13,18 @@ const functions = new Set(['min', 'max', 'round', 'floor', 'ceil', 'abs']);
 
 const compiled = new Map<string, EvalFunction>();
 
+/** mathjs on first use: loading it takes longer than ingesting a small spec, and most bundles have no expression. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const mathjs = (): typeof import('mathjs') => require('mathjs') as typeof import('mathjs');
+
 /** The value names an expression reads (`quantity * list_price` → quantity, list_price); throws when it does not parse. */
 export const namesIn = (expression: string): string[] => {
   try {
     return [
       ...new Set(
-        parse(expression)
-          .filter((node) => node instanceof SymbolNode)
+        mathjs()
+          .parse(expression)
+          .filter((node) => node instanceof mathjs().SymbolNode)
           .map((node) => (node as SymbolNode).name)
           .filter((n) => !functions.has(n)),
       ),
@@ -37,7 +42,7 @@ export const evaluate = (expression: number | string, values: Values): number =>
   let code = compiled.get(expression);
   if (!code) {
     try {
-      code = compile(expression);
+      code = mathjs().compile(expression);
     } catch (error) {
       throw new ExpressionError(`cannot read "${expression}": ${(error as Error).message}`);
     }

@@ -223,7 +223,11 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
         loaded.service.servers = [source.baseUrl, ...loaded.service.servers.filter((s) => s !== source.baseUrl)];
       }
       services.push(loaded.service);
-      warnings.push(...loaded.warnings);
+      // A built-in pack's spec is ours, not the client's: its warnings are for Mirror's developers (pack-specs.spec.ts
+      // counts them), and would bury the client's own under lines they cannot act on.
+      if (!source.pack) {
+        warnings.push(...loaded.warnings);
+      }
       fileCount += loaded.files.length;
       references += loaded.referenceCount;
     } catch (error) {

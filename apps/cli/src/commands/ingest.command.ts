@@ -3,14 +3,21 @@ import { Command } from 'commander';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { commandLineActor } from '@libs/evidence-trail';
 import { ingestStack, StackModel, summarizeStack } from '@libs/stack-ingestion';
-import { withDatabase } from '@cli/database-session';
 import { printJson } from '@cli/cli-output';
 
 interface IngestOptions {
   json?: boolean;
-  store: boolean;
+  /** Undefined unless --store or --no-store is given: then a configured DATABASE_URL decides. */
+  store?: boolean;
   allowOutsideRefs?: boolean;
 }
+
+/** Why a stack was not stored, for the summary: asked not to, or no database to store it in. */
+const notStoredReasons = {
+  asked: '  not stored (--no-store)\n',
+  noDatabase:
+    '  not stored: no DATABASE_URL (pass --store to keep it in the embedded database under MIRROR_DATA_DIR)\n',
+};
 
 const shownWarnings = 25;
 
@@ -20,12 +27,13 @@ const printSummary = (
   version: string,
   created: boolean | null,
   ms: number,
+  notStored: string,
 ): void => {
   const out = process.stdout;
   out.write(`Stack ${model.name}  version ${version.slice(0, 12)}${id ? `  id ${id}` : ''}\n`);
   out.write(
     created === null
-      ? '  not stored (--no-store)\n'
+      ? notStored
       : created
         ? '  stored as a new version\n'
         : '  unchanged: this version was already stored\n',
@@ -65,10 +73,13 @@ const printSummary = (
 
 export const ingestCommand = (): Command =>
   new Command('ingest')
-    .description('ingest a stack bundle (folder with mirror.yaml, spec file, or .zip/.tar.gz) and store its model')
+    .description(
+      'ingest a stack bundle (folder with mirror.yaml, spec file, or .zip/.tar.gz): check it, model it, and store the model when a database is configured',
+    )
     .argument('<path>', 'bundle folder, OpenAPI/Swagger file or archive')
     .option('--json', 'print the result as JSON')
-    .option('--no-store', 'check and model the bundle without storing it')
+    .option('--store', 'store the model even without DATABASE_URL (in the embedded database)')
+    .option('--no-store', 'check and model the bundle without storing it, even with DATABASE_URL')
     .option(
       '--allow-outside-refs',
       "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
@@ -80,8 +91,12 @@ export const ingestCommand = (): Command =>
         allowOutsideRefs: options.allowOutsideRefs === true,
       });
       const log = options.json ? silentLog : stderrLog;
-      const stored = options.store
-        ? await withDatabase(log, ({ config, stacks }) =>
+      // Checking a spec is the engineer's feedback loop: no database starts unless one is configured or asked for.
+      const store = options.store ?? Boolean(process.env.DATABASE_URL);
+      const stored = store
+        ? await (
+            await import('@cli/database-session')
+          ).withDatabase(log, ({ config, stacks }) =>
             stacks.saveVersion(config.MIRROR_TENANT, version, model, {
               actor: commandLineActor(),
               actorKind: 'engineer',
@@ -94,6 +109,13 @@ export const ingestCommand = (): Command =>
           stored: stored?.created ?? false,
         });
       } else {
-        printSummary(model, stored?.stackId ?? null, version, stored ? stored.created : null, stats.milliseconds);
+        printSummary(
+          model,
+          stored?.stackId ?? null,
+          version,
+          stored ? stored.created : null,
+          stats.milliseconds,
+          options.store === false ? notStoredReasons.asked : notStoredReasons.noDatabase,
+        );
       }
     });

@@ -67,75 +67,83 @@ export const serveCommand = (): Command =>
       const config = loadConfig();
       const log = options.json ? silentLog : stderrLog;
       const database = await openDatabase(config, log);
-      const { dataSource } = database;
-      const stacks = new StackRepository(dataSource);
-      await stacks.saveVersion(config.MIRROR_TENANT, version, model);
-      const engine = new TwinEngine(
-        new PostgresEpisodeStore(dataSource),
-        new RepositoryStackSource(stacks),
-        builtInPacks,
-      );
-      const sizes = { recordsPerResource: options.records, childrenPerParent: 3 };
-      const episodeId = seededUuid(hashSeed(config.MIRROR_TENANT, version, options.seed, JSON.stringify(sizes)));
-      const episode = await engine.episode(episodeId).catch((error: unknown) => {
-        if (error instanceof EpisodeNotFoundError) {
-          return engine.createEpisode({
-            id: episodeId,
-            tenantId: config.MIRROR_TENANT,
-            stackVersion: version,
-            seed: options.seed,
-            sizes,
+      // Whatever started is stopped when a later step fails (a port in use): the embedded database would keep the
+      // process alive after the error was printed.
+      const servers: Server[] = [];
+      try {
+        const { dataSource } = database;
+        const stacks = new StackRepository(dataSource);
+        await stacks.saveVersion(config.MIRROR_TENANT, version, model);
+        const engine = new TwinEngine(
+          new PostgresEpisodeStore(dataSource),
+          new RepositoryStackSource(stacks),
+          builtInPacks,
+        );
+        const sizes = { recordsPerResource: options.records, childrenPerParent: 3 };
+        const episodeId = seededUuid(hashSeed(config.MIRROR_TENANT, version, options.seed, JSON.stringify(sizes)));
+        const episode = await engine.episode(episodeId).catch((error: unknown) => {
+          if (error instanceof EpisodeNotFoundError) {
+            return engine.createEpisode({
+              id: episodeId,
+              tenantId: config.MIRROR_TENANT,
+              stackVersion: version,
+              seed: options.seed,
+              sizes,
+            });
+          }
+          throw error;
+        });
+        const errors = { error: (message: string) => process.stderr.write(`gateway: ${message}\n`) };
+        const keyGiven = config.MIRROR_OPERATOR_KEY !== undefined;
+        const gateway = createGatewayServer(engine, config.MIRROR_TENANT, errors, resolveOperatorKey(config));
+        servers.push(gateway);
+        const gatewayPort = await listen(gateway, options.port);
+        const services = [];
+        let next = options.port === 0 ? 0 : gatewayPort + 1;
+        for (const twin of episode.twin.services.values()) {
+          const server = createServiceOriginServer(engine, episodeId, twin.service.name, errors);
+          servers.push(server);
+          const port = await listen(server, next === 0 ? 0 : next++);
+          // The agent's own token, where the service asks for one (a pack's people, a spec's declared security).
+          const token = twin.takesCredentials ? episode.agentTokenFor(twin.service.name) : undefined;
+          const places = twin.credentialPlaces();
+          services.push({
+            name: twin.service.name,
+            baseUrl: `http://127.0.0.1:${port}${twin.basePath}`,
+            gatewayUrl: `http://127.0.0.1:${gatewayPort}/e/${episodeId}/${twin.service.name}`,
+            ...(token ? { agentToken: token } : {}),
+            // Where the spec takes it (`[{ in: 'bearer' }]`, `[{ in: 'query', name: 'api_key' }]` …).
+            ...(token && places.length > 0 ? { credential: places } : {}),
           });
         }
-        throw error;
-      });
-      const errors = { error: (message: string) => process.stderr.write(`gateway: ${message}\n`) };
-      const keyGiven = config.MIRROR_OPERATOR_KEY !== undefined;
-      const gateway = createGatewayServer(engine, config.MIRROR_TENANT, errors, resolveOperatorKey(config));
-      const gatewayPort = await listen(gateway, options.port);
-      const servers: Server[] = [gateway];
-      const services = [];
-      let next = options.port === 0 ? 0 : gatewayPort + 1;
-      for (const twin of episode.twin.services.values()) {
-        const server = createServiceOriginServer(engine, episodeId, twin.service.name, errors);
-        const port = await listen(server, next === 0 ? 0 : next++);
-        servers.push(server);
-        // The agent's own token, where the service asks for one (a pack's people, a spec's declared security).
-        const token = twin.takesCredentials ? episode.agentTokenFor(twin.service.name) : undefined;
-        const places = twin.credentialPlaces();
-        services.push({
-          name: twin.service.name,
-          baseUrl: `http://127.0.0.1:${port}${twin.basePath}`,
-          gatewayUrl: `http://127.0.0.1:${gatewayPort}/e/${episodeId}/${twin.service.name}`,
-          ...(token ? { agentToken: token } : {}),
-          // Where the spec takes it (`[{ in: 'bearer' }]`, `[{ in: 'query', name: 'api_key' }]` …).
-          ...(token && places.length > 0 ? { credential: places } : {}),
-        });
-      }
-      if (options.json) {
-        process.stdout.write(
-          `${JSON.stringify({ episodeId, stackVersion: version, gateway: `http://127.0.0.1:${gatewayPort}`, services })}\n`,
-        );
-      } else {
-        process.stdout.write(
-          `Serving ${model.name} (version ${version.slice(0, 12)}), episode ${episodeId} at event ${episode.state.seq}\n`,
-        );
-        for (const service of services) {
-          process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}\n`);
-          if ('agentToken' in service) {
-            const where = service.credential ? ` as ${service.credential.map(describePlace).join(' or ')}` : '';
-            process.stdout.write(`  ${''.padEnd(24)} token ${service.agentToken}${where}\n`);
+        if (options.json) {
+          process.stdout.write(
+            `${JSON.stringify({ episodeId, stackVersion: version, gateway: `http://127.0.0.1:${gatewayPort}`, services })}\n`,
+          );
+        } else {
+          process.stdout.write(
+            `Serving ${model.name} (version ${version.slice(0, 12)}), episode ${episodeId} at event ${episode.state.seq}\n`,
+          );
+          for (const service of services) {
+            process.stdout.write(`  ${service.name.padEnd(24)} ${service.baseUrl}\n`);
+            if ('agentToken' in service) {
+              const where = service.credential ? ` as ${service.credential.map(describePlace).join(' or ')}` : '';
+              process.stdout.write(`  ${''.padEnd(24)} token ${service.agentToken}${where}\n`);
+            }
           }
+          process.stdout.write(
+            `  gateway                  http://127.0.0.1:${gatewayPort}/e/{episodeId}/{service}/…\n` +
+              `  operator routes          http://127.0.0.1:${gatewayPort}/_mirror/episodes  (Authorization: Bearer $MIRROR_OPERATOR_KEY${keyGiven ? '' : '; unset, so closed this run'})\nPress Ctrl-C to stop.\n`,
+          );
         }
-        process.stdout.write(
-          `  gateway                  http://127.0.0.1:${gatewayPort}/e/{episodeId}/{service}/…\n` +
-            `  operator routes          http://127.0.0.1:${gatewayPort}/_mirror/episodes  (Authorization: Bearer $MIRROR_OPERATOR_KEY${keyGiven ? '' : '; unset, so closed this run'})\nPress Ctrl-C to stop.\n`,
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+      } finally {
+        await Promise.all(
+          servers.filter((server) => server.listening).map((server) => new Promise((resolve) => server.close(resolve))),
         );
+        await database.close();
       }
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-      await database.close();
     });

@@ -36,6 +36,8 @@ export const compileOperationSchemas = (
   return validators.failures.map((failure) => ({
     severity: 'warning',
     pointer: failure.pointer ?? '',
-    message: `the twin cannot compile this schema (${failure.message}); it does not validate it`,
+    message: failure.stillValidated
+      ? `the schema's ${failure.message.replace(/^its /, '')}`
+      : `the twin cannot compile this schema (${failure.message}); it does not validate it`,
   }));
 };

@@ -177,4 +177,40 @@ components:
     );
     expect(problems[0].message).toBe('$ref "a.yaml" is circular through objects that are not schemas');
   });
+
+  it('refuses a reference that leads to text, a number or a list where a schema or an OpenAPI object belongs', () => {
+    const problems = problemsOf(() =>
+      bundle({
+        'api.yaml': `openapi: 3.0.0
+paths:
+  /a:
+    get:
+      responses:
+        '200':
+          $ref: './passwd'
+        '404':
+          description: missing
+          content:
+            application/json:
+              schema:
+                $ref: './numbers.yaml#/0'
+        '409':
+          description:
+            $ref: './texts.yaml#/conflict'
+          content:
+            application/json:
+              example:
+                $ref: './notes.yaml'
+`,
+        passwd: 'root:x:0:0:root:/root:/bin/bash\n',
+        'numbers.yaml': '[1, 2]\n',
+        'notes.yaml': 'free text as an example is data\n',
+        'texts.yaml': 'conflict: a description kept in a file of its own\n',
+      }),
+    );
+    expect(problems.map((p) => `${p.file}:${p.line}#${p.pointer}: ${p.message}`)).toEqual([
+      'api.yaml:7#/paths/~1a/get/responses/200/$ref: $ref "./passwd" leads to text in passwd, where an OpenAPI object belongs',
+      'api.yaml:13#/paths/~1a/get/responses/404/content/application~1json/schema/$ref: $ref "./numbers.yaml#/0" leads to a number in numbers.yaml, where a schema belongs',
+    ]);
+  });
 });

@@ -291,6 +291,17 @@ export class ReferenceBundler {
       this.report(file, at, `$ref "${reference}" does not resolve: "${targetPointer}" is not in ${targetFile}`);
       return {};
     }
+    const kind = misplacedTarget(target, mode, parentKey);
+    if (kind) {
+      // A text file read as YAML is one string (`$ref: ./passwd`): stored where a Response Object belongs, it would
+      // hand the file's contents to whoever calls the twin.
+      this.report(
+        file,
+        at,
+        `$ref "${reference}" leads to ${kind} in ${targetFile}, where ${mode === 'schema' ? 'a schema' : 'an OpenAPI object'} belongs`,
+      );
+      return {};
+    }
     const siblings: Record<string, unknown> = {};
     for (const key of Object.keys(record)) {
       if (key !== '$ref') {
@@ -355,6 +366,32 @@ export class ReferenceBundler {
       : `#${appendPointer('/definitions', name)}`;
   }
 }
+
+/** OpenAPI fields whose value is text, which a reference may fill from another file. */
+const textFields = new Set(['description', 'summary', 'title', 'termsOfService']);
+
+/**
+ * What a reference's target is when it cannot stand where the reference is (text, a number, a list where an object
+ * belongs; JSON Schema also allows `true`/`false`, and a list of OpenAPI objects is read as one), or undefined when it can. Example data may be anything.
+ */
+const misplacedTarget = (target: unknown, mode: ValueContext, parentKey: string | undefined): string | undefined => {
+  if (mode === 'data' || (target !== null && typeof target === 'object' && !Array.isArray(target))) {
+    return undefined;
+  }
+  if (mode === 'document' && typeof target === 'string' && parentKey !== undefined && textFields.has(parentKey)) {
+    // Long descriptions kept in a file of their own (`description: { $ref: description.yml#/introduction }`).
+    return undefined;
+  }
+  if ((mode === 'schema' && typeof target === 'boolean') || (mode === 'document' && Array.isArray(target))) {
+    // Vendor tools also resolve a reference to a whole list (`parameters: { $ref: common.yaml#/params }`).
+    return undefined;
+  }
+  return Array.isArray(target)
+    ? 'a list'
+    : target === null
+      ? 'null'
+      : `${typeof target === 'string' ? 'text' : `a ${typeof target}`}`;
+};
 
 /** Finds the user's file and pointer for any place in a bundled document, via the deepest node with a known origin. */
 export const originOf = (bundled: BundledDocument, pointer: string): NodeOrigin => {
