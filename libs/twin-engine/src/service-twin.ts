@@ -323,7 +323,7 @@ export class ServiceTwin {
       plan,
       context,
       (crud) => this.crud(crud),
-      () => this.responses.success(plan, requestKey(request)),
+      () => this.generic(plan, request),
     );
     if (behaved) {
       return this.told(behaved);
@@ -331,6 +331,11 @@ export class ServiceTwin {
     if (plan.role && plan.shape) {
       return this.told(this.crud(context(plan as OperationPlan & { shape: ResourceShape })));
     }
+    return this.generic(plan, request);
+  }
+
+  /** The spec's own answer (its example, or a body synthesized from its schema) to an operation CRUD does not answer. */
+  private generic(plan: OperationPlan, request: TwinRequest): Outcome {
     const response = this.responses.success(plan, requestKey(request));
     const safe = plan.operation.method === 'get' || plan.operation.method === 'head';
     return {

@@ -208,7 +208,7 @@ const answersRecordOf = (document: unknown, plan: OperationPlan, shape: Resource
     return true;
   }
   const response = flattenSchema(document, { $ref: `#${plan.successSchemaPointer}` });
-  const properties = Object.keys((response.properties ?? {}));
+  const properties = Object.keys(response.properties ?? {});
   if (shape.itemEnvelope) {
     return properties.includes(shape.itemEnvelope);
   }
