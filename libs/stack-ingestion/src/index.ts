@@ -26,3 +26,4 @@ export {
   BehaviourExpressionError,
   evaluateBehaviourExpression,
 } from './manifest/behaviour-expressions';
+export { manifestJsonSchema } from './manifest/manifest-json-schema';
