@@ -304,15 +304,19 @@ export const detectActions = (
       shape,
       ...(parentShape ? { parentShape } : {}),
     };
+    const answersRecord = answersRecordOf(document, actionPlan, shape);
+    // CRUD shapes an answer by the plan's response schema; an action that answers something else must not have its
+    // schema read as the item's envelope (the spec's own answer is given instead).
+    const { successSchemaPointer: _answered, ...unshaped } = actionPlan;
     actions.set(plan.index, {
-      plan: actionPlan,
+      plan: answersRecord ? actionPlan : unshaped,
       ...(verb !== undefined ? { verb } : {}),
       ...(verbField ? { verbField } : {}),
       pathNames,
       exampleChanges: childCreate ? {} : exampleChangesOf(document, actionPlan, shape),
       describedChanges: describedChangesOf(document, actionPlan, shape),
       childCreate,
-      answersRecord: answersRecordOf(document, actionPlan, shape),
+      answersRecord,
     });
   }
   return actions;
