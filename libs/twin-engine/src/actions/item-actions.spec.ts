@@ -67,6 +67,12 @@ describe(ItemActions.name, () => {
     expect(json(await call('GET', `/tickets/${id}`))).toMatchObject({ status: 'closed', resolution: 'toner replaced' });
   });
 
+  it('keeps the state the verb names over a state the caller writes into the body', async () => {
+    const id = await openTicket();
+    const closed = json(await call('POST', `/tickets/${id}/close`, { status: 'open', resolution: 'done' }));
+    expect(closed).toMatchObject({ status: 'closed', resolution: 'done' });
+  });
+
   it("takes the response example's and the description's states", async () => {
     const id = await openTicket();
     expect(json(await call('POST', `/tickets/${id}/triage`))).toMatchObject({ priority: 'high', status: 'open' });
