@@ -21,3 +21,9 @@ export type { FieldProfile, SampleProfile } from '@libs/stack-model';
 export { canonicalName } from '@libs/stack-model';
 export { packVocabularyFile, type PackVocabulary } from './packs/pack-vocabulary';
 export type { CompanyDeclaration, DeclaredChannel, DeclaredDepartment, DeclaredPerson } from '@libs/stack-model';
+export {
+  behaviourExpressionProblem,
+  BehaviourExpressionError,
+  evaluateBehaviourExpression,
+} from './manifest/behaviour-expressions';
+export { manifestJsonSchema } from './manifest/manifest-json-schema';

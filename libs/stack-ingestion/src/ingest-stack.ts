@@ -33,6 +33,7 @@ import {
 } from './manifest/stack-manifest';
 import { loadService } from './openapi/service-loader';
 import { peopleResourceProblems } from './manifest/people-resources';
+import { behaviourProblems } from './manifest/behaviour-checks';
 import { stackNames } from './policies/stack-names';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
 import { readSamples } from './samples/sample-reader';
@@ -219,6 +220,9 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
       const loaded = source.pack
         ? await loadPackService(source.name, source.pack)
         : await loadService(files, locator, { name: source.name, entry: source.spec as string }, confined, outsideHint);
+      if (source.behaviours) {
+        loaded.service.behaviours = source.behaviours;
+      }
       if (source.baseUrl) {
         loaded.service.servers = [source.baseUrl, ...loaded.service.servers.filter((s) => s !== source.baseUrl)];
       }
@@ -270,6 +274,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     services.splice(index, 0, served);
   });
   problems.push(...peopleResourceProblems(manifest, services, locator));
+  problems.push(...behaviourProblems(manifest, services, locator));
   if (problems.length > 0) {
     throw new IngestionError('MANIFEST_INVALID', problems);
   }

@@ -9,3 +9,4 @@ export * from './party-declaration-schema';
 export * from './company-section';
 export * from './oracle-plan-schema';
 export * from './tool-selection';
+export * from './service-behaviours';

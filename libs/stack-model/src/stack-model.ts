@@ -5,6 +5,7 @@
 import type { CompanyDeclaration } from './company-section';
 import type { PolicySet } from './policy-schema';
 import type { SampleProfile } from './sample-profile';
+import type { ServiceBehaviours } from './service-behaviours';
 import type { Scenario } from './scenario-schema';
 
 export const stackModelFormat = 1;
@@ -135,6 +136,8 @@ export interface ServiceModel {
    * (`schema:` in mirror.yaml): its rows are the world's, its operations the twin engine's.
    */
   tables?: string[];
+  /** What the bundle's `mirror.yaml` declares this service does beyond CRUD (state machines, side effects, derived fields). */
+  behaviours?: ServiceBehaviours;
 }
 
 export interface FieldModel {

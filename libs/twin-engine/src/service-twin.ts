@@ -19,6 +19,7 @@ import {
   listRecords,
   Outcome,
 } from './crud-behaviour';
+import { ServiceBehaviours } from './behaviours/service-behaviours';
 import { EpisodeCredentials } from './episode-credentials';
 import type { EpisodeEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
@@ -102,6 +103,8 @@ export class ServiceTwin {
   readonly declaredHeaders: readonly string[];
   /** How a twin of the client's own spec tells who calls, as its spec declares; packs have their own ways. */
   private readonly specCredentials?: SpecCredentials;
+  /** Actions on items and the bundle's overlay, for a client's own service (packs bring their own behaviour). */
+  readonly behaviours?: ServiceBehaviours;
 
   constructor(
     readonly service: ServiceModel,
@@ -113,6 +116,7 @@ export class ServiceTwin {
     this.shapes = resourceShapes(service);
     this.plans = planOperations(service, this.shapes);
     this.basePath = basePathOf(service);
+    this.behaviours = pack ? undefined : new ServiceBehaviours(service, this.shapes, this.plans);
     this.specCredentials = pack ? undefined : new SpecCredentials(service);
     this.declaredHeaders = [
       ...new Set([
@@ -293,13 +297,13 @@ export class ServiceTwin {
         events: [],
       };
     }
-    if (plan.role && plan.shape) {
+    const context = (crud: OperationPlan & { shape: ResourceShape }): CrudContext => {
       const visible =
         this.pack?.visible && this.company
           ? this.pack.visible(this.packCall(this.company, match, request, state, now, url, credentials))
           : undefined;
-      const context: CrudContext = {
-        plan: plan as OperationPlan & { shape: ResourceShape },
+      return {
+        plan: crud,
         state,
         request: valid,
         document: this.service.document,
@@ -312,21 +316,24 @@ export class ServiceTwin {
         rawQuery: request.query,
         ...(visible ? { visible } : {}),
       };
-      switch (plan.role) {
-        case 'list':
-          return listRecords(context);
-        case 'get':
-          return getRecord(context);
-        case 'create':
-          return this.told(createRecord(context));
-        case 'replace':
-          return this.told(changeRecord(context, 'record.replaced'));
-        case 'update':
-          return this.told(changeRecord(context, 'record.updated'));
-        case 'delete':
-          return this.told(deleteRecord(context));
-      }
+    };
+    const behaved = this.behaviours?.execute(
+      plan,
+      context,
+      (crud) => this.crud(crud),
+      () => this.generic(plan, request),
+    );
+    if (behaved) {
+      return this.told(behaved);
     }
+    if (plan.role && plan.shape) {
+      return this.told(this.crud(context(plan as OperationPlan & { shape: ResourceShape })));
+    }
+    return this.generic(plan, request);
+  }
+
+  /** The spec's own answer (its example, or a body synthesized from its schema) to an operation CRUD does not answer. */
+  private generic(plan: OperationPlan, request: TwinRequest): Outcome {
     const response = this.responses.success(plan, requestKey(request));
     const safe = plan.operation.method === 'get' || plan.operation.method === 'head';
     return {
@@ -342,6 +349,26 @@ export class ServiceTwin {
             },
           ],
     };
+  }
+
+  /** The generic CRUD answer of an operation with a resource role. */
+  private crud(context: CrudContext): Outcome {
+    switch (context.plan.role) {
+      case 'list':
+        return listRecords(context);
+      case 'get':
+        return getRecord(context);
+      case 'create':
+        return createRecord(context);
+      case 'replace':
+        return changeRecord(context, 'record.replaced');
+      case 'update':
+        return changeRecord(context, 'record.updated');
+      case 'delete':
+        return deleteRecord(context);
+      case undefined:
+        throw new Error(`${context.plan.operation.id} has no resource role`);
+    }
   }
 
   /**

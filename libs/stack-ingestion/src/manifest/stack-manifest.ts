@@ -8,7 +8,7 @@ import {
   IngestionError,
   IngestionProblem,
 } from '@libs/bundle-documents';
-import { companyProblems, companySectionSchema } from '@libs/stack-model';
+import { companyProblems, companySectionSchema, serviceBehavioursSchema } from '@libs/stack-model';
 
 import { builtInPackSpecs } from '../packs/pack-specs';
 
@@ -38,6 +38,8 @@ export const stackManifestSchema = z
              */
             schema: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
             baseUrl: z.string().url().optional(),
+            /** What the service's twin does beyond CRUD: state machines, side effects, derived fields. */
+            behaviours: serviceBehavioursSchema.optional(),
           })
           .strict()
           .refine(
