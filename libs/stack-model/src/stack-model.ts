@@ -77,6 +77,8 @@ export interface ResourceModel {
   idParameter?: string;
   parent?: string;
   operations: Partial<Record<ResourceRole, string>>;
+  /** Further operations that play a role already taken (a POST to the item beside its PATCH), by operation id. */
+  alternatives?: Record<string, ResourceRole>;
   pagination: PaginationModel;
   /** Schema pointer of one record, from the item or create response. */
   schemaPointer?: string;

@@ -70,6 +70,11 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
     for (const [role, operationId] of Object.entries(shape.resource.operations) as [ResourceRole, string][]) {
       roleOf.set(operationId, { role, shape });
     }
+    for (const [operationId, role] of Object.entries(shape.resource.alternatives ?? {})) {
+      if (!roleOf.has(operationId)) {
+        roleOf.set(operationId, { role, shape });
+      }
+    }
   }
   const shapeByName = new Map(shapes.map((s) => [s.resource.name, s]));
   return service.operations.map((operation, index) => {
