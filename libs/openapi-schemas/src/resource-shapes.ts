@@ -26,6 +26,11 @@ export interface ResourceShape {
   listField?: string;
   /** Success response schema of the list operation, for the envelope's other fields. */
   listSchema?: Schema;
+  /**
+   * Where a create's body names the new record's id, when the client assigns it (a required `id`, a `name` that is
+   * the item path's parameter, Kubernetes' `metadata.name`): a dotted path into the body.
+   */
+  clientIdField?: string;
 }
 
 const successSchema = (document: unknown, operation: OperationModel | undefined): Schema | undefined => {
@@ -99,6 +104,47 @@ const pathIdSchema = (
     schema.pattern !== undefined ||
     schemaTypes(schema).some((t) => t === 'integer' || t === 'number');
   return constraining ? schema : undefined;
+};
+
+/** The JSON schema of an operation's request body, when it has one. */
+const requestSchema = (document: unknown, operation: OperationModel | undefined): Schema | undefined => {
+  const pointer = Object.entries(operation?.requestBody?.content ?? {}).find(
+    ([type, p]) => p && /json/i.test(type),
+  )?.[1];
+  return pointer ? flattenSchema(document, { $ref: `#${pointer}` }) : undefined;
+};
+
+const same = (a: string, b: string): boolean =>
+  a.toLowerCase().replace(/[_-]/g, '') === b.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * The body field a client names a new record by: a required top-level field that is the record's id or the item
+ * path's parameter (`PUT /buckets/{name}` created by `{ "name": … }`), or `metadata.name` where the item path's
+ * parameter is `name` (the Kubernetes convention, where the server never picks names).
+ */
+const clientIdFieldOf = (
+  document: unknown,
+  body: Schema | undefined,
+  idField: string,
+  idParameter: string | undefined,
+): string | undefined => {
+  if (!body) {
+    return undefined;
+  }
+  const properties = (body.properties ?? {}) as Record<string, unknown>;
+  const required = new Set(Array.isArray(body.required) ? body.required.map(String) : []);
+  const direct = Object.keys(properties).find(
+    (name) =>
+      required.has(name) &&
+      (same(name, idField) || (idParameter !== undefined && same(name, idParameter))) &&
+      schemaTypes(flattenSchema(document, properties[name])).some((t) => t === 'string' || t === 'integer'),
+  );
+  if (direct) {
+    return direct;
+  }
+  const metadata = properties.metadata ? flattenSchema(document, properties.metadata) : undefined;
+  const metadataProperties = (metadata?.properties ?? {}) as Record<string, unknown>;
+  return idParameter === 'name' && 'name' in metadataProperties ? 'metadata.name' : undefined;
 };
 
 export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
@@ -176,6 +222,12 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
           `${canonical(parentLeaf ?? '')}_sid`,
         )
       : undefined;
+    const clientIdField = clientIdFieldOf(
+      document,
+      requestSchema(document, operation(resource.operations.create)),
+      idField,
+      resource.idParameter,
+    );
     return {
       key: `${service.name}/${resource.name}`,
       service: service.name,
@@ -191,6 +243,7 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
       ...(itemEnvelope ? { itemEnvelope } : {}),
       ...(listField ? { listField } : {}),
       ...(listSchema ? { listSchema } : {}),
+      ...(clientIdField ? { clientIdField } : {}),
     };
   });
 };

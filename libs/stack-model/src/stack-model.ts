@@ -39,6 +39,8 @@ export interface BodyModel {
 export interface ResponseModel {
   status: string;
   content: Record<string, string | null>;
+  /** Names of the headers the response declares (e.g. `Location`). */
+  headers?: string[];
 }
 
 export interface OperationModel {

@@ -352,12 +352,68 @@ const stamp = (context: CrudContext, record: WorldRecord, created: boolean): voi
   }
 };
 
+/** The value at a dotted path of a request body (`metadata.name`). */
+const valueAt = (body: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((value, key) => (isPlainObject(value) ? value[key] : undefined), body);
+
+/** The id a client gave the new record in its body, when the resource's ids are the client's to choose. */
+const clientIdOf = (context: CrudContext): string | number | undefined => {
+  const field = context.plan.shape.clientIdField;
+  if (!field) {
+    return undefined;
+  }
+  const envelope = context.plan.shape.itemEnvelope;
+  const body = context.request.body;
+  const value = valueAt(body, field) ?? (envelope && isPlainObject(body) ? valueAt(body[envelope], field) : undefined);
+  return (typeof value === 'string' && value !== '') || typeof value === 'number' ? value : undefined;
+};
+
+/** A second create with a taken id: the spec's 409, or the validation status it declares instead. */
+const conflict = (context: CrudContext, id: string): Outcome => {
+  const declared = new Set(context.plan.operation.responses.map((r) => r.status));
+  const status = declared.has('409')
+    ? 409
+    : declared.has('422') && !declared.has('400')
+      ? 422
+      : declared.has('400')
+        ? 400
+        : 409;
+  return {
+    response: context.responses.error(
+      context.plan,
+      status,
+      'already_exists',
+      `a ${context.plan.shape.resource.name} with id ${id} already exists`,
+    ),
+    events: [],
+  };
+};
+
+/** Where a created record now lives: the item path with the request's own parent values and the new id. */
+const locationOf = (context: CrudContext, id: string): string | undefined => {
+  const { resource } = context.plan.shape;
+  if (!resource.itemPath || !resource.idParameter) {
+    return undefined;
+  }
+  const fill = (template: string, extra: Record<string, string>): string =>
+    template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(extra[name] ?? asText(context.request.path[name])),
+    );
+  const collection = fill(resource.collectionPath, {});
+  const base = context.url.endsWith(collection) ? context.url.slice(0, context.url.length - collection.length) : '';
+  return `${base}${fill(resource.itemPath, { [resource.idParameter]: id })}`;
+};
+
 export const createRecord = (context: CrudContext): Outcome => {
   const parent = checkParent(context);
   if (parent !== undefined && typeof parent !== 'string') {
     return parent;
   }
   const { shape } = context.plan;
+  const clientId = clientIdOf(context);
+  if (clientId !== undefined && context.state.get(shape.key, String(clientId))) {
+    return conflict(context, String(clientId));
+  }
   const counter = context.state.nextCounter(shape.key);
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
   const synthesized = {
@@ -367,7 +423,10 @@ export const createRecord = (context: CrudContext): Outcome => {
   const record = { ...synthesized, ...acceptedFields(context, context.request.body, synthesized) };
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
   let id: string | number;
-  switch (shape.idKind) {
+  switch (clientId === undefined ? shape.idKind : 'client') {
+    case 'client':
+      id = clientId as string | number;
+      break;
     case 'integer':
       id = worldSize + counter;
       break;
@@ -394,14 +453,25 @@ export const createRecord = (context: CrudContext): Outcome => {
   while (context.state.get(shape.key, String(id))) {
     id = typeof id === 'number' ? id + 1 : `${id}_${counter}`;
   }
-  record[shape.idField] = id;
+  if (shape.clientIdField?.includes('.')) {
+    // The id lives inside the record (`metadata.name`); a top-level id field only where the record declares one.
+    const [holder, field] = shape.clientIdField.split('.');
+    record[holder] = { ...(isPlainObject(record[holder]) ? record[holder] : {}), [field]: id };
+    if (shape.idField in ((shape.record.properties ?? {}) as Record<string, unknown>)) {
+      record[shape.idField] = id;
+    }
+  } else {
+    record[shape.idField] = id;
+  }
   if (parent !== undefined && shape.parentField && context.plan.parentShape) {
     record[shape.parentField] =
       context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
   }
   stamp(context, record, true);
+  const response = wrapped(context, record);
+  const location = context.plan.successLocation ? locationOf(context, String(id)) : undefined;
   return {
-    response: wrapped(context, record),
+    response: location ? { ...response, headers: { ...response.headers, location } } : response,
     events: [
       {
         type: 'record.created',

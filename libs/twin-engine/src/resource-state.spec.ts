@@ -79,3 +79,44 @@ describe('resource state on real shapes', () => {
     });
   });
 });
+
+describe('client-assigned ids and creates without a response body', () => {
+  let call: ReturnType<typeof caller>;
+
+  beforeAll(async () => {
+    call = caller((await episodeOf('client-ids.yaml')).episode);
+  });
+
+  it('stores a bodiless create under the name the client gave, says where in Location, and refuses the name twice', async () => {
+    const made = await call('POST', '/buckets', { name: 'reports', region: 'eu' });
+    expect(made.status).toBe(201);
+    expect(made.body).toBeUndefined();
+    expect(made.headers.location).toBe('http://twin/buckets/reports');
+    const read = await call('GET', '/buckets/reports');
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ name: 'reports', region: 'eu' });
+    const again = await call('POST', '/buckets', { name: 'reports' });
+    expect(again.status).toBe(409);
+    expect((await call('GET', '/buckets/reports')).body.region).toBe('eu');
+  });
+
+  it('keeps a bodiless create with a server id: the listing finds it', async () => {
+    const made = await call('POST', '/notes', { text: 'remember the milk' });
+    expect(made.status).toBe(201);
+    const listed = (await call('GET', '/notes')).body as unknown as { id: string; text: string }[];
+    const note = listed.find((n) => n.text === 'remember the milk');
+    expect(note).toBeDefined();
+    expect((await call('GET', `/notes/${note?.id}`)).body).toMatchObject({ text: 'remember the milk' });
+  });
+
+  it('names a record by its metadata.name, Kubernetes-style', async () => {
+    const made = await call('POST', '/api/v1/configmaps', { metadata: { name: 'settings' }, data: { mode: 'fast' } });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ metadata: { name: 'settings' }, data: { mode: 'fast' } });
+    expect(made.body).not.toHaveProperty('id');
+    const read = await call('GET', '/api/v1/configmaps/settings');
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ metadata: { name: 'settings' }, data: { mode: 'fast' } });
+    expect((await call('POST', '/api/v1/configmaps', { metadata: { name: 'settings' } })).status).toBe(409);
+  });
+});
