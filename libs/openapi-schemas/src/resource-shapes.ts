@@ -1,7 +1,7 @@
 import type { OperationModel, ResourceModel, ServiceModel } from '@libs/stack-model';
 import { canonicalName as canonical } from '@libs/stack-model';
 
-import { flattenSchema, resolveSchema, Schema, schemaTypes } from './schema-resolution';
+import { flattenSchema, referenceOf, resolveSchema, Schema, schemaTypes } from './schema-resolution';
 
 /**
  * How one inferred resource looks on the wire: the schema of a record, the field that identifies it, the field that
@@ -22,6 +22,11 @@ export interface ResourceShape {
   parentField?: string;
   /** Property of a single-record response that wraps the record. */
   itemEnvelope?: string;
+  /**
+   * The envelope holds an array of records (`{ "Contacts": [ … ] }`), in responses and create bodies alike: a bulk
+   * wrapper, read as a list of records rather than as one record.
+   */
+  itemEnvelopeIsArray?: boolean;
   /** Property of a list response that holds the page of records (undefined: the body is the array). */
   listField?: string;
   /** Success response schema of the list operation, for the envelope's other fields. */
@@ -44,9 +49,55 @@ const successSchema = (document: unknown, operation: OperationModel | undefined)
   return resolveSchema(document, { $ref: `#${pointer}` });
 };
 
-const isObjectSchema = (document: unknown, schema: unknown): boolean => {
+/**
+ * A record's own branch of an `anyOf`/`oneOf` (`customer | deleted_customer`): the object branches that are not the
+ * deleted variant (a `deleted` property fixed to true, a schema named for deletion), the one with the most
+ * properties. A schema without alternatives is its own branch.
+ */
+export const recordBranch = (document: unknown, schema: unknown): Schema => {
   const flat = flattenSchema(document, schema);
+  const alternatives = (flat.anyOf ?? flat.oneOf) as unknown[] | undefined;
+  if (!Array.isArray(alternatives) || flat.properties !== undefined) {
+    return flat;
+  }
+  const branches = alternatives
+    .map((member) => ({ member, branch: flattenSchema(document, member) }))
+    .filter(({ branch }) => schemaTypes(branch).includes('object') || branch.properties !== undefined);
+  const isDeletedVariant = ({ member, branch }: { member: unknown; branch: Schema }): boolean => {
+    const deleted = flattenSchema(document, (branch.properties as Record<string, unknown> | undefined)?.deleted);
+    const names = [referenceOf(member)?.split('/').pop(), typeof branch.title === 'string' ? branch.title : undefined];
+    return (
+      deleted.const === true ||
+      (Array.isArray(deleted.enum) && deleted.enum.length === 1 && deleted.enum[0] === true) ||
+      names.some((name) => name !== undefined && /deleted/i.test(name))
+    );
+  };
+  const live = branches.filter((candidate) => !isDeletedVariant(candidate));
+  const size = (branch: Schema): number => Object.keys(branch.properties ?? {}).length;
+  const chosen = (live.length > 0 ? live : branches).sort((a, b) => size(b.branch) - size(a.branch))[0];
+  return chosen ? chosen.branch : flat;
+};
+
+const isObjectSchema = (document: unknown, schema: unknown): boolean => {
+  const flat = recordBranch(document, schema);
   return schemaTypes(flat).includes('object') || flat.properties !== undefined;
+};
+
+const isArrayOfObjects = (document: unknown, schema: unknown): boolean => {
+  const array = flattenSchema(document, schema);
+  return schemaTypes(array).includes('array') && isObjectSchema(document, array.items ?? {});
+};
+
+/** `{ "Contacts": [Contact] }` answering one contact: the array named for the resource, alone beside metadata. */
+const bulkWrapperOf = (document: unknown, schema: Schema, resourceName: string): string | undefined => {
+  const flat = flattenSchema(document, schema);
+  const properties = Object.entries((flat.properties ?? {}) as Record<string, unknown>);
+  const arrays = properties.filter(([, value]) => isArrayOfObjects(document, value));
+  const objects = properties.filter(
+    ([, value]) => isObjectSchema(document, value) && !isArrayOfObjects(document, value),
+  );
+  const named = arrays.find(([key]) => canonical(key) === canonical(resourceName));
+  return named && objects.length === 0 ? named[0] : undefined;
 };
 
 /** `{ droplet: Droplet, links: … }` → `droplet`; a schema that is the record itself → undefined. */
@@ -78,6 +129,45 @@ const arrayFieldOf = (document: unknown, schema: Schema, resourceName: string): 
     arrays.find(([key]) => /^(data|items|results|entries|records|values|list|content|elements)$/i.test(key))?.[0] ??
     arrays[0]?.[0]
   );
+};
+
+/** The record inside a single-record response: past its envelope or bulk wrapper, on its live branch. */
+const recordOfSingle = (document: unknown, single: Schema | undefined, leaf: string): Schema | undefined => {
+  if (!single) {
+    return undefined;
+  }
+  const bulk = bulkWrapperOf(document, single, leaf);
+  const envelope = bulk ?? envelopeOf(document, single, leaf);
+  const held = envelope ? (flattenSchema(document, single).properties as Record<string, unknown>)[envelope] : single;
+  return recordBranch(document, bulk ? (flattenSchema(document, held).items ?? {}) : held);
+};
+
+const recordOfList = (document: unknown, list: Schema, leaf: string): Schema | undefined => {
+  const flat = flattenSchema(document, list);
+  const field = schemaTypes(flat).includes('array') ? undefined : arrayFieldOf(document, flat, leaf);
+  const array = field ? flattenSchema(document, (flat.properties as Record<string, unknown>)[field]) : flat;
+  return array.items ? recordBranch(document, array.items) : undefined;
+};
+
+/**
+ * One resource, several schemas: the record takes the read schema's fields and adds those only the list items or the
+ * create's answer show, so a create keeps them and a listing has them. A record that forbids other fields stays as is.
+ */
+const withFieldsOf = (
+  document: unknown,
+  record: Schema | undefined,
+  others: (Schema | undefined)[],
+): Schema | undefined => {
+  if (!record || record.additionalProperties === false || !record.properties) {
+    return record;
+  }
+  const properties = { ...(record.properties as Record<string, unknown>) };
+  for (const other of others) {
+    for (const [name, schema] of Object.entries((other?.properties ?? {}) as Record<string, unknown>)) {
+      properties[name] ??= schema;
+    }
+  }
+  return Object.keys(properties).length === Object.keys(record.properties).length ? record : { ...record, properties };
 };
 
 const idKindOf = (schema: unknown, document: unknown): ResourceShape['idKind'] => {
@@ -161,14 +251,13 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
         operation(resource.operations.replace),
     );
     const listSchema = successSchema(document, operation(resource.operations.list));
-    const itemEnvelope = single ? envelopeOf(document, single, leaf) : undefined;
+    const bulkWrapper = single ? bulkWrapperOf(document, single, leaf) : undefined;
+    const itemEnvelope = bulkWrapper ?? (single ? envelopeOf(document, single, leaf) : undefined);
     let record: Schema | undefined;
     if (single) {
       const flat = flattenSchema(document, single);
-      record = flattenSchema(
-        document,
-        itemEnvelope ? (flat.properties as Record<string, unknown>)[itemEnvelope] : single,
-      );
+      const held = itemEnvelope ? (flat.properties as Record<string, unknown>)[itemEnvelope] : single;
+      record = recordBranch(document, bulkWrapper ? (flattenSchema(document, held).items ?? {}) : held);
     }
     let listField: string | undefined;
     if (listSchema) {
@@ -178,9 +267,13 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
         const arraySchema = listField
           ? flattenSchema(document, (flatList.properties as Record<string, unknown>)[listField])
           : flatList;
-        record = flattenSchema(document, arraySchema.items ?? {});
+        record = recordBranch(document, arraySchema.items ?? {});
       }
     }
+    record = withFieldsOf(document, record, [
+      listSchema && recordOfList(document, listSchema, leaf),
+      recordOfSingle(document, successSchema(document, operation(resource.operations.create)), leaf),
+    ]);
     // A resource whose responses are not objects (a bare string, a file) still gets records: just an id.
     if (!record || !(schemaTypes(record).includes('object') || record.properties)) {
       record = { type: 'object', properties: { id: { type: 'string' } } };
@@ -241,6 +334,7 @@ export const resourceShapes = (service: ServiceModel): ResourceShape[] => {
       ...(idSchema && schemaTypes(idSchema).includes('string') && idSchema.format !== 'uuid' ? { idSchema } : {}),
       ...(parentField && parentField !== idField ? { parentField } : {}),
       ...(itemEnvelope ? { itemEnvelope } : {}),
+      ...(bulkWrapper ? { itemEnvelopeIsArray: true } : {}),
       ...(listField ? { listField } : {}),
       ...(listSchema ? { listSchema } : {}),
       ...(clientIdField ? { clientIdField } : {}),

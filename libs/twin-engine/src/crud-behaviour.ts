@@ -111,12 +111,14 @@ const itemSchemaOf = (context: CrudContext, list: boolean): Schema | undefined =
       : response;
     return array.items ? flattenSchema(context.document, array.items) : undefined;
   }
-  return shape.itemEnvelope
-    ? flattenSchema(
-        context.document,
-        (response.properties as Record<string, unknown> | undefined)?.[shape.itemEnvelope],
-      )
-    : response;
+  if (!shape.itemEnvelope) {
+    return response;
+  }
+  const held = flattenSchema(
+    context.document,
+    (response.properties as Record<string, unknown> | undefined)?.[shape.itemEnvelope],
+  );
+  return shape.itemEnvelopeIsArray ? flattenSchema(context.document, held.items ?? {}) : held;
 };
 
 const conform = (context: CrudContext, record: WorldRecord, list: boolean): WorldRecord => {
@@ -150,9 +152,24 @@ const wrap = (context: CrudContext, stored: WorldRecord): { body: unknown; json:
   if (!envelope || !context.plan.successSchemaPointer) {
     return { body: record, json: sizedRecordJson(record) };
   }
+  if (context.plan.shape.itemEnvelopeIsArray) {
+    return wrapAll(context, [stored]);
+  }
   const template = context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>;
   const { rest, json } = restOf(template, envelope);
   return { body: { ...rest, [envelope]: record }, json: envelopedJson(record, json, envelope) };
+};
+
+/** Records inside a bulk wrapper (`{ "Contacts": [ … ] }`), as a bulk create or a read answers them. */
+const wrapAll = (context: CrudContext, stored: WorldRecord[]): { body: unknown; json: SizedJson } => {
+  const records = stored.map((record) => conform(context, record, false));
+  const envelope = context.plan.shape.itemEnvelope as string;
+  const template = context.plan.successSchemaPointer
+    ? (context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>)
+    : {};
+  const { rest, json } = restOf(template, envelope);
+  const text = withField(json, envelope, `[${records.map(recordJson).join(',')}]`);
+  return { body: { ...rest, [envelope]: records }, json: { text, bytes: Buffer.byteLength(text) } };
 };
 
 const success = (context: CrudContext, body: unknown, json?: string | SizedJson): TwinResponse =>
@@ -296,10 +313,7 @@ const acceptedFields = (
 ): Record<string, unknown> => {
   const { shape } = context.plan;
   let fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const envelope = shape.itemEnvelope;
-  if (envelope && Object.keys(fields).length === 1 && fields[envelope] && typeof fields[envelope] === 'object') {
-    fields = fields[envelope] as Record<string, unknown>;
-  }
+  fields = unwrapped(context, fields);
   const properties = (shape.record.properties ?? {}) as Record<string, Schema>;
   const accepted: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) {
@@ -352,19 +366,35 @@ const stamp = (context: CrudContext, record: WorldRecord, created: boolean): voi
   }
 };
 
+/** A body's record, past the resource's envelope: `{ "droplet": {…} }`, or the one record of `{ "Contacts": [{…}] }`. */
+const unwrapped = (context: CrudContext, fields: Record<string, unknown>): Record<string, unknown> => {
+  const envelope = context.plan.shape.itemEnvelope;
+  const held = envelope && Object.keys(fields).length === 1 ? fields[envelope] : undefined;
+  if (isPlainObject(held)) {
+    return held;
+  }
+  return Array.isArray(held) && held.length === 1 && isPlainObject(held[0]) ? held[0] : fields;
+};
+
+/** The records a create's body holds: each of a bulk wrapper's, or the body itself. */
+const createdBodies = (context: CrudContext): unknown[] => {
+  const { itemEnvelope, itemEnvelopeIsArray } = context.plan.shape;
+  const body = context.request.body;
+  const held = itemEnvelope && itemEnvelopeIsArray && isPlainObject(body) ? body[itemEnvelope] : undefined;
+  return Array.isArray(held) && held.length > 0 && held.every(isPlainObject) ? held : [body];
+};
+
 /** The value at a dotted path of a request body (`metadata.name`). */
 const valueAt = (body: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((value, key) => (isPlainObject(value) ? value[key] : undefined), body);
 
 /** The id a client gave the new record in its body, when the resource's ids are the client's to choose. */
-const clientIdOf = (context: CrudContext): string | number | undefined => {
+const clientIdOf = (context: CrudContext, body: unknown): string | number | undefined => {
   const field = context.plan.shape.clientIdField;
   if (!field) {
     return undefined;
   }
-  const envelope = context.plan.shape.itemEnvelope;
-  const body = context.request.body;
-  const value = valueAt(body, field) ?? (envelope && isPlainObject(body) ? valueAt(body[envelope], field) : undefined);
+  const value = valueAt(isPlainObject(body) ? unwrapped(context, body) : body, field);
   return (typeof value === 'string' && value !== '') || typeof value === 'number' ? value : undefined;
 };
 
@@ -410,17 +440,49 @@ export const createRecord = (context: CrudContext): Outcome => {
     return parent;
   }
   const { shape } = context.plan;
-  const clientId = clientIdOf(context);
-  if (clientId !== undefined && context.state.get(shape.key, String(clientId))) {
-    return conflict(context, String(clientId));
+  const bodies = createdBodies(context);
+  const clientIds = bodies.map((body) => clientIdOf(context, body));
+  const taken = clientIds.find(
+    (id, index) => id !== undefined && (context.state.get(shape.key, String(id)) || clientIds.indexOf(id) !== index),
+  );
+  if (taken !== undefined) {
+    return conflict(context, String(taken));
   }
+  const made = bodies.map((body, index) => createOne(context, body, clientIds[index], parent));
+  const records = made.map(({ record }) => record);
+  const answer =
+    shape.itemEnvelopeIsArray && context.plan.successSchemaPointer
+      ? wrapAll(context, records)
+      : wrap(context, records[0]);
+  const response = success(context, answer.body, answer.json);
+  const location = context.plan.successLocation && made.length === 1 ? locationOf(context, made[0].id) : undefined;
+  return {
+    response: location ? { ...response, headers: { ...response.headers, location } } : response,
+    events: made.map(({ id, record }) => ({
+      type: 'record.created' as const,
+      table: shape.key,
+      id,
+      ...(parent !== undefined ? { parentId: parent } : {}),
+      record,
+    })),
+  };
+};
+
+/** One new record from one body: the client's fields over a synthesized record, with its new id. */
+const createOne = (
+  context: CrudContext,
+  body: unknown,
+  clientId: string | number | undefined,
+  parent: string | undefined,
+): { id: string; record: WorldRecord } => {
+  const { shape } = context.plan;
   const counter = context.state.nextCounter(shape.key);
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
   const synthesized = {
     ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord),
     ...schemaDefaults(context),
   };
-  const record = { ...synthesized, ...acceptedFields(context, context.request.body, synthesized) };
+  const record = { ...synthesized, ...acceptedFields(context, body, synthesized) };
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
   let id: string | number;
   switch (clientId === undefined ? shape.idKind : 'client') {
@@ -468,20 +530,7 @@ export const createRecord = (context: CrudContext): Outcome => {
       context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
   }
   stamp(context, record, true);
-  const response = wrapped(context, record);
-  const location = context.plan.successLocation ? locationOf(context, String(id)) : undefined;
-  return {
-    response: location ? { ...response, headers: { ...response.headers, location } } : response,
-    events: [
-      {
-        type: 'record.created',
-        table: shape.key,
-        id: String(id),
-        ...(parent !== undefined ? { parentId: parent } : {}),
-        record,
-      },
-    ],
-  };
+  return { id: String(id), record };
 };
 
 export const changeRecord = (context: CrudContext, kind: 'record.replaced' | 'record.updated'): Outcome => {

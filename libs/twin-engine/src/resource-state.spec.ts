@@ -120,3 +120,45 @@ describe('client-assigned ids and creates without a response body', () => {
     expect((await call('POST', '/api/v1/configmaps', { metadata: { name: 'settings' } })).status).toBe(409);
   });
 });
+
+describe('records behind an anyOf with a deleted variant, and bulk wrappers', () => {
+  let call: ReturnType<typeof caller>;
+
+  beforeAll(async () => {
+    call = caller((await episodeOf('record-variants.yaml')).episode);
+  });
+
+  it("keeps the client's fields of a customer whose read answers customer | deleted_customer", async () => {
+    const made = await call('POST', '/v1/customers', { email: 'ada@example.com', name: 'Ada', balance: 12 });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ object: 'customer', email: 'ada@example.com', name: 'Ada', balance: 12 });
+    const read = await call('GET', `/v1/customers/${String(made.body.id)}`);
+    expect(read.body).toMatchObject({ id: made.body.id, email: 'ada@example.com', name: 'Ada', balance: 12 });
+    expect(read.body.deleted).toBeUndefined();
+    const world = (await call('GET', '/v1/customers')).body.data as Record<string, unknown>[];
+    expect(world.every((customer) => customer.deleted === undefined && 'created' in customer)).toBe(true);
+    expect((await call('DELETE', `/v1/customers/${String(made.body.id)}`)).body).toMatchObject({ deleted: true });
+    expect((await call('GET', `/v1/customers/${String(made.body.id)}`)).status).toBe(404);
+  });
+
+  it('reads {"Contacts": [...]} as a list of records, in creates, reads and updates', async () => {
+    const made = await call('POST', '/Contacts', {
+      Contacts: [
+        { Name: 'Acme', EmailAddress: 'ap@acme.example' },
+        { Name: 'Globex', EmailAddress: 'ap@globex.example' },
+      ],
+    });
+    expect(made.status).toBe(200);
+    const contacts = made.body.Contacts as Record<string, unknown>[];
+    expect(contacts).toHaveLength(2);
+    expect(contacts.map((c) => c.Name)).toEqual(['Acme', 'Globex']);
+    expect(made.body).not.toHaveProperty('id');
+    const [acme] = contacts;
+    const read = await call('GET', `/Contacts/${String(acme.ContactID)}`);
+    expect(read.body).toEqual({ Contacts: [expect.objectContaining({ ContactID: acme.ContactID, Name: 'Acme' })] });
+    const changed = await call('POST', `/Contacts/${String(acme.ContactID)}`, { Contacts: [{ Name: 'Acme Ltd' }] });
+    expect(changed.body.Contacts).toEqual([expect.objectContaining({ ContactID: acme.ContactID, Name: 'Acme Ltd' })]);
+    const listed = (await call('GET', '/Contacts')).body.Contacts as Record<string, unknown>[];
+    expect(listed.filter((c) => c.EmailAddress === 'ap@globex.example')).toHaveLength(1);
+  });
+});
