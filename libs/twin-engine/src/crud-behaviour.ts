@@ -6,6 +6,7 @@ import { EpisodeState } from './episode-state';
 import { ListEnvelope } from './list-envelope';
 import { OperationPlan } from './operation-plan';
 import { Page, paginate, PaginationError } from './pagination';
+import { inScope, scopedIds, scopeOf } from './record-scopes';
 import { ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { envelopedJson, recordJson, SizedJson, sizedRecordJson, withField } from './record-json';
@@ -60,10 +61,14 @@ const parentIdOf = (context: CrudContext): string | undefined => {
   return value === undefined ? undefined : asText(value);
 };
 
+/**
+ * The parent a request works under: the parent resource's record (404 when there is none), or for a nested collection
+ * without a parent resource, its scope (the collection path's parameters, see record-scopes).
+ */
 const checkParent = (context: CrudContext): Outcome | string | undefined => {
   const parentShape = context.plan.parentShape;
   if (!parentShape) {
-    return undefined;
+    return scopeOf(context.plan.shape, context.request.path);
   }
   const parentId = parentIdOf(context);
   if (parentId === undefined || !seen(context, parentShape.key, context.state.get(parentShape.key, parentId))) {
@@ -229,7 +234,10 @@ export const listRecords = (context: CrudContext): Outcome => {
   }
   const { shape } = context.plan;
   const filters = filtersOf(context);
-  let ids = context.state.ids(shape.key, parent);
+  let ids =
+    parent !== undefined && !context.plan.parentShape
+      ? scopedIds(context.state, shape, context.seed, parent)
+      : context.state.ids(shape.key, parent);
   if (context.visible) {
     ids = ids.filter((id) => seen(context, shape.key, context.state.get(shape.key, id)));
   }
@@ -286,7 +294,10 @@ const findRecord = (context: CrudContext): { id: string; record: WorldRecord } |
   if (
     !record ||
     !seen(context, shape.key, record) ||
-    (parent !== undefined && context.state.parentOf(shape.key, id) !== parent)
+    (parent !== undefined &&
+      (context.plan.parentShape
+        ? context.state.parentOf(shape.key, id) !== parent
+        : !inScope(context.state, shape, context.seed, parent, id)))
   ) {
     return notFound(context, `no ${shape.resource.name} with id ${id}`);
   }

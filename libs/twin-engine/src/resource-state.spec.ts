@@ -162,3 +162,39 @@ describe('records behind an anyOf with a deleted variant, and bulk wrappers', ()
     expect(listed.filter((c) => c.EmailAddress === 'ap@globex.example')).toHaveLength(1);
   });
 });
+
+describe('nested resources scoped to their parent path', () => {
+  let call: ReturnType<typeof caller>;
+
+  beforeAll(async () => {
+    call = caller((await episodeOf('nested-scopes.yaml')).episode);
+  });
+
+  it("lists, reads and changes a repository's issues only under that repository", async () => {
+    const made = await call('POST', '/repos/octo/hello/issues', { title: 'crash on start' });
+    expect(made.status).toBe(201);
+    const number = String(made.body.number);
+    const titles = async (repo: string) =>
+      ((await call('GET', `/repos/${repo}/issues`)).body as unknown as { title: string }[]).map((i) => i.title);
+    expect(await titles('octo/hello')).toContain('crash on start');
+    expect(await titles('octo/other')).not.toContain('crash on start');
+    expect(await titles('someone/hello')).not.toContain('crash on start');
+    expect((await call('GET', `/repos/octo/hello/issues/${number}`)).status).toBe(200);
+    expect((await call('GET', `/repos/octo/other/issues/${number}`)).status).toBe(404);
+    expect((await call('PATCH', `/repos/octo/other/issues/${number}`, { title: 'x' })).status).toBe(404);
+  });
+
+  it("deals the world's issues out over repositories, the same way for the same seed", async () => {
+    const numbers = async (repo: string) =>
+      ((await call('GET', `/repos/${repo}/issues`)).body as unknown as { number: number }[]).map((i) => i.number);
+    const repos = ['a/one', 'a/two', 'b/one', 'b/two', 'c/three'];
+    const seen = await Promise.all(repos.map(numbers));
+    expect(seen.every((list) => list.length > 0)).toBe(true);
+    expect(new Set(seen.map((list) => list.join(','))).size).toBeGreaterThan(1);
+    expect(await numbers('a/one')).toEqual(seen[0]);
+    const other = caller((await episodeOf('nested-scopes.yaml')).episode);
+    expect(
+      ((await other('GET', '/repos/a/one/issues')).body as unknown as { number: number }[]).map((i) => i.number),
+    ).toEqual(seen[0]);
+  });
+});
