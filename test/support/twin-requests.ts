@@ -2,7 +2,15 @@ import { base, en, Faker } from '@faker-js/faker';
 
 import { credentialPlaces, flattenSchema, operationSecurity, placeCredential, Schema } from '@libs/openapi-schemas';
 import { hashSeed, ValueSynthesizer, defaultSynthesisOptions } from '@libs/synthetic-data';
-import { EpisodeState, OperationPlan, ServiceTwin, TwinRequest, TwinResponse } from '@libs/twin-engine';
+import {
+  EpisodeState,
+  OperationPlan,
+  scopedIds,
+  scopeOf,
+  ServiceTwin,
+  TwinRequest,
+  TwinResponse,
+} from '@libs/twin-engine';
 
 /**
  * Valid requests for any operation of a twin, the way a well-behaved client would send them: ids of records that
@@ -95,10 +103,16 @@ export class RequestMaker {
       const shape = this.twin.shapes.find(
         (s) =>
           s.resource.itemPath !== undefined &&
-          prefix.replace(/\{[^}]+\}/g, '{}') === s.resource.itemPath.replace(/\{[^}]+\}/g, '{}'),
+          prefix.replace(/\{[^}]+\}/g, '{}') ===
+            s.resource.itemPath.replace(/\{[^}]+\}/g, '{}').replace(/\.[A-Za-z0-9]+$/, ''),
       );
       if (shape) {
-        const ids = this.state.ids(shape.key, shape.resource.parent ? parentId : undefined);
+        // A nested collection without a parent resource lists what is in the scope its path's values name.
+        const scope = scopeOf(shape, values);
+        const ids =
+          scope !== undefined
+            ? scopedIds(this.state, shape, this.twin.seed, scope)
+            : this.state.ids(shape.key, shape.resource.parent ? parentId : undefined);
         const withChildren = ids.find((id) =>
           this.twin.shapes.some(
             (child) => child.resource.parent === shape.resource.name && this.state.ids(child.key, id).length > 0,

@@ -46,6 +46,8 @@ export interface BodyModel {
 export interface ResponseModel {
   status: string;
   content: Record<string, string | null>;
+  /** Names of the headers the response declares (e.g. `Location`). */
+  headers?: string[];
 }
 
 export interface OperationModel {
@@ -88,6 +90,8 @@ export interface ResourceModel {
   idParameter?: string;
   parent?: string;
   operations: Partial<Record<ResourceRole, string>>;
+  /** Further operations that play a role already taken (a POST to the item beside its PATCH), by operation id. */
+  alternatives?: Record<string, ResourceRole>;
   pagination: PaginationModel;
   /** Schema pointer of one record, from the item or create response. */
   schemaPointer?: string;

@@ -7,6 +7,7 @@ import { ListEnvelope } from './list-envelope';
 import { OperationPlan } from './operation-plan';
 import { ListFilter, listFilters, matchesFilters, recordFieldFor } from './list-filters';
 import { linkHeader, Page, paginate, PaginationError, pageUrl } from './pagination';
+import { inScope, scopedIds, scopeOf } from './record-scopes';
 import { ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { envelopedJson, recordJson, SizedJson, sizedRecordJson, withField } from './record-json';
@@ -61,10 +62,14 @@ const parentIdOf = (context: CrudContext): string | undefined => {
   return value === undefined ? undefined : asText(value);
 };
 
+/**
+ * The parent a request works under: the parent resource's record (404 when there is none), or for a nested collection
+ * without a parent resource, its scope (the collection path's parameters, see record-scopes).
+ */
 const checkParent = (context: CrudContext): Outcome | string | undefined => {
   const parentShape = context.plan.parentShape;
   if (!parentShape) {
-    return undefined;
+    return scopeOf(context.plan.shape, context.request.path);
   }
   const parentId = parentIdOf(context);
   if (parentId === undefined || !seen(context, parentShape.key, context.state.get(parentShape.key, parentId))) {
@@ -112,12 +117,14 @@ const itemSchemaOf = (context: CrudContext, list: boolean): Schema | undefined =
       : response;
     return array.items ? flattenSchema(context.document, array.items) : undefined;
   }
-  return shape.itemEnvelope
-    ? flattenSchema(
-        context.document,
-        (response.properties as Record<string, unknown> | undefined)?.[shape.itemEnvelope],
-      )
-    : response;
+  if (!shape.itemEnvelope) {
+    return response;
+  }
+  const held = flattenSchema(
+    context.document,
+    (response.properties as Record<string, unknown> | undefined)?.[shape.itemEnvelope],
+  );
+  return shape.itemEnvelopeIsArray ? flattenSchema(context.document, held.items ?? {}) : held;
 };
 
 const conform = (context: CrudContext, record: WorldRecord, list: boolean): WorldRecord => {
@@ -151,9 +158,24 @@ const wrap = (context: CrudContext, stored: WorldRecord): { body: unknown; json:
   if (!envelope || !context.plan.successSchemaPointer) {
     return { body: record, json: sizedRecordJson(record) };
   }
+  if (context.plan.shape.itemEnvelopeIsArray) {
+    return wrapAll(context, [stored]);
+  }
   const template = context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>;
   const { rest, json } = restOf(template, envelope);
   return { body: { ...rest, [envelope]: record }, json: envelopedJson(record, json, envelope) };
+};
+
+/** Records inside a bulk wrapper (`{ "Contacts": [ … ] }`), as a bulk create or a read answers them. */
+const wrapAll = (context: CrudContext, stored: WorldRecord[]): { body: unknown; json: SizedJson } => {
+  const records = stored.map((record) => conform(context, record, false));
+  const envelope = context.plan.shape.itemEnvelope as string;
+  const template = context.plan.successSchemaPointer
+    ? (context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>)
+    : {};
+  const { rest, json } = restOf(template, envelope);
+  const text = withField(json, envelope, `[${records.map(recordJson).join(',')}]`);
+  return { body: { ...rest, [envelope]: records }, json: { text, bytes: Buffer.byteLength(text) } };
 };
 
 const success = (context: CrudContext, body: unknown, json?: string | SizedJson): TwinResponse =>
@@ -188,7 +210,10 @@ export const listRecords = (context: CrudContext): Outcome => {
   }
   const { shape } = context.plan;
   const filters = filtersOf(context);
-  let ids = context.state.ids(shape.key, parent);
+  let ids =
+    parent !== undefined && !context.plan.parentShape
+      ? scopedIds(context.state, shape, context.seed, parent)
+      : context.state.ids(shape.key, parent);
   if (context.visible) {
     ids = ids.filter((id) => seen(context, shape.key, context.state.get(shape.key, id)));
   }
@@ -249,7 +274,10 @@ const findRecord = (context: CrudContext): { id: string; record: WorldRecord } |
   if (
     !record ||
     !seen(context, shape.key, record) ||
-    (parent !== undefined && context.state.parentOf(shape.key, id) !== parent)
+    (parent !== undefined &&
+      (context.plan.parentShape
+        ? context.state.parentOf(shape.key, id) !== parent
+        : !inScope(context.state, shape, context.seed, parent, id)))
   ) {
     return notFound(context, `no ${shape.resource.name} with id ${id}`);
   }
@@ -276,10 +304,7 @@ const acceptedFields = (
 ): Record<string, unknown> => {
   const { shape } = context.plan;
   let fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const envelope = shape.itemEnvelope;
-  if (envelope && Object.keys(fields).length === 1 && fields[envelope] && typeof fields[envelope] === 'object') {
-    fields = fields[envelope] as Record<string, unknown>;
-  }
+  fields = unwrapped(context, fields);
   const properties = (shape.record.properties ?? {}) as Record<string, Schema>;
   const accepted: Record<string, unknown> = {};
   for (const [sent, value] of Object.entries(fields)) {
@@ -333,11 +358,115 @@ const stamp = (context: CrudContext, record: WorldRecord, created: boolean): voi
   }
 };
 
+/** A body's record, past the resource's envelope: `{ "droplet": {…} }`, or the one record of `{ "Contacts": [{…}] }`. */
+const unwrapped = (context: CrudContext, fields: Record<string, unknown>): Record<string, unknown> => {
+  const envelope = context.plan.shape.itemEnvelope;
+  const held = envelope && Object.keys(fields).length === 1 ? fields[envelope] : undefined;
+  if (isPlainObject(held)) {
+    return held;
+  }
+  return Array.isArray(held) && held.length === 1 && isPlainObject(held[0]) ? held[0] : fields;
+};
+
+/** The records a create's body holds: each of a bulk wrapper's, or the body itself. */
+const createdBodies = (context: CrudContext): unknown[] => {
+  const { itemEnvelope, itemEnvelopeIsArray } = context.plan.shape;
+  const body = context.request.body;
+  const held = itemEnvelope && itemEnvelopeIsArray && isPlainObject(body) ? body[itemEnvelope] : undefined;
+  return Array.isArray(held) && held.length > 0 && held.every(isPlainObject) ? held : [body];
+};
+
+/** The value at a dotted path of a request body (`metadata.name`). */
+const valueAt = (body: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((value, key) => (isPlainObject(value) ? value[key] : undefined), body);
+
+/** The id a client gave the new record in its body, when the resource's ids are the client's to choose. */
+const clientIdOf = (context: CrudContext, body: unknown): string | number | undefined => {
+  const field = context.plan.shape.clientIdField;
+  if (!field) {
+    return undefined;
+  }
+  const value = valueAt(isPlainObject(body) ? unwrapped(context, body) : body, field);
+  return (typeof value === 'string' && value !== '') || typeof value === 'number' ? value : undefined;
+};
+
+/** A second create with a taken id: the spec's 409, or the validation status it declares instead. */
+const conflict = (context: CrudContext, id: string): Outcome => {
+  const declared = new Set(context.plan.operation.responses.map((r) => r.status));
+  const status = declared.has('409')
+    ? 409
+    : declared.has('422') && !declared.has('400')
+      ? 422
+      : declared.has('400')
+        ? 400
+        : 409;
+  return {
+    response: context.responses.error(
+      context.plan,
+      status,
+      'already_exists',
+      `a ${context.plan.shape.resource.name} with id ${id} already exists`,
+    ),
+    events: [],
+  };
+};
+
+/** Where a created record now lives: the item path with the request's own parent values and the new id. */
+const locationOf = (context: CrudContext, id: string): string | undefined => {
+  const { resource } = context.plan.shape;
+  if (!resource.itemPath || !resource.idParameter) {
+    return undefined;
+  }
+  const fill = (template: string, extra: Record<string, string>): string =>
+    template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(extra[name] ?? asText(context.request.path[name])),
+    );
+  const collection = fill(resource.collectionPath, {});
+  const base = context.url.endsWith(collection) ? context.url.slice(0, context.url.length - collection.length) : '';
+  return `${base}${fill(resource.itemPath, { [resource.idParameter]: id })}`;
+};
+
 export const createRecord = (context: CrudContext): Outcome => {
   const parent = checkParent(context);
   if (parent !== undefined && typeof parent !== 'string') {
     return parent;
   }
+  const { shape } = context.plan;
+  const bodies = createdBodies(context);
+  const clientIds = bodies.map((body) => clientIdOf(context, body));
+  const taken = clientIds.find(
+    (id, index) => id !== undefined && (context.state.get(shape.key, String(id)) || clientIds.indexOf(id) !== index),
+  );
+  if (taken !== undefined) {
+    return conflict(context, String(taken));
+  }
+  const made = bodies.map((body, index) => createOne(context, body, clientIds[index], parent));
+  const records = made.map(({ record }) => record);
+  const answer =
+    shape.itemEnvelopeIsArray && context.plan.successSchemaPointer
+      ? wrapAll(context, records)
+      : wrap(context, records[0]);
+  const response = success(context, answer.body, answer.json);
+  const location = context.plan.successLocation && made.length === 1 ? locationOf(context, made[0].id) : undefined;
+  return {
+    response: location ? { ...response, headers: { ...response.headers, location } } : response,
+    events: made.map(({ id, record }) => ({
+      type: 'record.created' as const,
+      table: shape.key,
+      id,
+      ...(parent !== undefined ? { parentId: parent } : {}),
+      record,
+    })),
+  };
+};
+
+/** One new record from one body: the client's fields over a synthesized record, with its new id. */
+const createOne = (
+  context: CrudContext,
+  body: unknown,
+  clientId: string | number | undefined,
+  parent: string | undefined,
+): { id: string; record: WorldRecord } => {
   const { shape } = context.plan;
   const counter = context.state.nextCounter(shape.key);
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
@@ -345,10 +474,13 @@ export const createRecord = (context: CrudContext): Outcome => {
     ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord),
     ...schemaDefaults(context),
   };
-  const record = { ...synthesized, ...acceptedFields(context, context.request.body, synthesized) };
+  const record = { ...synthesized, ...acceptedFields(context, body, synthesized) };
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
   let id: string | number;
-  switch (shape.idKind) {
+  switch (clientId === undefined ? shape.idKind : 'client') {
+    case 'client':
+      id = clientId as string | number;
+      break;
     case 'integer':
       id = worldSize + counter;
       break;
@@ -375,24 +507,22 @@ export const createRecord = (context: CrudContext): Outcome => {
   while (context.state.get(shape.key, String(id))) {
     id = typeof id === 'number' ? id + 1 : `${id}_${counter}`;
   }
-  record[shape.idField] = id;
+  if (shape.clientIdField?.includes('.')) {
+    // The id lives inside the record (`metadata.name`); a top-level id field only where the record declares one.
+    const [holder, field] = shape.clientIdField.split('.');
+    record[holder] = { ...(isPlainObject(record[holder]) ? record[holder] : {}), [field]: id };
+    if (shape.idField in ((shape.record.properties ?? {}) as Record<string, unknown>)) {
+      record[shape.idField] = id;
+    }
+  } else {
+    record[shape.idField] = id;
+  }
   if (parent !== undefined && shape.parentField && context.plan.parentShape) {
     record[shape.parentField] =
       context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
   }
   stamp(context, record, true);
-  return {
-    response: wrapped(context, record),
-    events: [
-      {
-        type: 'record.created',
-        table: shape.key,
-        id: String(id),
-        ...(parent !== undefined ? { parentId: parent } : {}),
-        record,
-      },
-    ],
-  };
+  return { id: String(id), record };
 };
 
 export const changeRecord = (context: CrudContext, kind: 'record.replaced' | 'record.updated'): Outcome => {

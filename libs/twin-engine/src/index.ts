@@ -16,3 +16,4 @@ export { recordJson } from './record-json';
 export { isOutcome } from './crud-behaviour';
 export type { Outcome } from './crud-behaviour';
 export { postgrestToken } from './postgrest/postgrest-auth';
+export { inScope, scopedIds, scopeOf } from './record-scopes';

@@ -26,6 +26,8 @@ export interface OperationPlan {
   successStatus: number;
   successMediaType?: string;
   successSchemaPointer?: string;
+  /** Whether the success response declares a `Location` header (where a created record now lives). */
+  successLocation: boolean;
   /** Media types the request body may have; empty when the operation takes no body. */
   bodyMediaTypes: string[];
   bodyRequired: boolean;
@@ -51,6 +53,10 @@ const fitsRole = (
   if (role === 'delete') {
     return true;
   }
+  // A write that answers with no body (a bare 201 or 204) still changes state: the record comes from the request.
+  if (!media && (role === 'create' || role === 'update' || role === 'replace')) {
+    return true;
+  }
   if (!media || !/json/i.test(media[0]) || !media[1]) {
     return false;
   }
@@ -73,6 +79,11 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
   for (const shape of shapes) {
     for (const [role, operationId] of Object.entries(shape.resource.operations) as [ResourceRole, string][]) {
       roleOf.set(operationId, { role, shape });
+    }
+    for (const [operationId, role] of Object.entries(shape.resource.alternatives ?? {})) {
+      if (!roleOf.has(operationId)) {
+        roleOf.set(operationId, { role, shape });
+      }
     }
   }
   const shapeByName = new Map(shapes.map((s) => [s.resource.name, s]));
@@ -103,6 +114,7 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
       ...(crud?.shape.resource.parent ? { parentShape: shapeByName.get(crud.shape.resource.parent) } : {}),
       successStatus: success && /^\d{3}$/.test(success.status) ? Number(success.status) : 200,
       ...(media ? { successMediaType: media[0], ...(media[1] ? { successSchemaPointer: media[1] } : {}) } : {}),
+      successLocation: (success?.headers ?? []).some((name) => name.toLowerCase() === 'location'),
       bodyMediaTypes: Object.keys(operation.requestBody?.content ?? {}),
       bodyRequired: operation.requestBody?.required ?? false,
       parameters,

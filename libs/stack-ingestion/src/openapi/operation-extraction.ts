@@ -105,7 +105,12 @@ export const extractOperations = (document: Record<string, unknown>): OperationM
           raw,
           appendPointer(pointer, 'responses', status),
         );
-        return { status, content: contentOf(document, asRecord(value).content, `${responsePointer}/content`) };
+        const headers = Object.keys(asRecord(asRecord(value).headers));
+        return {
+          status,
+          content: contentOf(document, asRecord(value).content, `${responsePointer}/content`),
+          ...(headers.length > 0 ? { headers } : {}),
+        };
       });
       operations.push({
         id,

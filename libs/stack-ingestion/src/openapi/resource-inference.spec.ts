@@ -83,4 +83,48 @@ describe(inferResources.name, () => {
     ).map((r) => r.name);
     expect(names).toEqual(['users', 'users_2']);
   });
+
+  it('pairs item paths with a format suffix with their collection, nested ones under their parent', () => {
+    const resources = infer(
+      operation('get', '/Accounts/{Sid}.json'),
+      operation('get', '/Accounts.json'),
+      operation('get', '/Accounts/{AccountSid}/Messages.json'),
+      operation('post', '/Accounts/{AccountSid}/Messages.json'),
+      operation('get', '/Accounts/{AccountSid}/Messages/{Sid}.json'),
+      operation('delete', '/Accounts/{AccountSid}/Messages/{Sid}.json'),
+    );
+    expect(resources).toMatchObject([
+      { name: 'Accounts', collectionPath: '/Accounts.json', itemPath: '/Accounts/{Sid}.json', idParameter: 'Sid' },
+      {
+        name: 'Accounts.Messages',
+        parent: 'Accounts',
+        collectionPath: '/Accounts/{AccountSid}/Messages.json',
+        itemPath: '/Accounts/{AccountSid}/Messages/{Sid}.json',
+        idParameter: 'Sid',
+        operations: {
+          list: 'get /Accounts/{AccountSid}/Messages.json',
+          create: 'post /Accounts/{AccountSid}/Messages.json',
+          get: 'get /Accounts/{AccountSid}/Messages/{Sid}.json',
+          delete: 'delete /Accounts/{AccountSid}/Messages/{Sid}.json',
+        },
+      },
+    ]);
+  });
+
+  it('takes a POST to the item as its update, or as another update beside a PATCH', () => {
+    const [workers] = infer(
+      operation('get', '/workers'),
+      operation('get', '/workers/{Sid}'),
+      operation('post', '/workers/{Sid}'),
+    );
+    expect(workers.operations.update).toBe('post /workers/{Sid}');
+    expect(workers.alternatives).toBeUndefined();
+    const [tickets] = infer(
+      operation('get', '/tickets'),
+      operation('patch', '/tickets/{id}'),
+      operation('post', '/tickets/{id}'),
+    );
+    expect(tickets.operations.update).toBe('patch /tickets/{id}');
+    expect(tickets.alternatives).toEqual({ 'post /tickets/{id}': 'update' });
+  });
 });

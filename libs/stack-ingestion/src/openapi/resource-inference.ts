@@ -17,8 +17,13 @@ const itemRoles: Partial<Record<HttpMethod, ResourceRole>> = {
 };
 
 const segmentsOf = (path: string): string[] => path.split('/').filter(Boolean);
-const isParameter = (segment: string): boolean => /^\{[^{}]+\}$/.test(segment);
-const template = (path: string): string => path.replace(/\{[^{}]+\}/g, '{}');
+/** `{Sid}.json` → `{ name: 'Sid', suffix: '.json' }`: an item segment with a format suffix, as some vendors spell paths. */
+const suffixedParameter = (segment: string): { name: string; suffix: string } | undefined => {
+  const match = /^\{([^{}]+)\}(\.[A-Za-z0-9]+)?$/.exec(segment);
+  return match ? { name: match[1], suffix: match[2] ?? '' } : undefined;
+};
+/** The path's shape with parameter names and a trailing format suffix left out, so levels compare by shape. */
+const template = (path: string): string => path.replace(/\{[^{}]+\}/g, '{}').replace(/\.[A-Za-z0-9]+$/, '');
 
 /**
  * Finds REST resources in a spec's paths: a collection path (`/suppliers`) paired with an item path
@@ -41,12 +46,13 @@ export const inferResources = ({
   }
   const methodsAt = (path: string): Set<HttpMethod> => new Set((byPath.get(path) ?? []).map((o) => o.method));
 
+  // `/Messages/{Sid}.json` is the item of `/Messages.json`: the suffix moves to the collection's last segment.
   const itemPathsByCollection = new Map<string, string>();
   for (const path of byPath.keys()) {
     const segments = segmentsOf(path);
-    const last = segments[segments.length - 1];
-    if (last !== undefined && isParameter(last) && segments.length > 1 && !isParameter(segments[segments.length - 2])) {
-      const collection = `/${segments.slice(0, -1).join('/')}`;
+    const last = suffixedParameter(segments[segments.length - 1] ?? '');
+    if (last && segments.length > 1 && !suffixedParameter(segments[segments.length - 2])) {
+      const collection = `/${segments.slice(0, -1).join('/')}${last.suffix}`;
       if (!itemPathsByCollection.has(collection)) {
         itemPathsByCollection.set(collection, path);
       }
@@ -62,7 +68,7 @@ export const inferResources = ({
   for (const path of byPath.keys()) {
     const methods = methodsAt(path);
     const last = segmentsOf(path).pop();
-    if (last !== undefined && !isParameter(last) && methods.has('get') && methods.has('post')) {
+    if (last !== undefined && !suffixedParameter(last) && methods.has('get') && methods.has('post')) {
       collections.add(path);
     }
   }
@@ -78,7 +84,7 @@ export const inferResources = ({
     // row (`/taxonomies/{namespace}/{key}/levels`) the parent is a composite key no inferred resource has.
     const parentShape = shape.slice(0, shape.lastIndexOf('/'));
     const parent = resources.find((r) => r.itemPath !== undefined && template(r.itemPath) === parentShape);
-    const base = segmentsOf(collectionPath).pop() as string;
+    const base = (segmentsOf(collectionPath).pop() as string).replace(/\.[A-Za-z0-9]+$/, '');
     const qualified = parent ? `${parent.name}.${base}` : base;
     let name = qualified;
     for (let n = 2; usedNames.has(name); n++) {
@@ -93,11 +99,19 @@ export const inferResources = ({
         roles[role] = operation.id;
       }
     }
+    const alternatives: Record<string, ResourceRole> = {};
     for (const operation of itemPath ? (byPath.get(itemPath) ?? []) : []) {
       const role = itemRoles[operation.method];
       if (role && !roles[role]) {
         roles[role] = operation.id;
       }
+    }
+    // Many APIs update with a POST to the item (`POST /Workspaces/{Sid}`): the update, or another way to make one.
+    const postToItem = itemPath ? byPath.get(itemPath)?.find((operation) => operation.method === 'post') : undefined;
+    if (postToItem && !roles.update) {
+      roles.update = postToItem.id;
+    } else if (postToItem) {
+      alternatives[postToItem.id] = 'update';
     }
     const find = (role: ResourceRole): OperationModel | undefined =>
       roles[role] ? routable.find((o) => o.id === roles[role]) : undefined;
@@ -106,9 +120,10 @@ export const inferResources = ({
     resources.push({
       name,
       collectionPath,
-      ...(itemPath ? { itemPath, idParameter: (segmentsOf(itemPath).pop() as string).slice(1, -1) } : {}),
+      ...(itemPath ? { itemPath, idParameter: suffixedParameter(segmentsOf(itemPath).pop() as string)?.name } : {}),
       ...(parent ? { parent: parent.name } : {}),
       operations: roles,
+      ...(Object.keys(alternatives).length > 0 ? { alternatives } : {}),
       pagination: list ? paginationOf(list) : { style: 'none', parameters: {} },
       ...(recordSource && recordSchemaOf(recordSource) ? { schemaPointer: recordSchemaOf(recordSource) } : {}),
     });
