@@ -290,6 +290,20 @@ const compatible = (
 };
 
 /**
+ * Another id for a record whose drawn one is taken (every record drew the spec's example `example`): a suffix the id
+ * field's schema accepts, so a name that must match `^[a-z0-9-]{1,63}$` stays valid; `_n` only when none fits.
+ */
+const distinctId = (
+  taken: string,
+  index: number,
+  schema: unknown,
+  accepts: (schema: unknown, value: unknown) => boolean,
+): string => {
+  const candidates = [`${taken}-${index}`, `${taken}${index}`, `${taken}_${index}`];
+  return (schema ? candidates.find((candidate) => accepts(schema, candidate)) : undefined) ?? `${taken}_${index}`;
+};
+
+/**
  * Builds the world of a stack: for every inferred resource, records synthesized from its record schema with a faker
  * reseeded per record (so one record does not depend on how many others exist), server-style ids, children under
  * every parent, and foreign keys that point at records that exist.
@@ -370,7 +384,13 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
           }
           let id = makeId(synthesizer, shape, index, record);
           while (table.records.has(String(id))) {
-            id = `${String(id)}_${index}`;
+            id = distinctId(String(id), index, properties[shape.idField], (schema, value) => {
+              try {
+                return validators.validatorForSchema(schema as object)(value);
+              } catch {
+                return true;
+              }
+            });
           }
           record[shape.idField] = id;
           if (parentId !== undefined && parentTable) {

@@ -23,6 +23,9 @@ const knownDivergences: Record<string, Record<string, string>> = {
   },
   digitalocean: {
     dropletActions_post_byTag: 'ambiguous oneOf request body',
+    // A registry's name is its id, chosen by the client; the request maker sends the spec's example name, which an
+    // earlier create in this pass already took, so the twin rightly answers 409.
+    registries_create: 'client-assigned name already taken: 409',
   },
 };
 
