@@ -42,9 +42,10 @@ import { readSamples } from './samples/sample-reader';
 export type StackInput =
   /**
    * `allowOutsideRefs`: a lone spec file's `$ref`s may reach JSON or YAML files outside its folder, each named in a
-   * warning. Only a person on their own machine can ask for it; uploads are always confined.
+   * warning. Only a person on their own machine can ask for it; uploads are always confined. `lenient`: a `$ref`
+   * that resolves to nothing on an optional part is degraded with a warning instead of refusing the bundle.
    */
-  | { kind: 'path'; path: string; allowOutsideRefs?: boolean }
+  | { kind: 'path'; path: string; allowOutsideRefs?: boolean; lenient?: boolean }
   /**
    * `unnamed`: the uploader gave no file name and `name` is a stand-in. The stack is then named by the bundle's
    * manifest or the spec's `info.title`, never by the stand-in, so unrelated uploads do not become versions of one
@@ -219,7 +220,14 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
     try {
       const loaded = source.pack
         ? await loadPackService(source.name, source.pack)
-        : await loadService(files, locator, { name: source.name, entry: source.spec as string }, confined, outsideHint);
+        : await loadService(
+            files,
+            locator,
+            { name: source.name, entry: source.spec as string },
+            confined,
+            outsideHint,
+            input.kind === 'path' && input.lenient === true,
+          );
       if (source.behaviours) {
         loaded.service.behaviours = source.behaviours;
       }

@@ -12,6 +12,7 @@ import { withEpisodeEnvironment } from '@cli/episode-environment';
 import { belowOracleProblem, givenOracleRoles, planRoles, ValidityRole } from '@cli/validity-roles';
 
 interface CheckOptions {
+  lenient?: boolean;
   seed: number;
   seeds: number;
   concurrency: number;
@@ -40,6 +41,10 @@ export const checkCommand = (): Command =>
       "the oracle that must pass every seed: a built-in agent or ./your-agent.mjs (default: the scenario's own oracle plan)",
     )
     .option('--json', 'print the checks as JSON')
+    .option(
+      '--lenient',
+      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
+    )
     .action(async (target: string, options: CheckOptions) => {
       const oracles = options.agent === undefined ? [] : await resolveAgents(options.agent);
       if (options.agent !== undefined && oracles.length !== 1) {
@@ -61,7 +66,7 @@ export const checkCommand = (): Command =>
         return givenOracleRoles(given, idle);
       };
       const { bundle, scenarioFile } = bundleOf(target);
-      const { model, version } = await ingestStack({ kind: 'path', path: bundle });
+      const { model, version } = await ingestStack({ kind: 'path', path: bundle, lenient: options.lenient === true });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);
       const log = options.json ? silentLog : stderrLog;
       // A rule naming what the stack does not have was refused when the bundle was ingested, just above.

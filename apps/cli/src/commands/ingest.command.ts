@@ -6,6 +6,7 @@ import { ingestStack, StackModel, summarizeStack } from '@libs/stack-ingestion';
 import { printJson } from '@cli/cli-output';
 
 interface IngestOptions {
+  lenient?: boolean;
   json?: boolean;
   /** Undefined unless --store or --no-store is given: then a configured DATABASE_URL decides. */
   store?: boolean;
@@ -84,11 +85,16 @@ export const ingestCommand = (): Command =>
       '--allow-outside-refs',
       "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
     )
+    .option(
+      '--lenient',
+      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
+    )
     .action(async (path: string, options: IngestOptions) => {
       const { model, version, stats } = await ingestStack({
         kind: 'path',
         path,
         allowOutsideRefs: options.allowOutsideRefs === true,
+        lenient: options.lenient === true,
       });
       const log = options.json ? silentLog : stderrLog;
       // Checking a spec is the engineer's feedback loop: no database starts unless one is configured or asked for.

@@ -14,6 +14,7 @@ import { playRollout } from '@cli/rollout-session';
 import { rolloutAgentName, rolloutAgents, rolloutTasks } from '@cli/rollout-trials';
 
 interface RolloutOptions {
+  lenient?: boolean;
   agent?: string;
   tasks: string;
   trials: number;
@@ -41,6 +42,10 @@ export const rolloutCommand = (): Command =>
     .option('-s, --seed <seed>', 'the first of those seeds', integer('--seed', 0, 2 ** 31), 1)
     .option('--resume <rollout-id>', 'take up a rollout whose command stopped (same bundle, same Temporal server)')
     .option('--json', 'print the rollout, its report and every trial as JSON (no progress bar)')
+    .option(
+      '--lenient',
+      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
+    )
     .action(async (target: string, options: RolloutOptions) => {
       const { bundle, scenarioFile } = bundleOf(target);
       if (scenarioFile) {
@@ -51,7 +56,7 @@ export const rolloutCommand = (): Command =>
           'give --agent for a new rollout, or --resume <rollout-id> (its agent is the one it was given)',
         );
       }
-      const { model, version } = await ingestStack({ kind: 'path', path: bundle });
+      const { model, version } = await ingestStack({ kind: 'path', path: bundle, lenient: options.lenient === true });
       let plan: RolloutPlan | undefined;
       if (options.agent) {
         const tasks = rolloutTasks(model, options.tasks, { first: options.seed, count: options.seeds });

@@ -15,6 +15,7 @@ import { isModelAgent, modelAgent } from '@cli/model-agents';
 import { loadConfig } from '@libs/config';
 
 interface RunOptions {
+  lenient?: boolean;
   agent?: string;
   episodes: number;
   concurrency: number;
@@ -45,6 +46,10 @@ export const runCommand = (): Command =>
     .option('-c, --concurrency <k>', 'episodes played at once', integer('--concurrency', 1, 16), 1)
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option('--json', 'print the outcomes as JSON')
+    .option(
+      '--lenient',
+      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
+    )
     .action(async (target: string, options: RunOptions) => {
       const requested = options.agent?.split(',').map((n) => n.trim());
       const others = requested?.filter((n) => n !== 'oracle' && !isModelAgent(n)) ?? [];
@@ -57,7 +62,7 @@ export const runCommand = (): Command =>
       };
       const resolved = others.length > 0 ? await resolveAgents(others.join(',')) : [];
       const { bundle, scenarioFile } = bundleOf(target);
-      const { model, version } = await ingestStack({ kind: 'path', path: bundle });
+      const { model, version } = await ingestStack({ kind: 'path', path: bundle, lenient: options.lenient === true });
       const scenarios = scenariosOf(model, scenarioFile, options.scenario);
       // The scenario's own oracle plan when asked for (or by default when it has one); the named agents besides.
       const agentsFor = (scenario: Scenario): AgentForInstance[] => {

@@ -13,6 +13,7 @@ import { createGatewayServer, createServiceOriginServer, EpisodeNotFoundError, T
 import { builtInPacks } from '@twins/index';
 
 interface ServeOptions {
+  lenient?: boolean;
   port: number;
   seed: number;
   records: number;
@@ -58,11 +59,16 @@ export const serveCommand = (): Command =>
       '--allow-outside-refs',
       "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
     )
+    .option(
+      '--lenient',
+      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
+    )
     .action(async (path: string, options: ServeOptions) => {
       const { model, version } = await ingestStack({
         kind: 'path',
         path,
         allowOutsideRefs: options.allowOutsideRefs === true,
+        lenient: options.lenient === true,
       });
       const config = loadConfig();
       const log = options.json ? silentLog : stderrLog;

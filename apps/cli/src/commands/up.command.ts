@@ -12,12 +12,13 @@ import { integer } from '@cli/command-arguments';
 import { episodeProtocols } from '@cli/episode-protocols';
 
 interface UpOptions {
+  lenient?: boolean;
   port: number;
   json?: boolean;
 }
 
 /** Each bundle an environment, named for its folder: two bundles of one name would be one environment. */
-const hostedBundles = async (paths: string[]): Promise<HostedBundle[]> => {
+const hostedBundles = async (paths: string[], lenient: boolean): Promise<HostedBundle[]> => {
   const targets = paths.length > 0 ? paths : fs.existsSync('mirror.yaml') ? ['.'] : [];
   if (targets.length === 0) {
     throw new UsageError('name at least one bundle folder (or run mirror up in one)');
@@ -34,7 +35,7 @@ const hostedBundles = async (paths: string[]): Promise<HostedBundle[]> => {
         `${target}: another bundle is already named ${id} (environments are named for their folder)`,
       );
     }
-    const { model, version } = await ingestStack({ kind: 'path', path: folder });
+    const { model, version } = await ingestStack({ kind: 'path', path: folder, lenient });
     bundles.push({ id, path: folder, model, version });
   }
   return bundles;
@@ -56,8 +57,12 @@ export const upCommand = (): Command =>
       8080,
     )
     .option('--json', 'print the ready line as JSON: {"api","gateway","openapi","environments"}')
+    .option(
+      '--lenient',
+      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
+    )
     .action(async (paths: string[], options: UpOptions) => {
-      const bundles = await hostedBundles(paths);
+      const bundles = await hostedBundles(paths, options.lenient === true);
       const log = options.json ? silentLog : stderrLog;
       const host = await startEpisodeHost(bundles, log, {
         gatewayPort: options.port === 0 ? 0 : options.port + 1,

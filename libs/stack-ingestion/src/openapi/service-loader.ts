@@ -136,6 +136,7 @@ export const loadService = async (
   source: ServiceSource,
   confined: boolean,
   outsideHint?: string,
+  lenient = false,
 ): Promise<LoadedService> => {
   const root = parseDocument(source.entry, files.read(source.entry));
   const dialect = detectDialect(source.entry, root);
@@ -143,6 +144,7 @@ export const loadService = async (
     schemaSection: dialect === 'swagger-2.0' ? 'definitions' : 'components',
     confined,
     outsideHint,
+    lenient,
   }).bundle(source.entry);
 
   const located = locateFindings(
@@ -191,6 +193,10 @@ export const loadService = async (
           ...location,
           message: `read ${file}, outside the spec's folder (--allow-outside-refs)`,
         };
+      }),
+      ...bundled.degraded.map(({ file, pointer, message }) => {
+        const location = locator.locate(file, pointer);
+        return { location: formatLocation(location), ...location, message };
       }),
       ...located.warnings,
       ...uncompilable.warnings,

@@ -30,6 +30,8 @@ export interface BundledDocument {
   files: string[];
   /** Files read from outside the entry's folder (only when references were not confined), each with the first $ref to it. */
   outside: { file: string; from: string; pointer: string }[];
+  /** Dangling references degraded under `lenient`, at the `$ref`'s place. */
+  degraded: { file: string; pointer: string; message: string }[];
   referenceCount: number;
 }
 
@@ -40,6 +42,12 @@ export interface BundleOptions {
   confined: boolean;
   /** Said after a refused outside reference: how its user could allow it, where they can. */
   outsideHint?: string;
+  /**
+   * Degrade a `$ref` that resolves to nothing, where it sits on an optional part (a property the schema does not
+   * require, an error response), instead of refusing the spec: the part becomes `{}` (any value) or a bare response,
+   * and a located warning says so. Real specs ship with such holes; without the flag the refusal says how to allow it.
+   */
+  lenient?: boolean;
 }
 
 const specDocumentFile = /\.(json|ya?ml)$/i;
@@ -47,6 +55,8 @@ const specDocumentFile = /\.(json|ya?ml)$/i;
 /** Unconfined references are refused only when absolute; confined ones may say how their user could allow them. */
 const outsideReason = (options: BundleOptions): string =>
   !options.confined ? ' (an absolute path is never read)' : options.outsideHint ? ` (${options.outsideHint})` : '';
+
+const escapeSegment = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 const isRemote = (reference: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(reference) || reference.startsWith('//');
 
@@ -71,6 +81,7 @@ export class ReferenceBundler {
   private readonly usedNames = new Set<string>();
   private readonly inlining = new Set<string>();
   private readonly outside = new Map<string, { file: string; from: string; pointer: string }>();
+  private readonly degraded: { file: string; pointer: string; message: string }[] = [];
   private referenceCount = 0;
   /** What the bundled document holds so far, and how deep the walk is: the budgets references may not break. */
   private nodes = 0;
@@ -107,6 +118,7 @@ export class ReferenceBundler {
       origins: this.origins,
       files: [...this.parsed.keys()],
       outside: [...this.outside.values()],
+      degraded: this.degraded,
       referenceCount: this.referenceCount,
     };
   }
@@ -128,6 +140,38 @@ export class ReferenceBundler {
     const components = document.components as Record<string, unknown>;
     components.schemas ??= {};
     return components.schemas as Record<string, unknown>;
+  }
+
+  /**
+   * Whether the object at `pointer` (holding a `$ref`) is an optional part of the spec: a property its schema does not
+   * list as required, or a response that is not a success. Anything else a dangling reference breaks for real.
+   */
+  private optionalPart(
+    file: string,
+    pointer: string,
+    mode: ValueContext,
+  ): { what: string; becomes: string; value: Record<string, unknown> } | undefined {
+    const segments = parsePointer(pointer);
+    const [container, name] = segments.slice(-2);
+    if (mode === 'schema' && container === 'properties' && name !== undefined) {
+      const ownerSegments = segments.slice(0, -2);
+      const owner = getAtPointer(
+        this.parsed.get(file),
+        ownerSegments.length === 0 ? '' : `/${ownerSegments.map(escapeSegment).join('/')}`,
+      );
+      const required = owner && typeof owner === 'object' ? (owner as { required?: unknown }).required : undefined;
+      if (!Array.isArray(required) || !required.includes(name)) {
+        return { what: `the optional property "${name}"`, becomes: 'a schema that accepts any value', value: {} };
+      }
+    }
+    if (mode !== 'schema' && container === 'responses' && name !== undefined && !/^2/.test(name)) {
+      return {
+        what: `the ${name} response`,
+        becomes: 'a response without a body',
+        value: { description: 'Its $ref did not resolve; degraded by --lenient.' },
+      };
+    }
+    return undefined;
   }
 
   private report(file: string, pointer: string, message: string): void {
@@ -288,7 +332,23 @@ export class ReferenceBundler {
     }
     const target = getAtPointer(targetRoot, targetPointer);
     if (target === undefined) {
-      this.report(file, at, `$ref "${reference}" does not resolve: "${targetPointer}" is not in ${targetFile}`);
+      const message = `$ref "${reference}" does not resolve: "${targetPointer}" is not in ${targetFile}`;
+      const optional = this.optionalPart(file, pointer, mode);
+      if (optional && this.options.lenient) {
+        this.degraded.push({
+          file,
+          pointer: at,
+          message: `${message}; ${optional.what} degraded to ${optional.becomes} (--lenient)`,
+        });
+        return optional.value;
+      }
+      this.report(
+        file,
+        at,
+        optional
+          ? `${message} (on ${optional.what}: --lenient degrades it to ${optional.becomes} with a warning)`
+          : message,
+      );
       return {};
     }
     const kind = misplacedTarget(target, mode, parentKey);
