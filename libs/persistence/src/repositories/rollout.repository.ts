@@ -1,6 +1,6 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
-import { materialDigest } from '@libs/evidence-trail';
+import { materialDigest, Versions } from '@libs/evidence-trail';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 
 import { AuditTrailRepository } from './audit-trail.repository';
@@ -89,23 +89,13 @@ export class RolloutRepository {
         ],
       );
       if (inserted.length > 0) {
-        await new AuditTrailRepository(this.dataSource).append(
-          tenantId,
-          {
-            actor: 'mirror:rollouts',
-            actorKind: 'system',
-            action: 'rollout.opened',
-            subject: { kind: 'rollout', id: plan.id },
-            details: {
-              rolloutId: plan.id,
-              bundle: plan.bundle,
-              agent: plan.agent,
-              tasks: plan.tasks,
-              trials: plan.trials,
-            },
-            versions: { stack: plan.stackVersion },
-          },
+        await this.audit(
           manager,
+          tenantId,
+          plan.id,
+          'rollout.opened',
+          { bundle: plan.bundle, agent: plan.agent, tasks: plan.tasks, trials: plan.trials },
+          { stack: plan.stackVersion },
         );
       }
     });
@@ -131,26 +121,14 @@ export class RolloutRepository {
         ],
       );
       if (inserted.length > 0) {
-        await new AuditTrailRepository(this.dataSource).append(
-          inserted[0].tenant_id,
-          {
-            actor: 'mirror:rollouts',
-            actorKind: 'system',
-            action: 'rollout.trial_recorded',
-            subject: { kind: 'rollout', id: rolloutId },
-            details: {
-              rolloutId,
-              task: result.task,
-              trial: result.trial,
-              ...(result.episodeId ? { episodeId: result.episodeId } : {}),
-              status: result.status,
-              passed: result.passed,
-              reward: result.reward,
-            },
-            versions: {},
-          },
-          manager,
-        );
+        await this.audit(manager, inserted[0].tenant_id, rolloutId, 'rollout.trial_recorded', {
+          task: result.task,
+          trial: result.trial,
+          ...(result.episodeId ? { episodeId: result.episodeId } : {}),
+          status: result.status,
+          passed: result.passed,
+          reward: result.reward,
+        });
       }
     });
     return (await this.episode(rolloutId, result.task, result.trial))!;
@@ -196,20 +174,39 @@ export class RolloutRepository {
       // node-postgres gives an UPDATE's rows as [rows, count].
       const rows = (Array.isArray(closed[0]) ? closed[0] : closed) as { tenant_id: string; stack_version: string }[];
       if (rows.length > 0) {
-        await new AuditTrailRepository(this.dataSource).append(
-          rows[0].tenant_id,
-          {
-            actor: 'mirror:rollouts',
-            actorKind: 'system',
-            action: 'rollout.closed',
-            subject: { kind: 'rollout', id: rolloutId },
-            details: { rolloutId, status, ...(report ? { report: materialDigest(report) } : {}) },
-            versions: { stack: rows[0].stack_version },
-          },
+        await this.audit(
           manager,
+          rows[0].tenant_id,
+          rolloutId,
+          'rollout.closed',
+          { status, ...(report ? { report: materialDigest(report) } : {}) },
+          { stack: rows[0].stack_version },
         );
       }
     });
+  }
+
+  /** A rollout's step in the evidence trail, in the transaction of the rows it records. */
+  private audit(
+    manager: EntityManager,
+    tenantId: string,
+    rolloutId: string,
+    action: string,
+    details: Record<string, unknown>,
+    versions: Versions = {},
+  ): Promise<unknown> {
+    return new AuditTrailRepository(this.dataSource).append(
+      tenantId,
+      {
+        actor: 'mirror:rollouts',
+        actorKind: 'system',
+        action,
+        subject: { kind: 'rollout', id: rolloutId },
+        details: { rolloutId, ...details },
+        versions,
+      },
+      manager,
+    );
   }
 
   async find(tenantId: string, rolloutId: string): Promise<StoredRollout | undefined> {
