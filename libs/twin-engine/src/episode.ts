@@ -421,7 +421,10 @@ export class Episode {
         known && (known.scope ?? scope) !== scope
           ? {
               response: service.errorResponse(
-                422,
+                // A status the operation declares for a refused request (payments APIs answer 400), 422 otherwise.
+                [422, 409, 400].find((status) =>
+                  match.plan.operation.responses.some((r) => r.status === String(status)),
+                ) ?? 422,
                 'idempotency_key_reused',
                 'this Idempotency-Key was used by another caller or for another request',
                 match,

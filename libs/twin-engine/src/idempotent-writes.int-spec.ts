@@ -57,5 +57,25 @@ describe('writes with an Idempotency-Key', () => {
     );
     expect(afterRebuild.body).toEqual(first.body);
     expect(rebuilt.state.seq).toBe(episode.state.seq);
+
+    // The key again for another request (another path): refused, with a status the operation declares for a
+    // refusal when it has one (none here: 422), not the first answer.
+    const supplierId = (first.body as { id: string }).id;
+    const reused = await episode.handle(
+      'procurement',
+      {
+        method: 'POST',
+        path: `/suppliers/${supplierId}/contacts`,
+        query: new URLSearchParams(),
+        headers: { authorization, 'content-type': 'application/json', 'idempotency-key': 'persona:reply:1' },
+        body: Buffer.from(JSON.stringify({ name: 'Ann Other', email: 'ann@example.com' })),
+      },
+      `http://twin/suppliers/${supplierId}/contacts`,
+    );
+    const declared = model.services
+      .find((s) => s.name === 'procurement')
+      ?.operations.find((o) => o.method === 'post' && o.path === '/suppliers/{supplierId}/contacts')
+      ?.responses.map((r) => r.status);
+    expect(reused.status).toBe(Number(['422', '409', '400'].find((status) => declared?.includes(status)) ?? '422'));
   });
 });
