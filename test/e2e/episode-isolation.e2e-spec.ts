@@ -27,11 +27,13 @@ describe('1,000 concurrent episodes', () => {
       ),
     );
     const first = episodes[0].state.ids('procurement/suppliers')[0];
-    const request = (method: string, path: string, body?: unknown) => ({
+    // The spec declares bearer auth: each episode's calls present that episode's own agent token.
+    const tokens = new Map(episodes.map((episode) => [episode, episode.agentTokenFor('procurement') ?? '']));
+    const requestOf = (episode: (typeof episodes)[number]) => (method: string, path: string, body?: unknown) => ({
       method,
       path,
       query: new URLSearchParams(),
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get(episode) ?? ''}` },
       ...(body ? { body: Buffer.from(JSON.stringify(body)) } : {}),
     });
     // Interleave: every episode's first write, then every episode's second, all in flight together.
@@ -41,12 +43,12 @@ describe('1,000 concurrent episodes', () => {
           round === 0
             ? episode.handle(
                 'procurement',
-                request('POST', '/suppliers', { name: `episode-${index}`, country: 'DE' }),
+                requestOf(episode)('POST', '/suppliers', { name: `episode-${index}`, country: 'DE' }),
                 'http://twin',
               )
             : episode.handle(
                 'procurement',
-                request('PATCH', `/suppliers/${first}`, { name: `renamed-by-${index}`, country: 'DE' }),
+                requestOf(episode)('PATCH', `/suppliers/${first}`, { name: `renamed-by-${index}`, country: 'DE' }),
                 'http://twin',
               ),
         ),
@@ -56,7 +58,7 @@ describe('1,000 concurrent episodes', () => {
     for (const [index, episode] of episodes.entries()) {
       const page = await episode.handle(
         'procurement',
-        { ...request('GET', '/suppliers'), query: new URLSearchParams('limit=100') },
+        { ...requestOf(episode)('GET', '/suppliers'), query: new URLSearchParams('limit=100') },
         'http://twin',
       );
       const names = (page.body as { data: { name: string }[] }).data.map((s) => s.name);

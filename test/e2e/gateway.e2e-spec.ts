@@ -6,7 +6,26 @@ describe('twin gateway', () => {
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   let episode: string;
 
-  const call = (path: string, init: RequestInit = {}) => fetch(`${gateway.base}/e/${episode}/procurement${path}`, init);
+  /** The spec declares bearer auth: every episode's calls present its agent token, issued once by the operator. */
+  const tokens = new Map<string, Promise<string>>();
+  const tokenOf = (id: string): Promise<string> => {
+    let token = tokens.get(id);
+    if (!token) {
+      token = fetch(`${gateway.base}/_mirror/episodes/${id}/credentials`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...operatorHeaders },
+        body: JSON.stringify({ service: 'procurement', principal: 'agent' }),
+      }).then(async (issued) => String((await json(issued)).token));
+      tokens.set(id, token);
+    }
+    return token;
+  };
+  const twin = async (id: string, path: string, init: RequestInit = {}) =>
+    fetch(`${gateway.base}/e/${id}/procurement${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${await tokenOf(id)}`, ...(init.headers as Record<string, string>) },
+    });
+  const call = (path: string, init: RequestInit = {}) => twin(episode, path, init);
   const post = (
     path: string,
     body: unknown,
@@ -143,8 +162,7 @@ describe('twin gateway', () => {
         }),
       )
     ).id;
-    const at = (id: string, path: string, init?: RequestInit) =>
-      fetch(`${gateway.base}/e/${id}/procurement${path}`, init);
+    const at = (id: string, path: string, init?: RequestInit) => twin(id, path, init);
     const create = (id: string, name: string) =>
       at(id, '/suppliers', {
         method: 'POST',
