@@ -79,14 +79,20 @@ const checkParent = (context: CrudContext): Outcome | string | undefined => {
 };
 
 /** The template of an envelope without its record field, and that rest's JSON, computed once per operation. */
-const envelopeRest = new WeakMap<object, { rest: Record<string, unknown>; json: string }>();
+/** Per template, per envelope field: one template may be read with two fields (a record under `droplet`, an action's). */
+const envelopeRest = new WeakMap<object, Map<string, { rest: Record<string, unknown>; json: string }>>();
 
 const restOf = (template: Record<string, unknown>, field: string): { rest: Record<string, unknown>; json: string } => {
-  let cached = envelopeRest.get(template);
+  let byField = envelopeRest.get(template);
+  if (!byField) {
+    byField = new Map();
+    envelopeRest.set(template, byField);
+  }
+  let cached = byField.get(field);
   if (!cached) {
     const { [field]: _omitted, ...rest } = template;
     cached = { rest, json: JSON.stringify(rest) };
-    envelopeRest.set(template, cached);
+    byField.set(field, cached);
   }
   return cached;
 };
