@@ -1,10 +1,24 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 
 import type { StackModel } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
+
+/** `--lenient`, the same on every command that reads a bundle. */
+export const lenientOption = (): Option =>
+  new Option(
+    '--lenient',
+    'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
+  );
+
+/** `--allow-outside-refs`, on the commands a person runs on a spec file of their own. */
+export const outsideRefsOption = (): Option =>
+  new Option(
+    '--allow-outside-refs',
+    "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
+  );
 
 export const integer = (name: string, min: number, max: number) => (value: string) => {
   const n = Number(value);

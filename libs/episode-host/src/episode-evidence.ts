@@ -4,6 +4,7 @@ import {
   AuditEntry,
   eventLogDigest,
   EvidenceBundle,
+  isJsonObject,
   materialDigest,
   sealEvidenceBundle,
   Versions,
@@ -13,6 +14,10 @@ import { AuditTrailRepository, EpisodeGradeRepository, PostgresEpisodeStore } fr
 
 /** JSON as the database gives it back (dates as text, no undefined): what digests are taken of and bundles carry. */
 const asJson = <T>(value: T): unknown => JSON.parse(JSON.stringify(value)) as unknown;
+
+/** An episode's event log as its grading's digest is taken of it (and a bundle carries it). */
+export const storedEventLog = async (dataSource: DataSource, episodeId: string): Promise<unknown[]> =>
+  asJson(await new PostgresEpisodeStore(dataSource).events(episodeId)) as unknown[];
 
 export interface GradedEpisode {
   tenant: string;
@@ -32,7 +37,7 @@ export interface GradedEpisode {
  * produced them. The material itself stays in its tables; the chain commits to it.
  */
 export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedEpisode): Promise<AuditEntry> => {
-  const events = await new PostgresEpisodeStore(dataSource).events(graded.episodeId);
+  const events = await storedEventLog(dataSource, graded.episodeId);
   const grades = await new EpisodeGradeRepository(dataSource).grades(graded.episodeId);
   return new AuditTrailRepository(dataSource).append(graded.tenant, {
     actor: graded.actor ?? 'mirror:grader',
@@ -42,7 +47,7 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
     details: {
       agent: graded.agent,
       ...(graded.rolloutId ? { rolloutId: graded.rolloutId } : {}),
-      eventLog: eventLogDigest(asJson(events) as unknown[]),
+      eventLog: eventLogDigest(events),
       grades: materialDigest(asJson(grades)),
       reward: graded.grade.reward,
       passed: graded.grade.passed,
@@ -57,9 +62,6 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
     },
   });
 };
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The subject kinds a bundle can be made of. */
 export type EvidenceSubject = 'episode' | 'rollout';
@@ -84,18 +86,17 @@ export const exportEvidence = async (
     }
   }
   const entries = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
-  const store = new PostgresEpisodeStore(dataSource);
   const grades = new EpisodeGradeRepository(dataSource);
   const episodeIds = [
     ...new Set(
-      entries.filter((e) => e.subject.kind === 'episode' && isRecord(e.details.eventLog)).map((e) => e.subject.id),
+      entries.filter((e) => e.subject.kind === 'episode' && isJsonObject(e.details.eventLog)).map((e) => e.subject.id),
     ),
   ];
   const episodes = [];
   for (const id of episodeIds) {
     episodes.push({
       id,
-      events: asJson(await store.events(id)) as unknown[],
+      events: await storedEventLog(dataSource, id),
       grades: asJson(await grades.grades(id)) as unknown[],
     });
   }

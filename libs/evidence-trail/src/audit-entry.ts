@@ -33,6 +33,9 @@ export interface AuditEntry extends AuditRecord {
   hash: string;
 }
 
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** The previous hash of a chain's first entry. */
 export const genesisHash = '0'.repeat(64);
 

@@ -1,6 +1,14 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign, verify } from 'node:crypto';
 
-import { AuditEntry, canonicalJson, entryHash, eventLogDigest, materialDigest, sha256 } from './audit-entry';
+import {
+  AuditEntry,
+  canonicalJson,
+  entryHash,
+  eventLogDigest,
+  isJsonObject,
+  materialDigest,
+  sha256,
+} from './audit-entry';
 import { merkleRoot } from './merkle-tree';
 
 export const evidenceBundleFormat = 'mirror-evidence/1' as const;
@@ -82,20 +90,17 @@ export const sealEvidenceBundle = (
   };
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * Every check a bundle must pass offline, with the place of each failure: the format, each entry's hash, their order,
  * the Merkle root, the episodes' event logs and grades against the digests their entries recorded, and the signature
  * (by the pinned key when a fingerprint is given). Empty means the bundle is what the installation exported.
  */
 export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string): BundleProblem[] => {
-  if (!isRecord(value) || value.format !== evidenceBundleFormat) {
+  if (!isJsonObject(value) || value.format !== evidenceBundleFormat) {
     return [{ pointer: '/format', message: `not an evidence bundle (format must be "${evidenceBundleFormat}")` }];
   }
   const bundle = value as unknown as EvidenceBundle;
-  if (!Array.isArray(bundle.entries) || !Array.isArray(bundle.episodes) || !isRecord(bundle.signature)) {
+  if (!Array.isArray(bundle.entries) || !Array.isArray(bundle.episodes) || !isJsonObject(bundle.signature)) {
     return [{ pointer: '', message: 'the bundle lacks entries, episodes or a signature' }];
   }
   const problems: BundleProblem[] = [];
@@ -118,7 +123,7 @@ export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string)
   }
   bundle.episodes.forEach((episode, index) => {
     const graded = bundle.entries.filter(
-      (e) => e.subject.kind === 'episode' && e.subject.id === episode.id && isRecord(e.details.eventLog),
+      (e) => e.subject.kind === 'episode' && e.subject.id === episode.id && isJsonObject(e.details.eventLog),
     );
     if (graded.length === 0) {
       problems.push({

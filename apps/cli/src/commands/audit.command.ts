@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 
 import { Command } from 'commander';
+import type { DataSource } from 'typeorm';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { exportEvidence } from '@libs/episode-host';
+import { exportEvidence, storedEventLog } from '@libs/episode-host';
 import { eventLogDigest, keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
-import { AuditTrailRepository, PostgresEpisodeStore } from '@libs/persistence';
+import { AuditTrailRepository } from '@libs/persistence';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
 
@@ -28,8 +29,8 @@ const readBundle = (file: string): unknown => {
  * removed or added after grading. The chain itself may be whole; this checks what it committed to.
  */
 const driftedEpisodes = async (
+  dataSource: DataSource,
   audit: AuditTrailRepository,
-  store: PostgresEpisodeStore,
   tenant: string,
 ): Promise<{ episodeId: string; seq: number; message: string }[]> => {
   const latest = new Map<string, { seq: number; digest: string }>();
@@ -48,8 +49,7 @@ const driftedEpisodes = async (
   }
   const drifted = [];
   for (const [episodeId, recorded] of latest) {
-    const events = JSON.parse(JSON.stringify(await store.events(episodeId))) as unknown[];
-    if (eventLogDigest(events).digest !== recorded.digest) {
+    if (eventLogDigest(await storedEventLog(dataSource, episodeId)).digest !== recorded.digest) {
       drifted.push({
         episodeId,
         seq: recorded.seq,
@@ -94,9 +94,7 @@ export const auditCommand = (): Command => {
         const trail = new AuditTrailRepository(dataSource);
         const chain = await trail.verify(config.MIRROR_TENANT);
         const drifted =
-          options.deep && !chain.broken
-            ? await driftedEpisodes(trail, new PostgresEpisodeStore(dataSource), config.MIRROR_TENANT)
-            : [];
+          options.deep && !chain.broken ? await driftedEpisodes(dataSource, trail, config.MIRROR_TENANT) : [];
         return { ...chain, drifted };
       });
       const valid = !result.broken && result.drifted.length === 0;
@@ -134,7 +132,7 @@ export const auditCommand = (): Command => {
         throw new UsageError(`no evidence of "${kind}"; kinds: episode, rollout`);
       }
       const bundle = await withDatabase(stderrLog, ({ config, dataSource }) =>
-        exportEvidence(dataSource, config.MIRROR_TENANT, { kind: kind, id }),
+        exportEvidence(dataSource, config.MIRROR_TENANT, { kind, id }),
       );
       if (!bundle) {
         throw new UsageError(`the evidence trail has no entry about ${kind} "${id}"`);

@@ -5,7 +5,7 @@ import { ReferenceAgent, referenceAgents } from '@libs/reference-agents';
 import type { Scenario } from '@libs/scenarios';
 import { ingestStack } from '@libs/stack-ingestion';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
-import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
+import { bundleOf, integer, lenientOption, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
@@ -41,10 +41,7 @@ export const checkCommand = (): Command =>
       "the oracle that must pass every seed: a built-in agent or ./your-agent.mjs (default: the scenario's own oracle plan)",
     )
     .option('--json', 'print the checks as JSON')
-    .option(
-      '--lenient',
-      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
-    )
+    .addOption(lenientOption())
     .action(async (target: string, options: CheckOptions) => {
       const oracles = options.agent === undefined ? [] : await resolveAgents(options.agent);
       if (options.agent !== undefined && oracles.length !== 1) {

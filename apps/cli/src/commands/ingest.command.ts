@@ -4,6 +4,7 @@ import { silentLog, stderrLog } from '@libs/embedded-services';
 import { commandLineActor } from '@libs/evidence-trail';
 import { ingestStack, StackModel, summarizeStack } from '@libs/stack-ingestion';
 import { printJson } from '@cli/cli-output';
+import { lenientOption, outsideRefsOption } from '@cli/command-arguments';
 
 interface IngestOptions {
   lenient?: boolean;
@@ -81,14 +82,8 @@ export const ingestCommand = (): Command =>
     .option('--json', 'print the result as JSON')
     .option('--store', 'store the model even without DATABASE_URL (in the embedded database)')
     .option('--no-store', 'check and model the bundle without storing it, even with DATABASE_URL')
-    .option(
-      '--allow-outside-refs',
-      "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
-    )
-    .option(
-      '--lenient',
-      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
-    )
+    .addOption(outsideRefsOption())
+    .addOption(lenientOption())
     .action(async (path: string, options: IngestOptions) => {
       const { model, version, stats } = await ingestStack({
         kind: 'path',

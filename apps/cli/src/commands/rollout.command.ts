@@ -7,7 +7,7 @@ import { silentLog, stderrLog } from '@libs/embedded-services';
 import type { RolloutPlan } from '@libs/rollouts';
 import { ingestStack } from '@libs/stack-ingestion';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
-import { bundleOf, integer } from '@cli/command-arguments';
+import { bundleOf, integer, lenientOption } from '@cli/command-arguments';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
 import { rolloutReportText } from '@cli/rollout-report-text';
 import { playRollout } from '@cli/rollout-session';
@@ -42,10 +42,7 @@ export const rolloutCommand = (): Command =>
     .option('-s, --seed <seed>', 'the first of those seeds', integer('--seed', 0, 2 ** 31), 1)
     .option('--resume <rollout-id>', 'take up a rollout whose command stopped (same bundle, same Temporal server)')
     .option('--json', 'print the rollout, its report and every trial as JSON (no progress bar)')
-    .option(
-      '--lenient',
-      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
-    )
+    .addOption(lenientOption())
     .action(async (target: string, options: RolloutOptions) => {
       const { bundle, scenarioFile } = bundleOf(target);
       if (scenarioFile) {

@@ -6,7 +6,7 @@ import { ingestStack } from '@libs/stack-ingestion';
 import type { AgentForInstance } from '@libs/episode-runs';
 import type { Scenario } from '@libs/scenarios';
 import { printJson, UsageError } from '@cli/cli-output';
-import { bundleOf, integer, scenariosOf } from '@cli/command-arguments';
+import { bundleOf, integer, lenientOption, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
@@ -46,10 +46,7 @@ export const runCommand = (): Command =>
     .option('-c, --concurrency <k>', 'episodes played at once', integer('--concurrency', 1, 16), 1)
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option('--json', 'print the outcomes as JSON')
-    .option(
-      '--lenient',
-      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
-    )
+    .addOption(lenientOption())
     .action(async (target: string, options: RunOptions) => {
       const requested = options.agent?.split(',').map((n) => n.trim());
       const others = requested?.filter((n) => n !== 'oracle' && !isModelAgent(n)) ?? [];

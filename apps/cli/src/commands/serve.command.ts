@@ -11,6 +11,7 @@ import { ingestStack } from '@libs/stack-ingestion';
 import { hashSeed, seededUuid } from '@libs/synthetic-data';
 import { createGatewayServer, createServiceOriginServer, EpisodeNotFoundError, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
+import { lenientOption, outsideRefsOption } from '@cli/command-arguments';
 
 interface ServeOptions {
   lenient?: boolean;
@@ -55,14 +56,8 @@ export const serveCommand = (): Command =>
     .option('-s, --seed <seed>', 'world seed', integer('--seed', 0, 2 ** 32 - 1), 1)
     .option('--records <n>', 'records per resource', integer('--records', 0, 100_000), 20)
     .option('--json', 'print one JSON line with the base URLs once ready')
-    .option(
-      '--allow-outside-refs',
-      "let a lone spec file's $refs read JSON/YAML files outside its folder (each is named in a warning)",
-    )
-    .option(
-      '--lenient',
-      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
-    )
+    .addOption(outsideRefsOption())
+    .addOption(lenientOption())
     .action(async (path: string, options: ServeOptions) => {
       const { model, version } = await ingestStack({
         kind: 'path',

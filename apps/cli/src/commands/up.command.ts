@@ -8,7 +8,7 @@ import { episodeApiOf } from '@libs/episode-api';
 import { HostedBundle, startEpisodeHost } from '@libs/episode-host';
 import { ingestStack } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
-import { integer } from '@cli/command-arguments';
+import { integer, lenientOption } from '@cli/command-arguments';
 import { episodeProtocols } from '@cli/episode-protocols';
 
 interface UpOptions {
@@ -57,10 +57,7 @@ export const upCommand = (): Command =>
       8080,
     )
     .option('--json', 'print the ready line as JSON: {"api","gateway","openapi","environments"}')
-    .option(
-      '--lenient',
-      'degrade a $ref that resolves to nothing on an optional part (with a warning) instead of refusing',
-    )
+    .addOption(lenientOption())
     .action(async (paths: string[], options: UpOptions) => {
       const bundles = await hostedBundles(paths, options.lenient === true);
       const log = options.json ? silentLog : stderrLog;
