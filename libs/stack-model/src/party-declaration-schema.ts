@@ -226,11 +226,11 @@ const whoSchema = z.union([
   z.object({ employee: employeeSelector }).strict(),
   z
     .object({
-      /** A contact of one of the company's suppliers (its id `S003` or index), as the world has them. */
+      /** A contact of one of the company's suppliers (its id or index), as the world has them. */
       supplier_contact: z
         .object({
           supplier: z.union([
-            z.string().regex(/^S\d{3}$/, 'must be a supplier id such as S003'),
+            z.string().min(1, 'must be a supplier id of the world or an index'),
             z.number().int().min(0),
           ]),
           contact: z.number().int().min(0).default(0),

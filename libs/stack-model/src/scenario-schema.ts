@@ -43,8 +43,8 @@ export const personaKinds = ['supplier-negotiator', 'approver', 'finance-colleag
 const supplierNegotiator = z
   .object({
     persona: z.literal('supplier-negotiator'),
-    /** A supplier of the company: its id (`S003`) or its index in the supplier list. */
-    supplier: z.union([z.string().regex(/^S\d{3}$/, 'must be a supplier id such as S003'), z.number().int().min(0)]),
+    /** A supplier of the company: its id as the world has it, or its index in the supplier list. */
+    supplier: z.union([z.string().min(1, 'must be a supplier id of the world or an index'), z.number().int().min(0)]),
     contact: z.number().int().min(0).default(0),
     strategy: z.string().min(1),
     opening_price: numeric,
