@@ -168,6 +168,13 @@ describe(validateScenario.name, () => {
       [{ pointer: '/parties/supplier/supplier', message: 'no supplier 9 among 5 (seed 0)' }],
     ],
     [
+      'a supplier id the world does not have',
+      (s: Scenario) => {
+        (s.parties.supplier as { supplier: unknown }).supplier = 'vendor-404';
+      },
+      [{ pointer: '/parties/supplier/supplier', message: 'no supplier vendor-404 among 5 (seed 0)' }],
+    ],
+    [
       'an impossible target: below the supplier’s floor in every instance',
       (s: Scenario) => {
         s.derived.target_price = 'round(list_price * 0.5, 3)';
