@@ -2,6 +2,7 @@ import type { TrajectoryStepRow } from '@libs/persistence';
 import type { LoggedEvent } from '@libs/twin-engine';
 
 import type { ApiCall, ToolCall } from './review-view-models';
+import { recordAnchor } from './state-diff';
 
 export const callAnchor = (seq: number) => `c-${seq}`;
 export const toolAnchor = (index: number) => `t-${index}`;
@@ -59,7 +60,7 @@ export const apiCalls = (log: readonly LoggedEvent[]): ApiCall[] => {
     } else {
       const change = changeOf(event.type);
       if (change) {
-        current.changes.push({ table: event.table, id: event.id, change });
+        current.changes.push({ table: event.table, id: event.id, change, anchor: recordAnchor(event.table, event.id) });
       }
     }
   }

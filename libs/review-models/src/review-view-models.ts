@@ -185,7 +185,7 @@ export interface ApiCall {
   operationId: string;
   status: number | null;
   refused: string | null;
-  changes: { table: string; id: string; change: 'created' | 'updated' | 'deleted' }[];
+  changes: { table: string; id: string; change: 'created' | 'updated' | 'deleted'; anchor: string }[];
   events: string[];
 }
 

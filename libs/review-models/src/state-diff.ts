@@ -2,7 +2,8 @@ import type { LoggedEvent } from '@libs/twin-engine';
 
 import type { FieldChange, RecordDiff } from './review-view-models';
 
-export const recordAnchor = (table: string, id: string) => `r-${encodeURIComponent(`${table}/${id}`)}`;
+/** An HTML id for a record: its table and id with anything but letters, digits and dashes made an underscore. */
+export const recordAnchor = (table: string, id: string) => `r-${`${table}/${id}`.replace(/[^A-Za-z0-9-]/g, '_')}`;
 
 type Fields = { [field: string]: unknown };
 
