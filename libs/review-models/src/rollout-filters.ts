@@ -18,7 +18,11 @@ const known = ['scenario', 'agent', 'from', 'to', 'outcome', 'rule', 'severity']
 
 const day = /^\d{4}-\d{2}-\d{2}$/;
 
-const isDay = (value: string) => day.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+/** A calendar day that exists: JavaScript reads 2026-02-30 as 2 March, so the day must survive the round trip. */
+const isDay = (value: string) => {
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return day.test(value) && !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
+};
 
 const text = (name: string, value: unknown): string | undefined => {
   if (value === undefined || value === '') {
