@@ -30,7 +30,10 @@ const onlyFields = (body: unknown, fields: readonly string[]): Record<string, un
 };
 
 const comment = (value: unknown, required: boolean): string => {
-  if (value === undefined && !required) {
+  if (value === undefined || value === null) {
+    if (required) {
+      throw invalid('comment', 'say why: a comment is required');
+    }
     return '';
   }
   if (typeof value !== 'string') {
