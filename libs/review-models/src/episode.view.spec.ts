@@ -21,7 +21,12 @@ const post = (channel: string, ts: string, text: string, extra: Record<string, u
 
 seq = 0;
 const log: LoggedEvent[] = [
-  logged('_setup', { type: 'record.created', table: 'files/folders', id: 'f1', record: { id: 'f1', name: 'Plans' } }),
+  logged('_mirror.setup', {
+    type: 'record.created',
+    table: 'files/folders',
+    id: 'f1',
+    record: { id: 'f1', name: 'Plans' },
+  }),
   logged('postMessage', post('C1', '1.1', 'May I read Plans?'), 'E1'),
   logged('postMessage', post('C1', '1.2', 'Granted editor', { thread_ts: '1.1' }), 'E0'),
   logged(
@@ -183,7 +188,7 @@ describe(episodeView.name, () => {
 
   it('groups the log into the calls that wrote it, refusals included, and leaves clock moves out', () => {
     expect(sut.calls.map((c) => [c.anchor, c.operationId, c.seqs, c.status, c.refused])).toEqual([
-      ['c-1', '_setup', [1], null, null],
+      ['c-1', '_mirror.setup', [1], null, null],
       ['c-2', 'postMessage', [2], null, null],
       ['c-3', 'postMessage', [3], null, null],
       ['c-4', 'updateMessage', [4], null, null],
@@ -197,15 +202,46 @@ describe(episodeView.name, () => {
     ]);
   });
 
-  it('diffs the state: created records field by field, a seeded one marked as such', () => {
+  it('diffs the state against what setup left: a record setup made shows the fields the episode changed', () => {
     expect(sut.stateDiff.map((r) => [r.table, r.id, r.change, r.seeded, r.seqs])).toEqual([
-      ['files/folders', 'f1', 'created', false, [1, 8]],
+      ['files/folders', 'f1', 'updated', false, [8]],
       ['files/collaborations', 'c1', 'created', false, [5]],
     ]);
-    expect(sut.stateDiff[0].fields).toEqual([
-      { field: 'id', before: null, after: 'f1' },
-      { field: 'name', before: null, after: 'Plans 2' },
+    expect(sut.stateDiff[0].fields).toEqual([{ field: 'name', before: 'Plans', after: 'Plans 2' }]);
+    expect(sut.stateDiff[1].fields).toEqual([
+      { field: 'id', before: null, after: 'c1' },
+      { field: 'role', before: null, after: 'editor' },
     ]);
+  });
+
+  it('marks a record of the seeded world, whose state before the log does not hold', () => {
+    const seeded = episodeView({
+      episode,
+      log: [
+        {
+          seq: 1,
+          at: at(1),
+          operationId: 'rename',
+          actor: 'E0',
+          event: { type: 'record.updated', table: 't/x', id: '1', record: { id: '1', n: 2 } },
+        },
+      ],
+      grades: [],
+      trajectory: [],
+      annotations: [],
+      rules: new Map(),
+    });
+    expect(seeded.stateDiff).toEqual([
+      expect.objectContaining({
+        change: 'updated',
+        seeded: true,
+        fields: [
+          { field: 'id', before: null, after: '1' },
+          { field: 'n', before: null, after: 2 },
+        ],
+      }),
+    ]);
+    expect(seeded.grade).toBeNull();
   });
 
   it('locates each piece of evidence in the message, the call or the record it points at, and says when none holds it', () => {

@@ -18,20 +18,27 @@ const fieldChanges = (before: Fields | undefined, after: Fields | undefined): Fi
 interface Tracked {
   table: string;
   id: string;
+  /** The record as Mirror's setup left it before the episode first changed it: the diff's "before". */
+  baseline?: Fields;
+  /** Whether the episode (not setup) created it. */
   created: boolean;
   last?: Fields;
   deleted: boolean;
+  /** The episode's changes to it (setup's are not the episode's). */
   seqs: number[];
 }
 
+/** The scenario's own setup writes (its task records), which make the state the episode starts from. */
+export const setupOperation = '_mirror.setup';
+
 /**
- * What the episode changed in the twins, record by record, from its log. A record it created is shown field by field
- * as it ended; one it deleted, as it was last logged. The seeded world is not in the log, so a seeded record the
- * episode changed is marked `seeded` and shown as it ended.
+ * What the episode changed in the twins, record by record, from its log, against the state it started from: a
+ * record it created or deleted field by field, one it changed by the fields that changed. The seeded world is not in
+ * the log, so a seeded record the episode changed is marked `seeded` and shown as it ended.
  */
 export const stateDiff = (log: readonly LoggedEvent[]): RecordDiff[] => {
   const records = new Map<string, Tracked>();
-  for (const { seq, event } of log) {
+  for (const { seq, operationId, event } of log) {
     if (
       event.type !== 'record.created' &&
       event.type !== 'record.updated' &&
@@ -41,31 +48,32 @@ export const stateDiff = (log: readonly LoggedEvent[]): RecordDiff[] => {
       continue;
     }
     const key = `${event.table}\u0000${event.id}`;
-    const tracked = records.get(key) ?? {
-      table: event.table,
-      id: event.id,
-      created: event.type === 'record.created',
-      deleted: false,
-      seqs: [],
-    };
-    tracked.seqs.push(seq);
-    if (event.type === 'record.deleted') {
-      tracked.deleted = true;
-    } else {
-      tracked.last = event.record;
-      tracked.deleted = false;
-    }
+    const record = event.type === 'record.deleted' ? undefined : (event.record);
+    const tracked = records.get(key) ?? { table: event.table, id: event.id, created: false, deleted: false, seqs: [] };
     records.set(key, tracked);
+    if (operationId === setupOperation && tracked.seqs.length === 0) {
+      tracked.baseline = record;
+      tracked.last = record;
+      continue;
+    }
+    if (tracked.seqs.length === 0 && tracked.baseline === undefined) {
+      tracked.created = event.type === 'record.created';
+    }
+    tracked.seqs.push(seq);
+    tracked.deleted = event.type === 'record.deleted';
+    if (record) {
+      tracked.last = record;
+    }
   }
   return [...records.values()]
-    .filter((r) => !(r.created && r.deleted))
+    .filter((r) => r.seqs.length > 0 && !(r.created && r.deleted))
     .map((r) => ({
       anchor: recordAnchor(r.table, r.id),
       table: r.table,
       id: r.id,
       change: r.deleted ? 'deleted' : r.created ? 'created' : 'updated',
       seqs: r.seqs,
-      seeded: !r.created,
-      fields: r.deleted ? fieldChanges(r.last, undefined) : fieldChanges(undefined, r.last),
+      seeded: !r.created && r.baseline === undefined,
+      fields: r.deleted ? fieldChanges(r.last, undefined) : fieldChanges(r.created ? undefined : r.baseline, r.last),
     }));
 };
