@@ -141,7 +141,7 @@ describe(ReviewRepository.name, () => {
       /already signed/,
     );
     expect(await rows()).toEqual({ ...before, signOffs: 1, audit: before.audit + 1 });
-    await expect(sut.signOffs('own', rolloutId)).resolves.toEqual([{ rolloutId, ...signed }]);
+    await expect(sut.signOffs('own', rolloutId)).resolves.toEqual([signed]);
     await expect(sut.signOffs('foreign', rolloutId)).resolves.toEqual([]);
     await expect(sut.rolloutSummaries('own', 10)).resolves.toEqual(
       expect.arrayContaining([expect.objectContaining({ id: rolloutId, signOffs: 1 })]),
