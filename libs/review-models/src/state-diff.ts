@@ -48,7 +48,7 @@ export const stateDiff = (log: readonly LoggedEvent[]): RecordDiff[] => {
       continue;
     }
     const key = `${event.table}\u0000${event.id}`;
-    const record = event.type === 'record.deleted' ? undefined : (event.record);
+    const record = event.type === 'record.deleted' ? undefined : event.record;
     const tracked = records.get(key) ?? { table: event.table, id: event.id, created: false, deleted: false, seqs: [] };
     records.set(key, tracked);
     if (operationId === setupOperation && tracked.seqs.length === 0) {
