@@ -51,7 +51,7 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     // Type-only imports count: a cycle of types is still two modules that cannot be understood apart.
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'] },
     cache: false,
   },
 };

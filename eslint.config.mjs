@@ -28,7 +28,11 @@ export default tseslint.config(
           'newlines-between': 'always',
         },
       ],
-      'check-file/filename-naming-convention': ['error', { '**/*.ts': 'KEBAB_CASE' }, { ignoreMiddleExtensions: true }],
+      'check-file/filename-naming-convention': [
+        'error',
+        { '**/*.{ts,tsx}': 'KEBAB_CASE' },
+        { ignoreMiddleExtensions: true },
+      ],
       'check-file/folder-naming-convention': ['error', { '{apps,libs,twins,test}/**/': 'KEBAB_CASE' }],
     },
   },

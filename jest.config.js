@@ -26,6 +26,19 @@ const transform = {
   ],
 };
 
+// The review console's components are TSX, shared by the browser bundle and the reports rendered on the server.
+transform['^.+\\.tsx$'] = [
+  '@swc/jest',
+  {
+    jsc: {
+      ...transform['^.+\\.(ts|mjs|js)$'][1].jsc,
+      parser: { syntax: 'typescript', tsx: true, decorators: true },
+      transform: { ...transform['^.+\\.(ts|mjs|js)$'][1].jsc.transform, react: { runtime: 'automatic' } },
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
 const project = (displayName, testMatch) => ({
   displayName,
   testMatch,
@@ -38,7 +51,7 @@ const project = (displayName, testMatch) => ({
   transformIgnorePatterns: [
     '/node_modules/(?!(until-async|rettime|@open-draft|@mswjs|msw|outvariant|strict-event-emitter|@marcbachmann)/)',
   ],
-  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json'],
 });
 
 /** @type {import('jest').Config} */

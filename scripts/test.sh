@@ -8,6 +8,7 @@ source scripts/lib/prerequisites.sh
 require_node
 ensure_dependencies
 ensure_postgres_binaries
+ensure_report_tools
 log "checking format, lint and types"
 npm run --silent check
 build

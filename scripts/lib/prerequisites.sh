@@ -39,3 +39,18 @@ ensure_postgres_binaries() {
   DEBIAN_FRONTEND=noninteractive apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
 }
+
+# The review console's browser tests and PDF reports use Debian's Chromium (playwright-core downloads no browser), and
+# the tests render the PDF to images with poppler's pdftoppm (and read its text with pdftotext).
+ensure_report_tools() {
+  if [[ -x /usr/bin/chromium ]] && command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null; then
+    return
+  fi
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    log "Chromium and poppler-utils are not installed: install them (Debian: apt-get install chromium poppler-utils)"
+    exit 1
+  fi
+  log "installing Chromium and poppler-utils (apt-get install chromium poppler-utils)"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium poppler-utils >/dev/null
+}

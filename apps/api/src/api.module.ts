@@ -8,6 +8,7 @@ import { RolloutsController } from '@libs/episode-api';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
+import { ReviewController } from './review/review.controller';
 import { StacksController } from './stacks/stacks.controller';
 import { StacksService } from './stacks/stacks.service';
 
@@ -17,7 +18,7 @@ export class ApiModule {
   static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [StacksController, RolloutsController, HealthController],
+      controllers: [StacksController, RolloutsController, HealthController, ReviewController],
       providers: [
         { provide: MirrorSettings, useValue: config },
         { provide: DataSource, useValue: dataSource },

@@ -8,6 +8,7 @@ import { publishOpenApi } from '@libs/episode-api';
 import { bundleLimits } from '@libs/stack-ingestion';
 
 import { ApiModule } from './api.module';
+import { serveConsole } from './review/console-files';
 
 /** Builds the HTTP app; shared by main.ts and the e2e tests so both serve exactly the same thing. */
 export const createApiApp = async (
@@ -21,6 +22,9 @@ export const createApiApp = async (
   });
   // Bundles arrive as raw bytes of any type; the ingester decides what they are. Over the limit is a 413.
   app.use('/v1/stacks', express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes }));
+  // Reviewers' annotations and sign-offs are small JSON objects; anything larger is refused with a 413.
+  app.use('/v1/review', express.json({ limit: '64kb' }));
+  serveConsole(app);
   app.enableShutdownHooks();
   publishOpenApi(app, 'Mirror control plane', 'Stacks: ingest bundles and read their versions.');
   return app;

@@ -21,6 +21,7 @@ const commands: Record<string, () => Promise<Command>> = {
   schema: async () => (await import('./commands/schema.command')).schemaCommand(),
   db: async () => (await import('./commands/db.command')).dbCommand(),
   audit: async () => (await import('./commands/audit.command')).auditCommand(),
+  report: async () => (await import('./commands/report.command')).reportCommand(),
   config: async () => (await import('./commands/config.command')).configCommand(),
 };
 

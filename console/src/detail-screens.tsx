@@ -1,0 +1,56 @@
+import { EpisodePage } from '@review-views/episode-page';
+import { RolloutPage } from '@review-views/rollout-page';
+
+import type { EpisodeView, RolloutView } from '@libs/review-models';
+
+import { links } from './hash-route';
+import { AnnotationForm, SignOffForm } from './review-forms';
+import { useResource } from './use-resource';
+
+export const RolloutScreen = ({ id }: { id: string }) => {
+  const rollout = useResource<RolloutView>(`/v1/review/rollouts/${encodeURIComponent(id)}`);
+  if (rollout.state === 'loading') {
+    return <p>Loading…</p>;
+  }
+  if (rollout.state === 'failed') {
+    return <p className="page-error">{rollout.message}</p>;
+  }
+  return (
+    <>
+      <p className="actions">
+        <a href={`/v1/review/rollouts/${encodeURIComponent(id)}/report.html`} download={`rollout-${id}.html`}>
+          Download the HTML report
+        </a>
+      </p>
+      <RolloutPage
+        view={rollout.value}
+        links={links}
+        signOffForm={<SignOffForm rolloutId={id} saved={rollout.reload} />}
+      />
+    </>
+  );
+};
+
+export const EpisodeScreen = ({ id }: { id: string }) => {
+  const episode = useResource<EpisodeView>(`/v1/review/episodes/${encodeURIComponent(id)}`);
+  if (episode.state === 'loading') {
+    return <p>Loading…</p>;
+  }
+  if (episode.state === 'failed') {
+    return <p className="page-error">{episode.message}</p>;
+  }
+  return (
+    <>
+      <p className="actions">
+        <a href={`/v1/review/episodes/${encodeURIComponent(id)}/report.html`} download={`episode-${id}.html`}>
+          Download the HTML report
+        </a>
+      </p>
+      <EpisodePage
+        view={episode.value}
+        links={links}
+        annotationForm={(verdict) => <AnnotationForm episodeId={id} rule={verdict.rule} saved={episode.reload} />}
+      />
+    </>
+  );
+};

@@ -1,0 +1,150 @@
+import { DataSource } from 'typeorm';
+
+import { createTestDatabase } from '@test/support/test-services';
+
+import { createDataSource } from '../data-source';
+import { AuditTrailRepository } from './audit-trail.repository';
+import { ReviewConflictError, ReviewRepository } from './review.repository';
+
+const episodeId = '11111111-1111-4111-8111-111111111111';
+const rolloutId = '22222222-2222-4222-8222-222222222222';
+const runningId = '33333333-3333-4333-8333-333333333333';
+
+/** Real: PostgreSQL with the committed migrations (the review tables, the append-only trail). Mocked: nothing. */
+describe(ReviewRepository.name, () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let dataSource: DataSource;
+  let sut: ReviewRepository;
+
+  const rows = async () => ({
+    annotations: Number((await dataSource.query<{ n: string }[]>('SELECT count(*) AS n FROM review_annotations'))[0].n),
+    signOffs: Number((await dataSource.query<{ n: string }[]>('SELECT count(*) AS n FROM rollout_signoffs'))[0].n),
+    audit: Number((await dataSource.query<{ n: string }[]>('SELECT count(*) AS n FROM audit_entries'))[0].n),
+  });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = createDataSource(database.url);
+    await dataSource.initialize();
+    sut = new ReviewRepository(dataSource);
+    await dataSource.query(
+      `INSERT INTO episodes (id, tenant_id, stack_version, seed, secret, sizes) VALUES ($1, 'own', $2, 1, 's', '{}')`,
+      [episodeId, 'a'.repeat(64)],
+    );
+    await dataSource.query(
+      `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event) VALUES
+         ($1, 1, now(), 'post', 'E1', '{"type":"domain","name":"chat.message.posted","service":"chat","data":{}}')`,
+      [episodeId],
+    );
+    await dataSource.query(
+      `INSERT INTO episode_grades (episode_id, policies, grader_version, grade) VALUES ($1, 'p@1', '3', '{"verdicts":[]}')`,
+      [episodeId],
+    );
+    for (const [id, status] of [
+      [rolloutId, 'completed'],
+      [runningId, 'running'],
+    ]) {
+      await dataSource.query(
+        `INSERT INTO rollouts (id, tenant_id, stack_version, bundle, agent, tasks, trials, concurrency, status)
+         VALUES ($1, 'own', $2, 'b', 'oracle', '["t@1"]', 1, 1, $3)`,
+        [id, 'a'.repeat(64), status],
+      );
+    }
+    await dataSource.query(
+      `INSERT INTO rollout_episodes (rollout_id, task, trial, episode_id, status, passed, reward, violations, reason)
+       VALUES ($1, 't@1', 1, $2, 'failed', false, 0, '["least-role"]', '')`,
+      [rolloutId, episodeId],
+    );
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.drop();
+  });
+
+  const annotation = {
+    episodeId,
+    policies: 'p@1',
+    graderVersion: '3',
+    rule: 'least-role',
+    stance: 'dispute' as const,
+    comment: 'read only was asked',
+    reviewer: 'r1',
+  };
+
+  it('reads nothing of another tenant: not its episode, log, grades, rollouts or sign-offs', async () => {
+    await expect(sut.episode('foreign', episodeId)).resolves.toBeUndefined();
+    await expect(sut.events('foreign', episodeId)).resolves.toEqual([]);
+    await expect(sut.grades('foreign', episodeId)).resolves.toEqual([]);
+    await expect(sut.rolloutGrades('foreign', rolloutId)).resolves.toEqual(new Map());
+    await expect(sut.rolloutSummaries('foreign', 10)).resolves.toEqual([]);
+    await expect(sut.episode('own', episodeId)).resolves.toMatchObject({
+      id: episodeId,
+      rollout: { id: rolloutId, task: 't@1', trial: 1 },
+    });
+    await expect(sut.events('own', episodeId)).resolves.toHaveLength(1);
+    await expect(sut.rolloutSummaries('own', 10)).resolves.toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          id: rolloutId,
+          episodes: 1,
+          graded: 1,
+          passed: 0,
+          violations: [{ rule: 'least-role', severity: null, episodes: 1 }],
+        }),
+      ]),
+    );
+  });
+
+  it('writes an annotation and its evidence entry together, or neither', async () => {
+    const before = await rows();
+    // The database's own check refuses the row after the entry was appended in the same transaction: both go.
+    await expect(sut.annotate('own', { ...annotation, comment: 'x'.repeat(4001) })).rejects.toThrow(
+      /ck_review_annotations_comment/,
+    );
+    await expect(sut.annotate('own', { ...annotation, stance: 'maybe' as 'agree' })).rejects.toThrow(/stance/);
+    expect(await rows()).toEqual(before);
+
+    const saved = await sut.annotate('own', annotation);
+    expect(await rows()).toEqual({ ...before, annotations: 1, audit: before.audit + 1 });
+    const [entry] = await new AuditTrailRepository(dataSource).page('own', saved.auditSeq - 1, 1);
+    expect(entry).toMatchObject({
+      seq: saved.auditSeq,
+      actor: 'r1',
+      actorKind: 'reviewer',
+      action: 'verdict.disputed',
+      subject: { kind: 'episode', id: episodeId },
+      details: { annotation: saved.id, rule: 'least-role', comment: 'read only was asked' },
+    });
+    await expect(sut.annotations('own', episodeId)).resolves.toEqual([saved]);
+    await expect(sut.annotations('foreign', episodeId)).resolves.toEqual([]);
+    await expect(new AuditTrailRepository(dataSource).verify('own')).resolves.not.toHaveProperty('broken');
+  });
+
+  it('signs a finished rollout off once per reviewer, never a running or foreign one, audited in the same transaction', async () => {
+    const before = await rows();
+    await expect(
+      sut.signOff('own', { rolloutId: runningId, reviewer: 'r1', decision: 'approved', comment: '' }),
+    ).rejects.toThrow(ReviewConflictError);
+    await expect(
+      sut.signOff('foreign', { rolloutId, reviewer: 'r1', decision: 'approved', comment: '' }),
+    ).rejects.toThrow(/no rollout/);
+    expect(await rows()).toEqual(before);
+
+    const signed = await sut.signOff('own', {
+      rolloutId,
+      reviewer: 'r1',
+      decision: 'rejected',
+      comment: 'pass^1 is 0',
+    });
+    await expect(sut.signOff('own', { rolloutId, reviewer: 'r1', decision: 'approved', comment: '' })).rejects.toThrow(
+      /already signed/,
+    );
+    expect(await rows()).toEqual({ ...before, signOffs: 1, audit: before.audit + 1 });
+    await expect(sut.signOffs('own', rolloutId)).resolves.toEqual([signed]);
+    await expect(sut.signOffs('foreign', rolloutId)).resolves.toEqual([]);
+    await expect(sut.rolloutSummaries('own', 10)).resolves.toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: rolloutId, signOffs: 1 })]),
+    );
+  });
+});

@@ -1,0 +1,444 @@
+import { randomUUID } from 'node:crypto';
+
+import { DataSource } from 'typeorm';
+
+import type { LoggedEvent } from '@libs/twin-engine';
+
+import { AuditTrailRepository } from './audit-trail.repository';
+import type { StoredGrade } from './episode-grade.repository';
+import type { LiveEpisodeRow, TrajectoryStepRow } from './live-episode.repository';
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A rollout as the list shows it, with what its filters read: the scenarios, tallies and violated rules. */
+export interface RolloutSummaryRow {
+  id: string;
+  bundle: string;
+  agent: string;
+  tasks: string[];
+  trials: number;
+  status: string;
+  createdAt: string;
+  finishedAt: string | null;
+  episodes: number;
+  graded: number;
+  passed: number;
+  /** Each rule violated in some trial, with the severity its latest grade gave it (null when ungraded). */
+  violations: { rule: string; severity: string | null; episodes: number }[];
+  signOffs: number;
+}
+
+/** An episode as the review reads it: where it came from and what ran in it. */
+export interface ReviewedEpisodeRow {
+  id: string;
+  stackVersion: string;
+  seed: number;
+  createdAt: string;
+  scenario: { id: string; seed: number } | null;
+  forkedFrom: { episodeId: string; seq: number } | null;
+  run: { scenarioId: string; agent: string; outcome: unknown } | null;
+  rollout: { id: string; task: string; trial: number } | null;
+  live: Pick<LiveEpisodeRow, 'environment' | 'task' | 'status' | 'steps' | 'result'> | null;
+}
+
+export interface AnnotationRow {
+  id: string;
+  episodeId: string;
+  policies: string;
+  graderVersion: string;
+  rule: string;
+  stance: 'agree' | 'dispute';
+  comment: string;
+  reviewer: string;
+  auditSeq: number;
+  createdAt: string;
+}
+
+export interface SignOffRow {
+  rolloutId: string;
+  reviewer: string;
+  decision: 'approved' | 'rejected';
+  comment: string;
+  auditSeq: number;
+  signedAt: string;
+}
+
+/** Why a review write was refused: the caller's to fix (a 409), never a half-written row. */
+export class ReviewConflictError extends Error {}
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+/**
+ * What reviewers read and add, every query scoped by the tenant first: rollouts with their filters' facts, an
+ * episode's descriptor, log, grades and trajectory, and annotations and sign-offs, each written in one transaction
+ * with its evidence-trail entry.
+ */
+export class ReviewRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Newest first, at most `limit`. */
+  async rolloutSummaries(tenantId: string, limit: number): Promise<RolloutSummaryRow[]> {
+    const rows = await this.dataSource.query<
+      {
+        id: string;
+        bundle: string;
+        agent: string;
+        tasks: string[];
+        trials: number;
+        status: string;
+        created_at: Date;
+        finished_at: Date | null;
+        episodes: string;
+        graded: string;
+        passed: string;
+        violations: { rule: string; severity: string | null; episodes: number }[] | null;
+        sign_offs: string;
+      }[]
+    >(
+      `SELECT r.id, r.bundle, r.agent, r.tasks, r.trials, r.status, r.created_at, r.finished_at,
+         (SELECT count(*) FROM rollout_episodes e WHERE e.rollout_id = r.id) AS episodes,
+         (SELECT count(*) FROM rollout_episodes e WHERE e.rollout_id = r.id AND e.passed IS NOT NULL) AS graded,
+         (SELECT count(*) FROM rollout_episodes e WHERE e.rollout_id = r.id AND e.passed) AS passed,
+         (SELECT jsonb_agg(jsonb_build_object('rule', v.rule, 'severity', v.severity, 'episodes', v.n))
+            FROM (SELECT rule, (array_agg(s.severity ORDER BY CASE s.severity WHEN 'critical' THEN 0 WHEN 'major' THEN 1
+                    WHEN 'minor' THEN 2 ELSE 3 END))[1] AS severity, count(*)::int AS n
+                  FROM rollout_episodes e
+                  CROSS JOIN LATERAL jsonb_array_elements_text(e.violations) AS rule
+                  LEFT JOIN LATERAL (
+                    SELECT verdict->>'severity' AS severity FROM episode_grades g
+                    CROSS JOIN LATERAL jsonb_array_elements(g.grade->'verdicts') AS verdict
+                    WHERE g.episode_id = e.episode_id AND verdict->>'rule' = rule
+                    ORDER BY g.graded_at DESC LIMIT 1
+                  ) s ON true
+                  WHERE e.rollout_id = r.id GROUP BY rule) v) AS violations,
+         (SELECT count(*) FROM rollout_signoffs s WHERE s.tenant_id = r.tenant_id AND s.rollout_id = r.id) AS sign_offs
+       FROM rollouts r WHERE r.tenant_id = $1 ORDER BY r.created_at DESC, r.id LIMIT $2`,
+      [tenantId, limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      bundle: row.bundle,
+      agent: row.agent,
+      tasks: row.tasks,
+      trials: row.trials,
+      status: row.status,
+      createdAt: iso(row.created_at),
+      finishedAt: row.finished_at ? iso(row.finished_at) : null,
+      episodes: Number(row.episodes),
+      graded: Number(row.graded),
+      passed: Number(row.passed),
+      violations: (row.violations ?? []).sort((a, b) => a.rule.localeCompare(b.rule)),
+      signOffs: Number(row.sign_offs),
+    }));
+  }
+
+  /** The latest grade of each of a rollout's episodes, by episode id. */
+  async rolloutGrades<Grade>(tenantId: string, rolloutId: string): Promise<Map<string, StoredGrade<Grade>>> {
+    if (!uuid.test(rolloutId)) {
+      return new Map();
+    }
+    const rows = await this.dataSource.query<
+      { episode_id: string; policies: string; grader_version: string; graded_at: Date; grade: Grade }[]
+    >(
+      `SELECT DISTINCT ON (g.episode_id) g.episode_id, g.policies, g.grader_version, g.graded_at, g.grade
+       FROM rollout_episodes e
+       JOIN rollouts r ON r.id = e.rollout_id AND r.tenant_id = $1
+       JOIN episode_grades g ON g.episode_id = e.episode_id
+       WHERE e.rollout_id = $2 ORDER BY g.episode_id, g.graded_at DESC`,
+      [tenantId, rolloutId],
+    );
+    return new Map(
+      rows.map((r) => [
+        r.episode_id,
+        { policies: r.policies, graderVersion: r.grader_version, gradedAt: iso(r.graded_at), grade: r.grade },
+      ]),
+    );
+  }
+
+  async episode(tenantId: string, episodeId: string): Promise<ReviewedEpisodeRow | undefined> {
+    if (!uuid.test(episodeId)) {
+      return undefined;
+    }
+    const [row] = await this.dataSource.query<
+      {
+        id: string;
+        stack_version: string;
+        seed: string;
+        created_at: Date;
+        scenario_id: string | null;
+        scenario_seed: string | null;
+        forked_from: string | null;
+        forked_at_seq: number | null;
+        run_scenario: string | null;
+        run_agent: string | null;
+        run_outcome: unknown;
+        rollout_id: string | null;
+        rollout_task: string | null;
+        rollout_trial: number | null;
+        live_environment: string | null;
+        live_task: string | null;
+        live_status: LiveEpisodeRow['status'] | null;
+        live_steps: number | null;
+        live_result: unknown;
+      }[]
+    >(
+      `SELECT ep.id, ep.stack_version, ep.seed, ep.created_at, ep.scenario_id, ep.scenario_seed, ep.forked_from,
+         ep.forked_at_seq, run.scenario_id AS run_scenario, run.agent AS run_agent, run.outcome AS run_outcome,
+         re.rollout_id, re.task AS rollout_task, re.trial AS rollout_trial,
+         le.environment AS live_environment, le.task AS live_task, le.status AS live_status, le.steps AS live_steps,
+         le.result AS live_result
+       FROM episodes ep
+       LEFT JOIN episode_runs run ON run.episode_id = ep.id
+       LEFT JOIN LATERAL (SELECT e.rollout_id, e.task, e.trial FROM rollout_episodes e
+                          JOIN rollouts r ON r.id = e.rollout_id AND r.tenant_id = ep.tenant_id
+                          WHERE e.episode_id = ep.id LIMIT 1) re ON true
+       LEFT JOIN live_episodes le ON le.id = ep.id
+       WHERE ep.tenant_id = $1 AND ep.id = $2`,
+      [tenantId, episodeId],
+    );
+    if (!row) {
+      return undefined;
+    }
+    return {
+      id: row.id,
+      stackVersion: row.stack_version.trim(),
+      seed: Number(row.seed),
+      createdAt: iso(row.created_at),
+      scenario: row.scenario_id ? { id: row.scenario_id, seed: Number(row.scenario_seed) } : null,
+      forkedFrom: row.forked_from ? { episodeId: row.forked_from, seq: row.forked_at_seq ?? 0 } : null,
+      run: row.run_scenario
+        ? { scenarioId: row.run_scenario, agent: row.run_agent ?? '', outcome: row.run_outcome }
+        : null,
+      rollout: row.rollout_id ? { id: row.rollout_id, task: row.rollout_task!, trial: row.rollout_trial! } : null,
+      live: row.live_environment
+        ? {
+            environment: row.live_environment,
+            task: row.live_task!,
+            status: row.live_status!,
+            steps: row.live_steps ?? 0,
+            result: row.live_result,
+          }
+        : null,
+    };
+  }
+
+  async events(tenantId: string, episodeId: string): Promise<LoggedEvent[]> {
+    const rows = await this.dataSource.query<
+      { seq: number; at: Date; operation_id: string; actor: string | null; event: LoggedEvent['event'] }[]
+    >(
+      `SELECT ev.seq, ev.at, ev.operation_id, ev.actor, ev.event FROM episode_events ev
+       JOIN episodes ep ON ep.id = ev.episode_id AND ep.tenant_id = $1
+       WHERE ev.episode_id = $2 ORDER BY ev.seq`,
+      [tenantId, episodeId],
+    );
+    return rows.map((row) => ({
+      seq: row.seq,
+      at: iso(row.at),
+      operationId: row.operation_id,
+      ...(row.actor !== null ? { actor: row.actor } : {}),
+      event: row.event,
+    }));
+  }
+
+  /** Every grade of the episode, oldest first. */
+  async grades<Grade>(tenantId: string, episodeId: string): Promise<StoredGrade<Grade>[]> {
+    const rows = await this.dataSource.query<
+      { policies: string; grader_version: string; graded_at: Date; grade: Grade }[]
+    >(
+      `SELECT g.policies, g.grader_version, g.graded_at, g.grade FROM episode_grades g
+       JOIN episodes ep ON ep.id = g.episode_id AND ep.tenant_id = $1
+       WHERE g.episode_id = $2 ORDER BY g.graded_at, g.policies`,
+      [tenantId, episodeId],
+    );
+    return rows.map((r) => ({
+      policies: r.policies,
+      graderVersion: r.grader_version,
+      gradedAt: iso(r.graded_at),
+      grade: r.grade,
+    }));
+  }
+
+  /** The calls an outside agent made through the episode API, in order (none for built-in agents). */
+  async trajectory(tenantId: string, episodeId: string): Promise<TrajectoryStepRow[]> {
+    const rows = await this.dataSource.query<
+      {
+        index: number;
+        at: Date;
+        wall_ms: number;
+        business_time: string;
+        call: TrajectoryStepRow['call'];
+        observation: TrajectoryStepRow['observation'];
+        counted: boolean;
+        seq_before: number;
+        seq_after: number;
+      }[]
+    >(
+      `SELECT s.* FROM live_episode_steps s JOIN episodes ep ON ep.id = s.episode_id AND ep.tenant_id = $1
+       WHERE s.episode_id = $2 ORDER BY s.index`,
+      [tenantId, episodeId],
+    );
+    return rows.map((r) => ({
+      index: r.index,
+      at: iso(r.at),
+      wallMs: r.wall_ms,
+      businessTime: r.business_time,
+      call: r.call,
+      observation: r.observation,
+      counted: r.counted,
+      seqBefore: r.seq_before,
+      seqAfter: r.seq_after,
+    }));
+  }
+
+  async annotations(tenantId: string, episodeId: string): Promise<AnnotationRow[]> {
+    const rows = await this.dataSource.query<
+      {
+        id: string;
+        episode_id: string;
+        policies: string;
+        grader_version: string;
+        rule: string;
+        stance: AnnotationRow['stance'];
+        comment: string;
+        reviewer: string;
+        audit_seq: string;
+        created_at: Date;
+      }[]
+    >(`SELECT * FROM review_annotations WHERE tenant_id = $1 AND episode_id = $2 ORDER BY created_at, id`, [
+      tenantId,
+      episodeId,
+    ]);
+    return rows.map((r) => ({
+      id: r.id,
+      episodeId: r.episode_id,
+      policies: r.policies,
+      graderVersion: r.grader_version,
+      rule: r.rule,
+      stance: r.stance,
+      comment: r.comment,
+      reviewer: r.reviewer,
+      auditSeq: Number(r.audit_seq),
+      createdAt: iso(r.created_at),
+    }));
+  }
+
+  /**
+   * Records an agreement with or a dispute of a verdict and its evidence-trail entry, together or not at all. The
+   * caller has checked that the episode is the tenant's and that its grade judged the rule.
+   */
+  async annotate(
+    tenantId: string,
+    annotation: Omit<AnnotationRow, 'id' | 'auditSeq' | 'createdAt'>,
+  ): Promise<AnnotationRow> {
+    return this.dataSource.transaction(async (manager) => {
+      const id = randomUUID();
+      const entry = await new AuditTrailRepository(this.dataSource).append(
+        tenantId,
+        {
+          actor: annotation.reviewer,
+          actorKind: 'reviewer',
+          action: annotation.stance === 'agree' ? 'verdict.agreed' : 'verdict.disputed',
+          subject: { kind: 'episode', id: annotation.episodeId },
+          details: {
+            annotation: id,
+            rule: annotation.rule,
+            policies: annotation.policies,
+            graderVersion: annotation.graderVersion,
+            comment: annotation.comment,
+          },
+          versions: { policies: annotation.policies, grader: annotation.graderVersion },
+        },
+        manager,
+      );
+      const [row] = await manager.query<{ created_at: Date }[]>(
+        `INSERT INTO review_annotations
+           (id, tenant_id, episode_id, policies, grader_version, rule, stance, comment, reviewer, audit_seq)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING created_at`,
+        [
+          id,
+          tenantId,
+          annotation.episodeId,
+          annotation.policies,
+          annotation.graderVersion,
+          annotation.rule,
+          annotation.stance,
+          annotation.comment,
+          annotation.reviewer,
+          entry.seq,
+        ],
+      );
+      return { ...annotation, id, auditSeq: entry.seq, createdAt: iso(row.created_at) };
+    });
+  }
+
+  async signOffs(tenantId: string, rolloutId: string): Promise<SignOffRow[]> {
+    if (!uuid.test(rolloutId)) {
+      return [];
+    }
+    const rows = await this.dataSource.query<
+      {
+        rollout_id: string;
+        reviewer: string;
+        decision: SignOffRow['decision'];
+        comment: string;
+        audit_seq: string;
+        signed_at: Date;
+      }[]
+    >(`SELECT * FROM rollout_signoffs WHERE tenant_id = $1 AND rollout_id = $2 ORDER BY signed_at, reviewer`, [
+      tenantId,
+      rolloutId,
+    ]);
+    return rows.map((r) => ({
+      rolloutId: r.rollout_id,
+      reviewer: r.reviewer,
+      decision: r.decision,
+      comment: r.comment,
+      auditSeq: Number(r.audit_seq),
+      signedAt: iso(r.signed_at),
+    }));
+  }
+
+  /**
+   * Signs a finished rollout off, once per reviewer, with its evidence-trail entry in the same transaction. The
+   * rollout row is locked so a sign-off never lands beside a rollout still changing.
+   */
+  async signOff(tenantId: string, signOff: Omit<SignOffRow, 'auditSeq' | 'signedAt'>): Promise<SignOffRow> {
+    return this.dataSource.transaction(async (manager) => {
+      const [rollout] = await manager.query<{ status: string; stack_version: string }[]>(
+        `SELECT status, stack_version FROM rollouts WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+        [tenantId, signOff.rolloutId],
+      );
+      if (!rollout) {
+        throw new ReviewConflictError(`no rollout ${signOff.rolloutId}`);
+      }
+      if (rollout.status === 'running') {
+        throw new ReviewConflictError(`rollout ${signOff.rolloutId} is still running: sign it off once it has ended`);
+      }
+      const [already] = await manager.query<unknown[]>(
+        `SELECT 1 FROM rollout_signoffs WHERE rollout_id = $1 AND reviewer = $2`,
+        [signOff.rolloutId, signOff.reviewer],
+      );
+      if (already) {
+        throw new ReviewConflictError(`${signOff.reviewer} has already signed rollout ${signOff.rolloutId} off`);
+      }
+      const entry = await new AuditTrailRepository(this.dataSource).append(
+        tenantId,
+        {
+          actor: signOff.reviewer,
+          actorKind: 'reviewer',
+          action: 'rollout.signed_off',
+          subject: { kind: 'rollout', id: signOff.rolloutId },
+          details: { rolloutId: signOff.rolloutId, decision: signOff.decision, comment: signOff.comment },
+          versions: { stack: rollout.stack_version.trim() },
+        },
+        manager,
+      );
+      const [row] = await manager.query<{ signed_at: Date }[]>(
+        `INSERT INTO rollout_signoffs (tenant_id, rollout_id, reviewer, decision, comment, audit_seq)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING signed_at`,
+        [tenantId, signOff.rolloutId, signOff.reviewer, signOff.decision, signOff.comment, entry.seq],
+      );
+      return { ...signOff, auditSeq: entry.seq, signedAt: iso(row.signed_at) };
+    });
+  }
+}

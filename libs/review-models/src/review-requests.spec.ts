@@ -1,0 +1,49 @@
+import { ReviewError } from './review-input.error';
+import { parseAnnotationRequest, parseSignOffRequest } from './review-requests';
+
+const message = (parse: () => unknown) => {
+  try {
+    parse();
+  } catch (error) {
+    return error instanceof ReviewError ? `${error.code} ${error.field ?? '-'}: ${error.message}` : String(error);
+  }
+  throw new Error('accepted');
+};
+
+describe(parseAnnotationRequest.name, () => {
+  it('takes a rule, a stance and a comment, trimmed', () => {
+    expect(parseAnnotationRequest({ rule: ' least-role ', stance: 'dispute', comment: ' read only \n' })).toEqual({
+      rule: 'least-role',
+      stance: 'dispute',
+      comment: 'read only',
+    });
+  });
+
+  it.each([
+    [undefined, /JSON object/],
+    ['text', /JSON object/],
+    [[], /JSON object/],
+    [{ rule: 'r', stance: 'agree', comment: 'c', by: 'me' }, /by: unknown field/],
+    [{ stance: 'agree', comment: 'c' }, /rule: name the verdict's rule/],
+    [{ rule: 'r', stance: 'yes', comment: 'c' }, /stance: must be agree or dispute/],
+    [{ rule: 'r', stance: 'agree' }, /comment: say why/],
+    [{ rule: 'r', stance: 'agree', comment: 5 }, /comment: must be text/],
+    [{ rule: 'r', stance: 'agree', comment: ' ' }, /comment: say why/],
+    [{ rule: 'r', stance: 'agree', comment: 'x'.repeat(4001) }, /at most 4000 characters \(got 4001\)/],
+  ])('refuses %j', (body, expected) => {
+    expect(message(() => parseAnnotationRequest(body))).toMatch(/^INVALID_INPUT/);
+    expect(message(() => parseAnnotationRequest(body))).toMatch(expected);
+  });
+});
+
+describe(parseSignOffRequest.name, () => {
+  it('needs a comment only to reject', () => {
+    expect(parseSignOffRequest({ decision: 'approved' })).toEqual({ decision: 'approved', comment: '' });
+    expect(message(() => parseSignOffRequest({ decision: 'rejected' }))).toMatch(/comment: say why/);
+    expect(parseSignOffRequest({ decision: 'rejected', comment: 'pass^2 is 0' })).toEqual({
+      decision: 'rejected',
+      comment: 'pass^2 is 0',
+    });
+    expect(message(() => parseSignOffRequest({ decision: 'fine' }))).toMatch(/decision: must be approved or rejected/);
+  });
+});

@@ -1,0 +1,71 @@
+import { isJsonObject } from '@libs/evidence-trail';
+
+import { ReviewError } from './review-input.error';
+
+export interface AnnotationRequest {
+  rule: string;
+  stance: 'agree' | 'dispute';
+  comment: string;
+}
+
+export interface SignOffRequest {
+  decision: 'approved' | 'rejected';
+  comment: string;
+}
+
+export const maxCommentLength = 4000;
+
+const invalid = (field: string, message: string) => new ReviewError('INVALID_INPUT', `${field}: ${message}`, field);
+
+const onlyFields = (body: unknown, fields: readonly string[]): Record<string, unknown> => {
+  if (!isJsonObject(body)) {
+    throw new ReviewError('INVALID_INPUT', `the body must be a JSON object with ${fields.join(', ')}`);
+  }
+  for (const name of Object.keys(body)) {
+    if (!fields.includes(name)) {
+      throw invalid(name, `unknown field: give ${fields.join(', ')}`);
+    }
+  }
+  return body;
+};
+
+const comment = (value: unknown, required: boolean): string => {
+  if (value === undefined || value === null) {
+    if (required) {
+      throw invalid('comment', 'say why: a comment is required');
+    }
+    return '';
+  }
+  if (typeof value !== 'string') {
+    throw invalid('comment', 'must be text');
+  }
+  const trimmed = value.trim();
+  if (required && trimmed.length === 0) {
+    throw invalid('comment', 'say why: a comment is required');
+  }
+  if (trimmed.length > maxCommentLength) {
+    throw invalid('comment', `must be at most ${maxCommentLength} characters (got ${trimmed.length})`);
+  }
+  return trimmed;
+};
+
+/** An agreement or dispute: the verdict's rule, the stance, and why (always: a bare stance explains nothing). */
+export const parseAnnotationRequest = (body: unknown): AnnotationRequest => {
+  const fields = onlyFields(body, ['rule', 'stance', 'comment']);
+  if (typeof fields.rule !== 'string' || fields.rule.trim().length === 0) {
+    throw invalid('rule', "name the verdict's rule");
+  }
+  if (fields.stance !== 'agree' && fields.stance !== 'dispute') {
+    throw invalid('stance', 'must be agree or dispute');
+  }
+  return { rule: fields.rule.trim(), stance: fields.stance, comment: comment(fields.comment, true) };
+};
+
+/** A sign-off: approved or rejected, with a comment (required when rejecting: the team must learn why). */
+export const parseSignOffRequest = (body: unknown): SignOffRequest => {
+  const fields = onlyFields(body, ['decision', 'comment']);
+  if (fields.decision !== 'approved' && fields.decision !== 'rejected') {
+    throw invalid('decision', 'must be approved or rejected');
+  }
+  return { decision: fields.decision, comment: comment(fields.comment, fields.decision === 'rejected') };
+};

@@ -1,0 +1,132 @@
+import { DataSource } from 'typeorm';
+
+import type { Grade } from '@libs/graders';
+import { ReviewConflictError, ReviewRepository, RolloutRepository, StackRepository } from '@libs/persistence';
+
+import { episodeView } from './episode.view';
+import { PolicyRuleText, policyRules } from './policy-rules';
+import { ReviewError } from './review-input.error';
+import { parseAnnotationRequest, parseSignOffRequest } from './review-requests';
+import type { Annotation, EpisodeView, RolloutListView, RolloutView, SignOff } from './review-view-models';
+import { parseRolloutFilters } from './rollout-filters';
+import { rolloutListView } from './rollout-list.view';
+import { rolloutView } from './rollout.view';
+
+/** How many of the newest rollouts the list filters (the filters read facts aggregated per rollout). */
+export const rolloutsScanned = 500;
+
+/** Who is asking: the tenant whose data they may read, and the name their annotations are recorded under. */
+export interface Reviewer {
+  tenantId: string;
+  actor: string;
+}
+
+/** The review's reads and writes, for the api and the report command alike; every one scoped by the tenant. */
+export class ReviewService {
+  private readonly review: ReviewRepository;
+  private readonly rollouts: RolloutRepository;
+  private readonly stacks: StackRepository;
+
+  constructor(dataSource: DataSource) {
+    this.review = new ReviewRepository(dataSource);
+    this.rollouts = new RolloutRepository(dataSource);
+    this.stacks = new StackRepository(dataSource);
+  }
+
+  async rolloutList(tenantId: string, query: Record<string, unknown>): Promise<RolloutListView> {
+    const filters = parseRolloutFilters(query);
+    return rolloutListView(await this.review.rolloutSummaries(tenantId, rolloutsScanned), filters);
+  }
+
+  async rollout(tenantId: string, rolloutId: string): Promise<RolloutView> {
+    const rollout = await this.rollouts.find(tenantId, rolloutId);
+    if (!rollout) {
+      throw new ReviewError('NOT_FOUND', `no rollout ${rolloutId}`);
+    }
+    const [episodes, grades, signOffs, rules] = await Promise.all([
+      this.rollouts.episodes(tenantId, rolloutId),
+      this.review.rolloutGrades<Grade>(tenantId, rolloutId),
+      this.review.signOffs(tenantId, rolloutId),
+      this.rulesOf(tenantId, rollout.stackVersion),
+    ]);
+    return rolloutView({ rollout, episodes, grades, signOffs, rules });
+  }
+
+  async episode(tenantId: string, episodeId: string): Promise<EpisodeView> {
+    const episode = await this.review.episode(tenantId, episodeId);
+    if (!episode) {
+      throw new ReviewError('NOT_FOUND', `no episode ${episodeId}`);
+    }
+    const [log, grades, trajectory, annotations, rules] = await Promise.all([
+      this.review.events(tenantId, episodeId),
+      this.review.grades<Grade>(tenantId, episodeId),
+      this.review.trajectory(tenantId, episodeId),
+      this.review.annotations(tenantId, episodeId),
+      this.rulesOf(tenantId, episode.stackVersion),
+    ]);
+    return episodeView({ episode, log, grades, trajectory, annotations, rules });
+  }
+
+  /** Agrees with or disputes a verdict of the episode's latest grade; refused before anything is written. */
+  async annotate(reviewer: Reviewer, episodeId: string, body: unknown): Promise<Annotation> {
+    const request = parseAnnotationRequest(body);
+    if (!(await this.review.episode(reviewer.tenantId, episodeId))) {
+      throw new ReviewError('NOT_FOUND', `no episode ${episodeId}`);
+    }
+    const grades = await this.review.grades<Grade>(reviewer.tenantId, episodeId);
+    const latest = grades[grades.length - 1];
+    if (!latest) {
+      throw new ReviewError('CONFLICT', `episode ${episodeId} has no grade to annotate yet`);
+    }
+    if (!latest.grade.verdicts.some((v) => v.rule === request.rule)) {
+      throw new ReviewError(
+        'INVALID_INPUT',
+        `rule: the episode's grade has no verdict on ${JSON.stringify(request.rule)}`,
+        'rule',
+      );
+    }
+    const row = await this.review.annotate(reviewer.tenantId, {
+      episodeId,
+      policies: latest.policies,
+      graderVersion: latest.graderVersion,
+      rule: request.rule,
+      stance: request.stance,
+      comment: request.comment,
+      reviewer: reviewer.actor,
+    });
+    return {
+      id: row.id,
+      rule: row.rule,
+      stance: row.stance,
+      comment: row.comment,
+      reviewer: row.reviewer,
+      auditSeq: row.auditSeq,
+      createdAt: row.createdAt,
+      onOtherGrade: false,
+    };
+  }
+
+  async signOff(reviewer: Reviewer, rolloutId: string, body: unknown): Promise<SignOff> {
+    const request = parseSignOffRequest(body);
+    if (!(await this.rollouts.find(reviewer.tenantId, rolloutId))) {
+      throw new ReviewError('NOT_FOUND', `no rollout ${rolloutId}`);
+    }
+    try {
+      const { rolloutId: _id, ...row } = await this.review.signOff(reviewer.tenantId, {
+        rolloutId,
+        reviewer: reviewer.actor,
+        ...request,
+      });
+      return row;
+    } catch (error) {
+      if (error instanceof ReviewConflictError) {
+        throw new ReviewError('CONFLICT', error.message);
+      }
+      throw error;
+    }
+  }
+
+  private async rulesOf(tenantId: string, stackVersion: string): Promise<Map<string, PolicyRuleText>> {
+    return policyRules((await this.stacks.findVersion(tenantId, stackVersion))?.model);
+  }
+}
