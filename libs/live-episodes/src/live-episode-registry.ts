@@ -15,6 +15,7 @@ import {
 import { HostedEnvironment, EpisodeHost, ScenarioOfBundle } from '@libs/episode-host';
 import { EpisodeInfrastructureError, startEpisode } from '@libs/episode-runs';
 import { LiveEpisodeRepository, LiveEpisodeRow, TrajectoryStepRow } from '@libs/persistence';
+import { boundedLabel, inEpisodeSpan, mirrorMetrics } from '@libs/telemetry';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
 import type { AgentToolkit } from './agent-toolkit';
@@ -440,11 +441,18 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     return (await this.host.engine.episode(live.id)).state.seq;
   }
 
+  /** One tool call as a span of the episode's trace (its twin requests and workflow updates inside), counted. */
   private perform(
     live: LiveEpisode,
     call: ToolCall,
   ): Promise<{ observation: ToolObservation; counted: boolean; ends?: EndCause }> {
-    return performToolCall(live.toolsByName, live.started.session, this.toolkit, call);
+    const tool = boundedLabel('tool', live.toolsByName.has(call.name) ? call.name : 'unknown');
+    return inEpisodeSpan(live.id, `mirror.tool_call ${tool}`, { 'mirror.tool': tool }, async () => {
+      const performed = await performToolCall(live.toolsByName, live.started.session, this.toolkit, call);
+      const outcome = !performed.counted ? 'refused' : performed.observation.isError ? 'error' : 'ok';
+      mirrorMetrics.toolCalls.inc({ tool, outcome });
+      return performed;
+    });
   }
 
   /** Ends a live episode (its workflow, if still running), grades it as `mirror run` does, and stores how it ended. */
@@ -468,6 +476,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     } catch (error) {
       result = infrastructureResult(messageOf(error), cause);
     }
+    mirrorMetrics.episodesEnded.inc({ status: result.status });
     this.host.signals.forget(live.id);
     // Stored before it leaves the registry: its status reads `running` until its end is on record.
     await this.repository

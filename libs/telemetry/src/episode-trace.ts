@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { Attributes, context, Context, Link, SpanContext, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import { IdGenerator, RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
 
+import { withLogFields } from './json-logger';
+
 /**
  * One trace per episode, joined by every process that touches it (the api's tool calls, the gateway's twin requests,
  * the worker's workflow and activities) without asking anyone: the root span's ids are drawn from the episode id, so
@@ -107,4 +109,31 @@ export const traceEpisodeStart = async <T>(
   } finally {
     span.end();
   }
+};
+
+/**
+ * Runs `work` as a span of the episode's trace (a child of the current span when that is in the trace already), with
+ * the episode on the log lines it writes; a throw marks the span failed.
+ */
+export const inEpisodeSpan = <T>(
+  episodeId: string,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> => {
+  const parent = episodeContext(episodeId);
+  const span = trace
+    .getTracer('mirror')
+    .startSpan(name, { attributes: { 'mirror.episode.id': episodeId, ...attributes } }, parent);
+  return context.with(trace.setSpan(parent, span), async () => {
+    try {
+      return await withLogFields({ episodeId }, work);
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
 };

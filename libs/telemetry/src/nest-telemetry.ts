@@ -44,6 +44,12 @@ export class RequestTelemetryInterceptor implements NestInterceptor {
     const given = traceContextOf(request.headers);
     const episodeId = episodeOf(request);
     const fields = { tenantId: this.settings.MIRROR_TENANT, ...(episodeId ? { episodeId } : {}) };
+    const response = executionContext.switchToHttp().getResponse<Response>();
+    response.once('close', () => {
+      if (response.statusCode >= 500) {
+        mirrorMetrics.errors.inc({ component: 'api', kind: 'http_5xx' });
+      }
+    });
     if (!episodeId) {
       return context.with(given, () => withLogFields(fields, () => next.handle()));
     }
@@ -61,7 +67,6 @@ export class RequestTelemetryInterceptor implements NestInterceptor {
       },
       parent,
     );
-    const response = executionContext.switchToHttp().getResponse<Response>();
     response.once('close', () => {
       span.setAttribute('http.response.status_code', response.statusCode);
       if (response.statusCode >= 500) {
@@ -92,8 +97,3 @@ export class MetricsController {
     response.type(contentType).send(body);
   }
 }
-
-/** Counts an answer the api gave as a server error (its exception filter calls this). */
-export const countServerError = (component: string): void => {
-  mirrorMetrics.errors.inc({ component, kind: 'http_5xx' });
-};

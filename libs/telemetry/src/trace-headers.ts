@@ -19,9 +19,9 @@ export const hasTrace = (given: Context): boolean => trace.getSpanContext(given)
 
 /**
  * The `traceparent` to send with a request made for an episode: the current span when it is in the episode's trace,
- * else the episode's root. Empty while tracing is off (no propagator registered).
+ * else the episode's root (without an episode: the current span). Empty while tracing is off (no propagator).
  */
-export const traceHeadersFor = (episodeId: string | undefined): Record<string, string> => {
+export const traceHeadersFor = (episodeId?: string): Record<string, string> => {
   const headers: Record<string, string> = {};
   propagation.inject(episodeId ? episodeContext(episodeId) : context.active(), headers);
   return headers;
