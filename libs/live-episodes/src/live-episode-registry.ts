@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
+import { Logger } from '@nestjs/common';
+
 import {
   EnvironmentSummary,
   EpisodeAccessError,
@@ -15,7 +17,7 @@ import {
 import { HostedEnvironment, EpisodeHost, ScenarioOfBundle } from '@libs/episode-host';
 import { EpisodeInfrastructureError, startEpisode } from '@libs/episode-runs';
 import { LiveEpisodeRepository, LiveEpisodeRow, TrajectoryStepRow } from '@libs/persistence';
-import { boundedLabel, inEpisodeSpan, mirrorMetrics } from '@libs/telemetry';
+import { boundedLabel, inEpisodeSpan, mirrorMetrics, withLogFields } from '@libs/telemetry';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
 import type { AgentToolkit } from './agent-toolkit';
@@ -83,6 +85,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   private readonly catalogues = new Map<string, ToolDefinition[]>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
+  private readonly logger = new Logger('episodes');
 
   constructor(
     private readonly host: Pick<EpisodeHost, 'environments' | 'engine' | 'signals' | 'gradeAndStore'>,
@@ -279,6 +282,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       () => (live.workflowEnded = true),
     );
     this.live.set(live.id, live);
+    this.logWith(live, `episode started: ${task}`);
     // The token is handed out once, in the start; only its hash is kept.
     return { live, token };
   }
@@ -477,6 +481,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       result = infrastructureResult(messageOf(error), cause);
     }
     mirrorMetrics.episodesEnded.inc({ status: result.status });
+    this.logWith(live, `episode ended (${cause}): ${result.status}`);
     this.host.signals.forget(live.id);
     // Stored before it leaves the registry: its status reads `running` until its end is on record.
     await this.repository
@@ -488,6 +493,11 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       })
       .finally(() => this.live.delete(live.id));
     return result;
+  }
+
+  /** A log line that names the episode and its tenant (JSON logs carry them as fields). */
+  private logWith(live: LiveEpisode, message: string): void {
+    withLogFields({ episodeId: live.id, tenantId: live.environment.context.tenantId }, () => this.logger.log(message));
   }
 
   /** Takes a live episode down without grading it: its workflow terminated, its row marked. */

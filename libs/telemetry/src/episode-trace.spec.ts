@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 
-import { episodeContext, episodeTraceIds, traceEpisodeStart } from './episode-trace';
+import { callerTraced, episodeContext, episodeTraceIds, inEpisodeSpan, traceEpisodeStart } from './episode-trace';
 import { traceContextOf, traceHeadersFor } from './trace-headers';
 import { startTracing, Tracing } from './tracing';
 
@@ -70,6 +70,17 @@ describe('episode traces', () => {
     for (const traceparent of ['00-zz-00f067aa0ba902b7-01', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, 'garbage']) {
       expect(trace.getSpanContext(traceContextOf({ traceparent }))).toBeUndefined();
     }
+  });
+
+  it('keeps the trace a caller named for its request, and puts spans of work on the episode there', async () => {
+    const given = callerTraced(traceContextOf({ traceparent: `00-${'5'.repeat(32)}-${'6'.repeat(16)}-01` }));
+    expect(trace.getSpanContext(episodeContext('named', given))?.traceId).toBe('5'.repeat(32));
+    await context.with(given, () => inEpisodeSpan('named', 'mirror.tool_call t', {}, () => Promise.resolve()));
+    const [span] = exporter.getFinishedSpans();
+    expect(span.parentSpanContext?.spanId).toBe('6'.repeat(16));
+    // Without the mark, work from another trace goes to the episode's own.
+    await inEpisodeSpan('named', 'mirror.tool_call u', {}, () => Promise.resolve());
+    expect(exporter.getFinishedSpans()[1].spanContext().traceId).toBe(episodeTraceIds('named').traceId);
   });
 
   it('fails the root span when the start fails, and rethrows', async () => {

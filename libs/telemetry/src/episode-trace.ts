@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 
-import { Attributes, context, Context, Link, SpanContext, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import {
+  Attributes,
+  context,
+  Context,
+  createContextKey,
+  Link,
+  SpanContext,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+} from '@opentelemetry/api';
 import { IdGenerator, RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
 
 import { withLogFields } from './json-logger';
@@ -63,15 +73,21 @@ export const episodeSpanContext = (episodeId: string): SpanContext =>
     isRemote: true,
   };
 
+const callerTraceKey = createContextKey('mirror.caller-trace');
+
+/** Marks a context as the trace a caller asked for with its `traceparent`: work on an episode stays in it. */
+export const callerTraced = (given: Context): Context => given.setValue(callerTraceKey, true);
+
 /**
  * The context work on an episode runs in: `from` when it is already inside the episode's trace (a tool call's span,
- * a `traceparent` an activity sent), else the episode's root (a rollout activity acting on one of its episodes, a
- * request that came without a `traceparent`).
+ * a `traceparent` an activity sent) or in the trace the caller named for this request, else the episode's root (a
+ * rollout activity acting on one of its episodes, a request that came without a `traceparent`).
  */
 export const episodeContext = (episodeId: string, from: Context = context.active()): Context => {
   const root = episodeSpanContext(episodeId);
   const current = trace.getSpanContext(from);
-  return current && current.traceId === root.traceId ? from : trace.setSpanContext(from, root);
+  const keep = current && (current.traceId === root.traceId || from.getValue(callerTraceKey) === true);
+  return keep ? from : trace.setSpanContext(from, root);
 };
 
 /**

@@ -15,7 +15,7 @@ import { Observable, tap } from 'rxjs';
 
 import { MirrorSettings } from '@libs/config';
 
-import { episodeContext } from './episode-trace';
+import { callerTraced, episodeContext } from './episode-trace';
 import { withLogFields } from './json-logger';
 import { metricsText, mirrorMetrics } from './metrics';
 import { hasTrace, traceContextOf } from './trace-headers';
@@ -53,7 +53,7 @@ export class RequestTelemetryInterceptor implements NestInterceptor {
     if (!episodeId) {
       return context.with(given, () => withLogFields(fields, () => next.handle()));
     }
-    const parent = hasTrace(given) ? given : episodeContext(episodeId, ROOT_CONTEXT);
+    const parent = hasTrace(given) ? callerTraced(given) : episodeContext(episodeId, ROOT_CONTEXT);
     const route = `${request.method} ${(request.route as { path?: string } | undefined)?.path ?? request.path}`;
     const span = trace.getTracer('mirror').startSpan(
       route,
