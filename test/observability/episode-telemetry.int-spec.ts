@@ -229,8 +229,10 @@ describe('episode telemetry', () => {
     ).toBe(true);
   });
 
-  it('counts episodes, tool calls, twin requests and activities on /metrics, the gateway only for the operator', async () => {
-    const scraped = await fetch(`${api}/metrics`);
+  it('counts episodes, tool calls, twin requests and activities on /metrics, for the operator only', async () => {
+    // Agents call the episode API: its metrics span every episode and are the operator's only.
+    expect((await fetch(`${api}/metrics`)).status).toBe(401);
+    const scraped = await fetch(`${api}/metrics`, { headers: { authorization: `Bearer ${testOperatorKey}` } });
     expect(scraped.headers.get('content-type')).toMatch(/^text\/plain/);
     const samples = parseMetrics(await scraped.text());
     expect(sample(samples, 'mirror_episodes_started_total', { scenario: 'invoice-dispute' })).toBeGreaterThanOrEqual(2);

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -7,20 +6,13 @@ import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentel
 import { episodeContext } from './episode-trace';
 import { withLogFields } from './json-logger';
 import { boundedLabel, metricsText, mirrorMetrics, statusClass } from './metrics';
+import { metricsAllowed } from './metrics-access';
 import { hasTrace, traceContextOf } from './trace-headers';
 
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-
 /** `/metrics` answers whoever holds `key` as a bearer token (agents reach the gateway; they have no such key). */
-const serveMetrics = (request: IncomingMessage, response: ServerResponse, key: Buffer | undefined): void => {
+const serveMetrics = (request: IncomingMessage, response: ServerResponse, key: string | undefined): void => {
   request.resume();
-  const header = request.headers.authorization;
-  const allowed =
-    key === undefined ||
-    (typeof header === 'string' &&
-      header.startsWith('Bearer ') &&
-      timingSafeEqual(digest(header.slice('Bearer '.length).trim()), key));
-  if (!allowed) {
+  if (!metricsAllowed(request.headers.authorization, key)) {
     response.writeHead(401, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: 'unauthorized', message: '/metrics needs the operator key' }));
     return;
@@ -46,12 +38,11 @@ const serveMetrics = (request: IncomingMessage, response: ServerResponse, key: B
 export const observeGateway = (server: Server, options: { tenantId: string; metricsKey?: string }): Server => {
   const handlers = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
-  const key = options.metricsKey === undefined ? undefined : digest(options.metricsKey);
   const tracer = trace.getTracer('mirror');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/metrics') {
-      serveMetrics(request, response, key);
+      serveMetrics(request, response, options.metricsKey);
       return;
     }
     const [, episodeId, service] = /^\/e\/([^/]{1,64})\/([^/]+)/.exec(path) ?? [];

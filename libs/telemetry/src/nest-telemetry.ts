@@ -4,8 +4,10 @@ import {
   ExecutionContext,
   Get,
   Header,
+  Headers,
   Injectable,
   NestInterceptor,
+  Optional,
   Res,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
@@ -18,6 +20,7 @@ import { MirrorSettings } from '@libs/config';
 import { callerTraced, episodeContext } from './episode-trace';
 import { withLogFields } from './json-logger';
 import { metricsText, mirrorMetrics } from './metrics';
+import { MetricsAccess, metricsAllowed } from './metrics-access';
 import { hasTrace, traceContextOf } from './trace-headers';
 
 /** The episode a request on `/v1/episodes/{id}…` names (the episode API's routes). */
@@ -86,13 +89,22 @@ export class RequestTelemetryInterceptor implements NestInterceptor {
   }
 }
 
-/** Prometheus scrapes the process here; it answers only what `mirrorMetrics` counts, never any episode's content. */
+/**
+ * Prometheus scrapes the process here: counts and timings, never any episode's content. With a `MetricsAccess` key,
+ * only its holder (a bearer token) reads them.
+ */
 @ApiExcludeController()
 @Controller()
 export class MetricsController {
+  constructor(@Optional() private readonly access?: MetricsAccess) {}
+
   @Get('metrics')
   @Header('cache-control', 'no-store')
-  async metrics(@Res() response: Response): Promise<void> {
+  async metrics(@Headers('authorization') authorization: string | undefined, @Res() response: Response): Promise<void> {
+    if (!metricsAllowed(authorization, this.access?.key)) {
+      response.status(401).json({ error: { code: 'unauthorized', message: '/metrics needs the operator key' } });
+      return;
+    }
     const { contentType, body } = await metricsText();
     response.type(contentType).send(body);
   }
