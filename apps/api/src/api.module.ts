@@ -1,10 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 
 import { MirrorConfig, MirrorSettings } from '@libs/config';
 import { StackRepository } from '@libs/persistence';
 import { RolloutsController } from '@libs/episode-api';
+import { MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
@@ -18,13 +19,14 @@ export class ApiModule {
   static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [StacksController, RolloutsController, HealthController, ReviewController],
+      controllers: [StacksController, RolloutsController, HealthController, ReviewController, MetricsController],
       providers: [
         { provide: MirrorSettings, useValue: config },
         { provide: DataSource, useValue: dataSource },
         { provide: StackRepository, useFactory: (ds: DataSource) => new StackRepository(ds), inject: [DataSource] },
         StacksService,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: RequestTelemetryInterceptor },
       ],
     };
   }

@@ -4,16 +4,21 @@ import { Logger } from '@nestjs/common';
 
 import { loadConfig } from '@libs/config';
 import { openDatabase } from '@libs/persistence';
+import { collectProcessMetrics, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
 import { createApiApp } from '@api/bootstrap';
 
 const bootstrap = async (): Promise<void> => {
-  const logger = new Logger('api');
   const config = loadConfig();
+  const appLogger = useConfiguredLogger(config);
+  const logger = new Logger('api');
+  const tracing = tracingFromConfig(config, 'mirror-api');
+  collectProcessMetrics();
   const database = await openDatabase(config, logger);
-  const app = await createApiApp(config, database.dataSource);
+  const app = await createApiApp(config, database.dataSource, appLogger);
   const shutdown = async (): Promise<void> => {
     await app.close();
     await database.close();
+    await tracing?.stop();
   };
   process.once('SIGTERM', () => void shutdown());
   process.once('SIGINT', () => void shutdown());

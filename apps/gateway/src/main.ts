@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 
 import { loadConfig, requireOperatorKey } from '@libs/config';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
+import { collectProcessMetrics, observeGateway, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
 
@@ -13,8 +14,11 @@ import { builtInPacks } from '@twins/index';
  * serve any episode and a crashed one loses nothing.
  */
 const main = async (): Promise<void> => {
-  const logger = new Logger('gateway');
   const config = loadConfig();
+  useConfiguredLogger(config);
+  const logger = new Logger('gateway');
+  const tracing = tracingFromConfig(config, 'mirror-gateway');
+  collectProcessMetrics();
   const operatorKey = requireOperatorKey(config);
   const database = await openDatabase(config, logger);
   const { dataSource } = database;
@@ -29,12 +33,14 @@ const main = async (): Promise<void> => {
     { error: (message) => logger.error(message) },
     operatorKey,
   );
+  // Spans, latency metrics and log fields per request; `/metrics` for the holder of the operator key.
+  observeGateway(server, { tenantId: config.MIRROR_TENANT, metricsKey: operatorKey });
   server.listen(config.GATEWAY_PORT, config.HOST, () => {
     // With GATEWAY_PORT=0 the system picks the port; report the real one.
     logger.log(`listening on http://${config.HOST}:${(server.address() as AddressInfo).port}`);
   });
   const stop = (): void => {
-    server.close(() => void database.close());
+    server.close(() => void database.close().finally(() => void tracing?.stop()));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

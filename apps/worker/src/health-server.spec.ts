@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { startHealthServer } from './health-server';
 
 describe('worker health server', () => {
-  it('is live until the worker fails or stops, ready only while it polls', async () => {
+  it('is live until the worker fails or stops, ready only while it polls, and serves metrics', async () => {
     let state = 'INITIALIZED';
     const server = await startHealthServer({ getState: () => state }, 0, '127.0.0.1');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -17,6 +17,9 @@ describe('worker health server', () => {
       state = 'FAILED';
       expect([await status('/healthz'), await status('/readyz')]).toEqual([503, 503]);
       expect(await status('/elsewhere')).toBe(404);
+      const metrics = await fetch(`${base}/metrics`);
+      expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await metrics.text()).toContain('# TYPE mirror_activity_duration_seconds histogram');
     } finally {
       server.close();
     }

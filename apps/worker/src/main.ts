@@ -4,13 +4,17 @@ import { NativeConnection } from '@temporalio/worker';
 import { loadConfig, requireOperatorKey } from '@libs/config';
 import { provideTemporal } from '@libs/embedded-services';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
+import { collectProcessMetrics, temporalWorkerPlugins, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
 
 import { startHealthServer } from './health-server';
 
 /** Runs the Temporal worker until SIGTERM/SIGINT (the SDK stops it), then closes what it opened. */
 const main = async (): Promise<void> => {
-  const logger = new Logger('worker');
   const config = loadConfig();
+  useConfiguredLogger(config);
+  const logger = new Logger('worker');
+  const tracing = tracingFromConfig(config, 'mirror-worker');
+  collectProcessMetrics();
   const temporal = await provideTemporal(config, logger);
   const connection = await NativeConnection.connect({ address: temporal.address });
   try {
@@ -21,6 +25,7 @@ const main = async (): Promise<void> => {
       ...(config.MIRROR_TASK_QUEUE ? { taskQueue: config.MIRROR_TASK_QUEUE } : {}),
       voice: voiceFromConfig(config),
       operatorKey: requireOperatorKey(config),
+      plugins: temporalWorkerPlugins(tracing),
     });
     logger.log(`polling ${temporal.address} (${temporal.source})`);
     const health =
@@ -35,6 +40,7 @@ const main = async (): Promise<void> => {
   } finally {
     await connection.close();
     await temporal.stop();
+    await tracing?.stop();
   }
 };
 

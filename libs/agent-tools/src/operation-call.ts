@@ -1,6 +1,7 @@
 import * as qs from 'qs';
 
 import { placeCredential } from '@libs/openapi-schemas';
+import { traceHeadersFor } from '@libs/telemetry';
 
 import type { ArgumentPlacement, ToolDefinition } from './tool-contract';
 
@@ -141,6 +142,8 @@ const buildRequest = (
     init: {
       method: target.method.toUpperCase(),
       headers: {
+        // The current trace (the tool call's span), so the twin's request joins the episode's trace.
+        ...traceHeadersFor(),
         ...headers,
         ...target.headers,
         ...encoded?.headers,

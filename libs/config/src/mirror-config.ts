@@ -115,6 +115,28 @@ export const mirrorConfigSchema = z.object({
     .max(10_000)
     .default(64)
     .describe('Live episodes one `mirror up` holds at once; one more answers 429 with Retry-After.'),
+  MIRROR_LOG_FORMAT: z
+    .enum(['text', 'json'])
+    .default('text')
+    .describe(
+      'How the api, gateway and worker write logs: `text` for people, `json` one object per line (level, timestamp, ' +
+        'message, context, and the episode, tenant, trace and span when known).',
+    ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'An OTLP/HTTP collector (`http://collector:4318`): traces of every episode go to `{endpoint}/v1/traces`. ' +
+        'Unset: no traces are recorded. Needs the `@opentelemetry/exporter-trace-otlp-http` package installed.',
+    ),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The service name spans carry; each process names itself (`mirror-api`, `mirror-gateway`, …) when unset.',
+    ),
   MIRROR_DEBUG: z.string().optional().describe('Any value prints stack traces with CLI errors.'),
 });
 

@@ -1,9 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 
-import { MirrorConfig, MirrorSettings } from '@libs/config';
+import { MirrorConfig, MirrorSettings, resolveOperatorKey } from '@libs/config';
 import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry } from '@libs/live-episodes';
 import { LiveEpisodeRepository } from '@libs/persistence';
+import { MetricsAccess, MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
 import type { EpisodeProtocolMount } from './episode-protocols';
 import { EpisodesController } from './episodes.controller';
@@ -26,13 +28,17 @@ export class EpisodesModule {
   static forRoot(options: EpisodeApiOptions, dataSource: DataSource): DynamicModule {
     return {
       module: EpisodesModule,
-      controllers: [EpisodesController, RolloutsController],
+      controllers: [EpisodesController, RolloutsController, MetricsController],
       providers: [
         { provide: LiveEpisodeRegistry, useValue: options.registry },
         { provide: DataSource, useValue: dataSource },
         { provide: MirrorSettings, useValue: options.config },
         { provide: EPISODE_LIFECYCLE_PORT, useValue: options.registry },
         { provide: AGENT_TOOLKIT, useValue: options.toolkit },
+        // Each request in its episode's trace (an agent's `traceparent` its parent), its ids on every log line.
+        { provide: APP_INTERCEPTOR, useClass: RequestTelemetryInterceptor },
+        // Agents call this API: its metrics (counts over every episode) are the operator's only.
+        { provide: MetricsAccess, useValue: { key: resolveOperatorKey(options.config) } },
         { provide: IdempotentRequests, useValue: new IdempotentRequests(new LiveEpisodeRepository(dataSource)) },
       ],
       exports: [EPISODE_LIFECYCLE_PORT, AGENT_TOOLKIT],

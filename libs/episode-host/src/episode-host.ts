@@ -31,6 +31,14 @@ import {
 } from '@libs/persistence';
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
+import {
+  mirrorMetrics,
+  observeGateway,
+  temporalClientInterceptors,
+  temporalWorkerPlugins,
+  Tracing,
+  tracingFromConfig,
+} from '@libs/telemetry';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
@@ -106,6 +114,8 @@ export interface EpisodeHostOptions {
   gatewayPort?: number;
   /** The in-process worker's task queue; its own by default, so no other process's worker takes its episodes. */
   taskQueue?: string;
+  /** Tracing the caller started (tests, with an in-memory exporter); else the settings' (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  tracing?: Tracing;
 }
 
 /**
@@ -167,6 +177,10 @@ const startServices = async (
   stops: (() => Promise<unknown>)[],
   stop: () => Promise<void>,
 ): Promise<EpisodeHost> => {
+  const tracing = options.tracing ?? tracingFromConfig(config, 'mirror');
+  if (tracing && !options.tracing) {
+    stops.push(() => tracing.stop());
+  }
   const database = await openDatabase(config, log);
   stops.push(() => database.close());
   const temporal = await provideTemporal(config, log);
@@ -187,6 +201,7 @@ const startServices = async (
     { error: (message) => process.stderr.write(`gateway: ${message}\n`) },
     operatorKey,
   );
+  observeGateway(gateway, { tenantId: config.MIRROR_TENANT, metricsKey: operatorKey });
   const gatewayPort = await listen(gateway, options.gatewayPort ?? 0);
   stops.push(() => new Promise((resolve) => gateway.close(resolve)));
   const nativeConnection = await NativeConnection.connect({ address: temporal.address });
@@ -200,6 +215,7 @@ const startServices = async (
     taskQueue,
     voice: voiceFromConfig(config),
     operatorKey,
+    plugins: temporalWorkerPlugins(tracing),
   });
   const working = worker.run();
   stops.push(async () => {
@@ -210,7 +226,11 @@ const startServices = async (
   fs.mkdirSync(transcripts, { recursive: true });
   const grades = new EpisodeGradeRepository(database.dataSource);
   const judge = rubricJudge(config);
-  const temporalClient = new Client({ connection, namespace: temporal.namespace });
+  const temporalClient = new Client({
+    connection,
+    namespace: temporal.namespace,
+    interceptors: temporalClientInterceptors(),
+  });
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const key = await instanceKey(database.dataSource, config.MIRROR_INSTANCE_KEY);
   const environments = new Map(
@@ -280,6 +300,7 @@ const startServices = async (
       }
       // One lost episode does not end a batch: it is reported, ungraded, and the next one runs.
       log.log(`${scenario.id} ${agent.name} seed ${seed}: ${error.message}`);
+      mirrorMetrics.episodesEnded.inc({ status: 'infrastructure_error' });
       return {
         episodeId: error.episodeId ?? '',
         scenarioId: scenario.id,
@@ -295,6 +316,7 @@ const startServices = async (
       };
     }
     const { grade, transcriptFile } = await gradeAndStore(environment, { scenario, file }, seed, outcome, agent.name);
+    mirrorMetrics.episodesEnded.inc({ status: grade.status === 'graded' ? outcome.status : 'infrastructure_error' });
     const { transcript: _transcript, ...summary } = outcome;
     return { ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile };
   };

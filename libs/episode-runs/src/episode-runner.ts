@@ -6,6 +6,7 @@ import { purchaseBriefOf } from '@libs/reference-agents';
 import { instantiate, Scenario, TaskInstance, worldSeedOf } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
+import { boundedLabel, mirrorMetrics } from '@libs/telemetry';
 import { TwinClient } from '@libs/twin-client';
 import { TwinEngine } from '@libs/twin-engine';
 import {
@@ -157,6 +158,7 @@ export const startEpisode = async (
     }),
   );
   signals.register(episode.id, handle);
+  mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
     handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] }),

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, WorkerPlugin } from '@temporalio/worker';
 
 import { rolloutTaskQueue } from '@libs/workflow-contracts';
 
@@ -10,14 +10,20 @@ import { workflowBundling } from './worker-factory';
  * through the process's own episode environment (its episodes run on that environment's worker).
  */
 export const createRolloutWorker = (
-  options: RolloutActivityDependencies & { connection: NativeConnection; namespace: string; taskQueue?: string },
+  options: RolloutActivityDependencies & {
+    connection: NativeConnection;
+    namespace: string;
+    taskQueue?: string;
+    plugins?: WorkerPlugin[];
+  },
 ): Promise<Worker> => {
-  const { connection, namespace, taskQueue, ...dependencies } = options;
+  const { connection, namespace, taskQueue, plugins, ...dependencies } = options;
   return Worker.create({
     connection,
     namespace,
     taskQueue: taskQueue ?? rolloutTaskQueue(dependencies.stackVersion),
     activities: createRolloutActivities(dependencies),
     ...workflowBundling(),
+    ...(plugins ? { plugins } : {}),
   });
 };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { temporal as protoRoot } from '@temporalio/proto';
-import { BundleOptions, NativeConnection, Worker } from '@temporalio/worker';
+import { BundleOptions, NativeConnection, Worker, WorkerPlugin } from '@temporalio/worker';
 
 import { MirrorConfig } from '@libs/config';
 import type { VoiceSettings } from '@libs/personas';
@@ -39,6 +39,8 @@ export interface WorkerOptions {
   voice?: VoiceSettings;
   /** The gateway's operator key: personas' tokens and the episode's clock and setup are the operator's to ask for. */
   operatorKey: string;
+  /** Plugins the worker runs with (`@libs/telemetry`'s `temporalWorkerPlugins`: tracing and activity metrics). */
+  plugins?: WorkerPlugin[];
 }
 
 /** The persona voice the configuration names, if any. */
@@ -109,4 +111,5 @@ export const createWorker = (options: WorkerOptions): Promise<Worker> =>
       ...createReactionActivities(options.operatorKey, options.voice),
     },
     ...workflowBundling(),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
   });

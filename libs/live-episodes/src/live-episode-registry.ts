@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
+import { Logger } from '@nestjs/common';
+
 import {
   EnvironmentSummary,
   EpisodeAccessError,
@@ -15,6 +17,7 @@ import {
 import { HostedEnvironment, EpisodeHost, ScenarioOfBundle } from '@libs/episode-host';
 import { EpisodeInfrastructureError, startEpisode } from '@libs/episode-runs';
 import { LiveEpisodeRepository, LiveEpisodeRow, TrajectoryStepRow } from '@libs/persistence';
+import { boundedLabel, inEpisodeSpan, mirrorMetrics, withLogFields } from '@libs/telemetry';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
 import type { AgentToolkit } from './agent-toolkit';
@@ -82,6 +85,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   private readonly catalogues = new Map<string, ToolDefinition[]>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
+  private readonly logger = new Logger('episodes');
 
   constructor(
     private readonly host: Pick<EpisodeHost, 'environments' | 'engine' | 'signals' | 'gradeAndStore'>,
@@ -278,6 +282,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       () => (live.workflowEnded = true),
     );
     this.live.set(live.id, live);
+    this.logWith(live, `episode started: ${task}`);
     // The token is handed out once, in the start; only its hash is kept.
     return { live, token };
   }
@@ -440,11 +445,18 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     return (await this.host.engine.episode(live.id)).state.seq;
   }
 
+  /** One tool call as a span of the episode's trace (its twin requests and workflow updates inside), counted. */
   private perform(
     live: LiveEpisode,
     call: ToolCall,
   ): Promise<{ observation: ToolObservation; counted: boolean; ends?: EndCause }> {
-    return performToolCall(live.toolsByName, live.started.session, this.toolkit, call);
+    const tool = boundedLabel('tool', live.toolsByName.has(call.name) ? call.name : 'unknown');
+    return inEpisodeSpan(live.id, `mirror.tool_call ${tool}`, { 'mirror.tool': tool }, async () => {
+      const performed = await performToolCall(live.toolsByName, live.started.session, this.toolkit, call);
+      const outcome = !performed.counted ? 'refused' : performed.observation.isError ? 'error' : 'ok';
+      mirrorMetrics.toolCalls.inc({ tool, outcome });
+      return performed;
+    });
   }
 
   /** Ends a live episode (its workflow, if still running), grades it as `mirror run` does, and stores how it ended. */
@@ -468,6 +480,8 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     } catch (error) {
       result = infrastructureResult(messageOf(error), cause);
     }
+    mirrorMetrics.episodesEnded.inc({ status: result.status });
+    this.logWith(live, `episode ended (${cause}): ${result.status}`);
     this.host.signals.forget(live.id);
     // Stored before it leaves the registry: its status reads `running` until its end is on record.
     await this.repository
@@ -479,6 +493,11 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       })
       .finally(() => this.live.delete(live.id));
     return result;
+  }
+
+  /** A log line that names the episode and its tenant (JSON logs carry them as fields). */
+  private logWith(live: LiveEpisode, message: string): void {
+    withLogFields({ episodeId: live.id, tenantId: live.environment.context.tenantId }, () => this.logger.log(message));
   }
 
   /** Takes a live episode down without grading it: its workflow terminated, its row marked. */

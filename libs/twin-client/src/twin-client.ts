@@ -1,3 +1,4 @@
+import { traceHeadersFor } from '@libs/telemetry';
 import { EpisodeServices } from '@libs/workflow-contracts';
 
 /** A call's method and JSON body; a client may send its own `Idempotency-Key`, as any HTTP client can. */
@@ -90,6 +91,8 @@ export class TwinClient {
     const response = await fetch(`${this.base(service)}${path}`, {
       method,
       headers: {
+        // The episode's trace travels with the call, so the gateway's span joins it (a persona's activity, a tool).
+        ...traceHeadersFor(this.episodeId),
         authorization: `Bearer ${token}`,
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(key ? { 'idempotency-key': key } : {}),
@@ -146,6 +149,7 @@ export class OperatorClient {
     const response = await fetch(`${this.gatewayUrl}/_mirror/episodes/${encodeURIComponent(this.episodeId)}${path}`, {
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
       headers: {
+        ...traceHeadersFor(this.episodeId),
         authorization: `Bearer ${this.operatorKey}`,
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
       },

@@ -1,0 +1,63 @@
+import { ConsoleLogger, Logger } from '@nestjs/common';
+import { context, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+
+import { JsonLogger, useConfiguredLogger, withLogFields } from './json-logger';
+import { startTracing } from './tracing';
+
+describe(JsonLogger.name, () => {
+  const written: string[] = [];
+  let restore: () => void;
+
+  beforeEach(() => {
+    written.length = 0;
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    restore = () => spy.mockRestore();
+  });
+  afterEach(() => restore());
+
+  it('writes one JSON object per line with the episode, tenant, trace and span of the work', async () => {
+    const tracing = startTracing({ serviceName: 'test', exporter: new InMemorySpanExporter(), immediate: true });
+    try {
+      useConfiguredLogger({ MIRROR_LOG_FORMAT: 'json' });
+      const span = trace.getTracer('test').startSpan('work');
+      context.with(trace.setSpan(context.active(), span), () =>
+        withLogFields({ tenantId: 'tenant-a' }, () =>
+          withLogFields({ episodeId: 'ep-1' }, () => new Logger('episodes').log('episode started')),
+        ),
+      );
+      span.end();
+      new Logger('gateway').warn('outside any episode');
+      const lines = written
+        .join('')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toEqual([
+        {
+          level: 'log',
+          pid: process.pid,
+          timestamp: expect.any(Number) as number,
+          message: 'episode started',
+          context: 'episodes',
+          episodeId: 'ep-1',
+          tenantId: 'tenant-a',
+          traceId: span.spanContext().traceId,
+          spanId: span.spanContext().spanId,
+        },
+        expect.not.objectContaining({ episodeId: expect.anything() as unknown }),
+      ]);
+      expect(lines[1]).toMatchObject({ level: 'warn', message: 'outside any episode', context: 'gateway' });
+    } finally {
+      await tracing.stop();
+    }
+  });
+
+  it('keeps text logs when the format is text', () => {
+    expect(useConfiguredLogger({ MIRROR_LOG_FORMAT: 'text' })).not.toBeInstanceOf(JsonLogger);
+    expect(useConfiguredLogger({ MIRROR_LOG_FORMAT: 'text' })).toBeInstanceOf(ConsoleLogger);
+  });
+});

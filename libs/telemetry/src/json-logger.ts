@@ -1,0 +1,50 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import { ConsoleLogger, Logger, LoggerService, LogLevel } from '@nestjs/common';
+import { context, trace } from '@opentelemetry/api';
+
+import type { MirrorConfig } from '@libs/config';
+
+/** What a log line says about the work it came from, when that work is known. */
+export interface LogFields {
+  episodeId?: string;
+  tenantId?: string;
+}
+
+const logFields = new AsyncLocalStorage<LogFields>();
+
+/** Runs `work` with these fields on every log line it writes (added to any the caller already had). */
+export const withLogFields = <T>(fields: LogFields, work: () => T): T =>
+  logFields.run({ ...logFields.getStore(), ...fields }, work);
+
+/**
+ * Nest's console logger in its JSON form (one object per line: level, pid, timestamp, message, context), with the
+ * episode and tenant of the work that wrote it and the trace and span it ran in, so a line leads to its trace.
+ */
+export class JsonLogger extends ConsoleLogger {
+  constructor() {
+    super({ json: true });
+  }
+
+  protected override getJsonLogObject(
+    message: unknown,
+    options: { context: string; logLevel: LogLevel; writeStreamType?: 'stdout' | 'stderr'; errorStack?: unknown },
+  ): { level: LogLevel; pid: number; timestamp: number; message: unknown; context?: string; stack?: unknown } {
+    const span = trace.getSpanContext(context.active());
+    return {
+      ...super.getJsonLogObject(message, options),
+      ...logFields.getStore(),
+      ...(span ? { traceId: span.traceId, spanId: span.spanId } : {}),
+    };
+  }
+}
+
+/**
+ * The logger the settings ask for (`MIRROR_LOG_FORMAT`), made the one every `new Logger(…)` in the process writes
+ * through; Nest apps take it as their `logger` too.
+ */
+export const useConfiguredLogger = (config: Pick<MirrorConfig, 'MIRROR_LOG_FORMAT'>): LoggerService => {
+  const logger = config.MIRROR_LOG_FORMAT === 'json' ? new JsonLogger() : new ConsoleLogger();
+  Logger.overrideLogger(logger);
+  return logger;
+};
