@@ -16,7 +16,6 @@ import {
   policiesFor,
   RunnerContext,
   runEpisode,
-  SignallingEpisodeStore,
   WorkflowSignals,
 } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
@@ -70,8 +69,11 @@ export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript' | 'status'> &
 export interface EpisodeHost {
   config: MirrorConfig;
   dataSource: DataSource;
-  /** Temporal as the host reaches it: a client, the worker's native connection, the namespace and task queue. */
-  temporal: { client: Client; connection: NativeConnection; namespace: string; taskQueue: string };
+  /**
+   * Temporal as the host reaches it: a client, the worker's native connection, the namespace and task queue, and the
+   * frontend's address (where another worker process polls the same queue).
+   */
+  temporal: { client: Client; connection: NativeConnection; namespace: string; taskQueue: string; address: string };
   engine: TwinEngine;
   signals: WorkflowSignals;
   /** The twins' gateway every episode's agent calls (`/e/{episode}/{service}/…`). */
@@ -106,11 +108,13 @@ export interface EpisodeHostOptions {
   gatewayPort?: number;
   /** The in-process worker's task queue; its own by default, so no other process's worker takes its episodes. */
   taskQueue?: string;
+  /** Episodes played at once (1 by default): the worker's slots and cache are sized for them. */
+  concurrency?: number;
 }
 
 /**
  * Everything episodes of some bundles need, in one process: the database (each bundle's stack version stored),
- * Temporal (embedded unless TEMPORAL_ADDRESS), the twins behind a gateway with an event store that signals workflows,
+ * Temporal (embedded unless TEMPORAL_ADDRESS), the twins behind a gateway with an event store workflows read,
  * and a worker on the process's own task queue. Shared by `mirror run`, `check`, `up` and `rollout`.
  */
 export const startEpisodeHost = async (
@@ -176,8 +180,10 @@ const startServices = async (
     await stacks.saveVersion(config.MIRROR_TENANT, bundle.version, bundle.model);
   }
   const signals = new WorkflowSignals();
+  // No signal per twin event: the workflow reads the log itself at every `wait` and `finish` (the only points where
+  // business time passes or the episode ends), so an agent's tool call answers without a Temporal round trip.
   const engine = new TwinEngine(
-    new SignallingEpisodeStore(new PostgresEpisodeStore(database.dataSource), signals.listener),
+    new PostgresEpisodeStore(database.dataSource),
     new RepositoryStackSource(stacks),
     builtInPacks,
   );
@@ -200,6 +206,7 @@ const startServices = async (
     taskQueue,
     voice: voiceFromConfig(config),
     operatorKey,
+    episodesAtOnce: options.concurrency ?? 1,
   });
   const working = worker.run();
   stops.push(async () => {
@@ -301,7 +308,13 @@ const startServices = async (
   return {
     config,
     dataSource: database.dataSource,
-    temporal: { client: temporalClient, connection: nativeConnection, namespace: temporal.namespace, taskQueue },
+    temporal: {
+      client: temporalClient,
+      connection: nativeConnection,
+      namespace: temporal.namespace,
+      taskQueue,
+      address: temporal.address,
+    },
     engine,
     signals,
     gatewayUrl,
