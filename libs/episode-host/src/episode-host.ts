@@ -181,7 +181,10 @@ const startServices = async (
   }
   const signals = new WorkflowSignals();
   // No signal per twin event: the workflow reads the log itself at every `wait` and `finish` (the only points where
-  // business time passes or the episode ends), so an agent's tool call answers without a Temporal round trip.
+  // business time passes or the episode ends), so an agent's tool call answers without a Temporal round trip. A signal
+  // would also be harmful now: one arriving while the workflow's last task runs the parties' final steps (local
+  // activities) makes Temporal refuse that task's completion, and the agent's `finish` update with it.
+  // `signals` still routes nothing but keeps its place for the episodes' handles (live episodes forget theirs there).
   const engine = new TwinEngine(
     new PostgresEpisodeStore(database.dataSource),
     new RepositoryStackSource(stacks),
