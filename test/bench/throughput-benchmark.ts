@@ -24,12 +24,12 @@ const numberFrom = (name: string, fallback: number): number => {
   return value;
 };
 const rounds = numberFrom('MIRROR_BENCH_THROUGHPUT_ROUNDS', 2);
-/** Multiplies every batch: 1 plays 4, 16 and 64 episodes at 1, 8 and 64 at once per round. */
+/** Multiplies every batch (1 plays 4, 16 and 64 episodes at 1, 8 and 64 at once per round); never below one wave. */
 const scale = numberFrom('MIRROR_BENCH_THROUGHPUT_SCALE', 1);
 const levels = (process.env.MIRROR_BENCH_THROUGHPUT_LEVELS ?? '1,8,64').split(',').map(Number);
 const workerConcurrency = numberFrom('MIRROR_BENCH_THROUGHPUT_WORKER_CONCURRENCY', 16);
 const batchOf = (concurrency: number): number =>
-  Math.ceil(Math.max(4, concurrency * (concurrency >= 64 ? 1 : 2)) * scale);
+  Math.max(concurrency, Math.ceil(Math.max(4, concurrency * (concurrency >= 64 ? 1 : 2)) * scale));
 const target = 6000;
 
 interface Played {

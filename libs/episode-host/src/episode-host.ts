@@ -124,7 +124,12 @@ export const startEpisodeHost = async (
 ): Promise<EpisodeHost> => {
   const config = loadConfig();
   const operatorKey = resolveOperatorKey(config);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    // The SDK core's own lines went to stdout (into `--json` output). Forwarded to the logger (stderr) instead, from
+    // ERROR: its warning that a workflow task ran over 5 s is what a `wait` running the parties' steps does by design.
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
   // Whatever started is stopped, newest first, even when a later service fails to start: a command never hangs on
   // a half-started environment.
   const stops: (() => Promise<unknown>)[] = [];
