@@ -50,7 +50,11 @@ interface Ready {
 }
 
 const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b);
-const median = (values: number[]): number => sorted(values)[Math.floor(values.length / 2)];
+const median = (values: number[]): number => {
+  const s = sorted(values);
+  const middle = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[middle] : (s[middle - 1] + s[middle]) / 2;
+};
 const spread = (values: number[], digits = 0): string =>
   `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 const perHour = (episodes: number, ms: number): number => (episodes / ms) * 3_600_000;
