@@ -7,6 +7,7 @@ import { runCliIngestBenchmark } from './cli-ingest-benchmark';
 import { runEpisodeBenchmarks } from './episode-benchmark';
 import { runGradingBenchmarks } from './grading-benchmark';
 import { runPackBenchmarks } from './pack-benchmark';
+import { runThroughputBenchmarks } from './throughput-benchmark';
 import { runTwinBenchmarks } from './twin-benchmark';
 
 /**
@@ -155,5 +156,8 @@ void (async () => {
   }
   if (!only || only === 'episodes') {
     await runEpisodeBenchmarks();
+  }
+  if (!only || only === 'throughput') {
+    await runThroughputBenchmarks();
   }
 })();

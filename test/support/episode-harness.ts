@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
 
-import { RunnerContext, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
+import { RunnerContext, WorkflowSignals } from '@libs/episode-runs';
 import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
@@ -21,7 +21,7 @@ import { createTestDatabase, requireEnvironment } from './test-services';
 
 /**
  * Everything an episode of the example company (or of another bundle) needs but the worker: a fresh database, the stack stored, the twins
- * behind an HTTP gateway with an event store that signals workflows, and a Temporal client on its own task queue.
+ * behind an HTTP gateway with the event store workflows read, and a Temporal client on its own task queue.
  */
 export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: string } = {}) => {
   const database = await createTestDatabase();
@@ -34,7 +34,9 @@ export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: 
   const stacks = new StackRepository(dataSource);
   await stacks.saveVersion('test', version, model);
   const signals = new WorkflowSignals();
-  const store = new SignallingEpisodeStore(new PostgresEpisodeStore(dataSource), signals.listener);
+  // As the episode host: no signal per twin event (the workflow reads the log at each wait and at the end; a signal
+  // arriving while its last task runs the parties' final steps would fail that task and the agent's `finish`).
+  const store = new PostgresEpisodeStore(dataSource);
   const engine = new TwinEngine(store, new RepositoryStackSource(stacks), builtInPacks);
   const server: Server = createGatewayServer(
     engine,

@@ -28,6 +28,15 @@ export const integer = (name: string, min: number, max: number) => (value: strin
   return n;
 };
 
+/** Episodes one process plays at once, at most: what its worker slots, database pool and Temporal client are sized for. */
+export const maxConcurrency = 64;
+
+/** `-c, --concurrency <k>`, the same bounds on every command that plays episodes. */
+export const concurrencyOption = (what: string, fallback: number): Option =>
+  new Option('-c, --concurrency <k>', `${what} played at once (1 to ${maxConcurrency})`)
+    .argParser(integer('--concurrency', 1, maxConcurrency))
+    .default(fallback);
+
 /** A scenario file names its bundle: the nearest folder above it with a mirror.yaml. */
 export const bundleOf = (target: string): { bundle: string; scenarioFile?: string } => {
   const absolute = path.resolve(target);

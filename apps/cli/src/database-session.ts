@@ -23,8 +23,11 @@ export const withDatabase = async <T>(log: ServiceLog, work: (session: DatabaseS
 
 /** Like withDatabase, but for `mirror db …`: migrations are what the command is about, so none run implicitly. */
 export const withRawDatabase = async <T>(log: ServiceLog, work: (dataSource: DataSource) => Promise<T>): Promise<T> => {
-  const database = await provideDatabase(loadConfig(), log);
-  const dataSource = createDataSource(database.url);
+  const config = loadConfig();
+  const database = await provideDatabase(config, log);
+  const dataSource = createDataSource(database.url, {
+    poolSize: Math.min(config.MIRROR_DATABASE_POOL_SIZE, database.maxConnections ?? Infinity),
+  });
   try {
     await dataSource.initialize();
     return await work(dataSource);

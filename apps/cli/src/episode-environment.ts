@@ -31,18 +31,24 @@ export const withEpisodeEnvironment = <T>(
   bundle: { path: string; model: StackModel; version: string },
   log: ServiceLog,
   work: (environment: EpisodeEnvironment) => Promise<T>,
+  options: { concurrency?: number } = {},
 ): Promise<T> =>
-  withEpisodeHost([{ id: 'bundle', ...bundle }], log, (host) => {
-    const environment = host.environments.get('bundle')!;
-    return work({
-      play: (scenario, seed, agent) => host.play(environment, scenario, seed, agent),
-      transcripts: host.transcripts,
-      services: {
-        dataSource: host.dataSource,
-        temporal: host.temporal.client,
-        connection: host.temporal.connection,
-        namespace: host.temporal.namespace,
-        tenantId: host.config.MIRROR_TENANT,
-      },
-    });
-  });
+  withEpisodeHost(
+    [{ id: 'bundle', ...bundle }],
+    log,
+    (host) => {
+      const environment = host.environments.get('bundle')!;
+      return work({
+        play: (scenario, seed, agent) => host.play(environment, scenario, seed, agent),
+        transcripts: host.transcripts,
+        services: {
+          dataSource: host.dataSource,
+          temporal: host.temporal.client,
+          connection: host.temporal.connection,
+          namespace: host.temporal.namespace,
+          tenantId: host.config.MIRROR_TENANT,
+        },
+      });
+    },
+    options,
+  );

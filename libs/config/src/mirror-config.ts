@@ -17,6 +17,16 @@ export const mirrorConfigSchema = z.object({
     .describe(
       'A PostgreSQL server (`postgres://user:password@host:5432/db`); without it an embedded PGlite starts (a secret).',
     ),
+  MIRROR_DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(16)
+    .describe(
+      'PostgreSQL connections a process opens at most (episodes played at once share them); the embedded PGlite ' +
+        'serves one.',
+    ),
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^\s:]+:\d+$/, 'must be host:port')

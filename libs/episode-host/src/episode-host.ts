@@ -16,7 +16,6 @@ import {
   policiesFor,
   RunnerContext,
   runEpisode,
-  SignallingEpisodeStore,
   WorkflowSignals,
 } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
@@ -78,8 +77,11 @@ export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript' | 'status'> &
 export interface EpisodeHost {
   config: MirrorConfig;
   dataSource: DataSource;
-  /** Temporal as the host reaches it: a client, the worker's native connection, the namespace and task queue. */
-  temporal: { client: Client; connection: NativeConnection; namespace: string; taskQueue: string };
+  /**
+   * Temporal as the host reaches it: a client, the worker's native connection, the namespace and task queue, and the
+   * frontend's address (where another worker process polls the same queue).
+   */
+  temporal: { client: Client; connection: NativeConnection; namespace: string; taskQueue: string; address: string };
   engine: TwinEngine;
   signals: WorkflowSignals;
   /** The twins' gateway every episode's agent calls (`/e/{episode}/{service}/…`). */
@@ -116,11 +118,13 @@ export interface EpisodeHostOptions {
   taskQueue?: string;
   /** Tracing the caller started (tests, with an in-memory exporter); else the settings' (OTEL_EXPORTER_OTLP_ENDPOINT). */
   tracing?: Tracing;
+  /** Episodes played at once (1 by default): the worker's slots and cache are sized for them. */
+  concurrency?: number;
 }
 
 /**
  * Everything episodes of some bundles need, in one process: the database (each bundle's stack version stored),
- * Temporal (embedded unless TEMPORAL_ADDRESS), the twins behind a gateway with an event store that signals workflows,
+ * Temporal (embedded unless TEMPORAL_ADDRESS), the twins behind a gateway with an event store workflows read,
  * and a worker on the process's own task queue. Shared by `mirror run`, `check`, `up` and `rollout`.
  */
 export const startEpisodeHost = async (
@@ -130,7 +134,12 @@ export const startEpisodeHost = async (
 ): Promise<EpisodeHost> => {
   const config = loadConfig();
   const operatorKey = resolveOperatorKey(config);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    // The SDK core's own lines went to stdout (into `--json` output). Forwarded to the logger (stderr) instead, from
+    // ERROR: its warning that a workflow task ran over 5 s is what a `wait` running the parties' steps does by design.
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
   // Whatever started is stopped, newest first, even when a later service fails to start: a command never hangs on
   // a half-started environment.
   const stops: (() => Promise<unknown>)[] = [];
@@ -190,8 +199,13 @@ const startServices = async (
     await stacks.saveVersion(config.MIRROR_TENANT, bundle.version, bundle.model);
   }
   const signals = new WorkflowSignals();
+  // No signal per twin event: the workflow reads the log itself at every `wait` and `finish` (the only points where
+  // business time passes or the episode ends), so an agent's tool call answers without a Temporal round trip. A signal
+  // would also be harmful now: one arriving while the workflow's last task runs the parties' final steps (local
+  // activities) makes Temporal refuse that task's completion, and the agent's `finish` update with it.
+  // `signals` still routes nothing but keeps its place for the episodes' handles (live episodes forget theirs there).
   const engine = new TwinEngine(
-    new SignallingEpisodeStore(new PostgresEpisodeStore(database.dataSource), signals.listener),
+    new PostgresEpisodeStore(database.dataSource),
     new RepositoryStackSource(stacks),
     builtInPacks,
   );
@@ -216,6 +230,7 @@ const startServices = async (
     voice: voiceFromConfig(config),
     operatorKey,
     plugins: temporalWorkerPlugins(tracing),
+    episodesAtOnce: options.concurrency ?? 1,
   });
   const working = worker.run();
   stops.push(async () => {
@@ -323,7 +338,13 @@ const startServices = async (
   return {
     config,
     dataSource: database.dataSource,
-    temporal: { client: temporalClient, connection: nativeConnection, namespace: temporal.namespace, taskQueue },
+    temporal: {
+      client: temporalClient,
+      connection: nativeConnection,
+      namespace: temporal.namespace,
+      taskQueue,
+      address: temporal.address,
+    },
     engine,
     signals,
     gatewayUrl,

@@ -155,6 +155,9 @@ export const startEpisode = async (
       taskQueue: context.taskQueue ?? taskQueues.episodes,
       workflowId: workflowIdOf(episode.id),
       args: [input],
+      // A `wait` runs the parties' steps inside its workflow task (local activities). With 64 episodes on two busy
+      // cores the task's heartbeat came late and Temporal's default 10 s timed tasks out, redoing their steps.
+      workflowTaskTimeout: '30 seconds',
     }),
   );
   signals.register(episode.id, handle);

@@ -1,4 +1,3 @@
 export * from './episode-runner';
-export * from './signalling-episode-store';
 export * from './episode-grading';
 export * from './session-conduct';

@@ -41,7 +41,19 @@ export interface WorkerOptions {
   operatorKey: string;
   /** Plugins the worker runs with (`@libs/telemetry`'s `temporalWorkerPlugins`: tracing and activity metrics). */
   plugins?: WorkerPlugin[];
+  /** Episodes this worker is expected to run at once (a deployment's worker: unset, the SDK's defaults). */
+  episodesAtOnce?: number;
 }
+
+/**
+ * Slots and cache for `episodes` running at once. Every open episode stays in the sticky cache (one pushed out
+ * replays its whole history on its next task); each has at most one workflow task and a few activities in flight.
+ */
+export const workerCapacity = (episodes: number) => ({
+  maxCachedWorkflows: Math.max(100, 2 * episodes),
+  maxConcurrentWorkflowTaskExecutions: Math.max(40, episodes),
+  maxConcurrentActivityTaskExecutions: Math.max(100, 4 * episodes),
+});
 
 /** The persona voice the configuration names, if any. */
 export const voiceFromConfig = (config: MirrorConfig): VoiceSettings | undefined =>
@@ -105,6 +117,7 @@ export const createWorker = (options: WorkerOptions): Promise<Worker> =>
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.episodes,
+    ...(options.episodesAtOnce !== undefined ? workerCapacity(options.episodesAtOnce) : {}),
     activities: {
       ...createHealthActivities(),
       ...createPersonaActivities(options.operatorKey, options.voice),

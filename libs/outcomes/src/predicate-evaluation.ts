@@ -103,6 +103,28 @@ const valuesOf = (
   return { values, types };
 };
 
+type PredicateEnvironment = ReturnType<typeof predicateEnvironment>;
+
+/**
+ * Environments compiled once per shape (the instance's value types and the tables read), not per judgement: every
+ * episode of a scenario judges the same predicates on the same shape, several times each (the parties' state
+ * reactions, the outcome, the milestones). An environment is frozen and evaluation keeps no state in it, so sharing
+ * one changes no verdict. Bounded: a process judging many scenarios starts over rather than grow.
+ */
+const compiled = new Map<string, PredicateEnvironment>();
+const readsOf = new Map<string, { tables: string[]; fields: string[] }>();
+const remembered = <T>(cache: Map<string, T>, key: string, make: () => T): T => {
+  let found = cache.get(key);
+  if (found === undefined) {
+    if (cache.size >= 512) {
+      cache.clear();
+    }
+    found = make();
+    cache.set(key, found);
+  }
+  return found;
+};
+
 /**
  * Judges named predicates against the records and log the twins hold: reads only the tables they name, fills the
  * fields they select with null where a record lacks them, and evaluates each. A predicate that cannot be evaluated
@@ -115,9 +137,19 @@ export const evaluatePredicates = async (
 ): Promise<Record<string, { met: boolean; reason?: string }>> => {
   const { values, types } = valuesOf(subject.instance);
   const reads = new Map<string, { tables: string[]; fields: string[] }>();
-  const reader = predicateEnvironment({ values: types, tables: {} });
+  const typesKey = JSON.stringify(types);
   for (const [name, when] of Object.entries(predicates)) {
-    reads.set(name, predicateReads(reader, when));
+    reads.set(
+      name,
+      remembered(readsOf, JSON.stringify([typesKey, when]), () =>
+        predicateReads(
+          remembered(compiled, JSON.stringify([typesKey, {}]), () =>
+            predicateEnvironment({ values: types, tables: {} }),
+          ),
+          when,
+        ),
+      ),
+    );
   }
   const wanted = new Set([...reads.values()].flatMap((r) => r.tables));
   const selected = new Set([...reads.values()].flatMap((r) => r.fields));
@@ -140,7 +172,10 @@ export const evaluatePredicates = async (
     }
   }
   const [log, now] = await Promise.all([records.log(), records.now()]);
-  const env = predicateEnvironment({ values: types, tables }, calendar);
+  // The reading environment above has no calendar; this one has, so their keys differ by what they were given.
+  const env = remembered(compiled, JSON.stringify([typesKey, tables, 'calendar']), () =>
+    predicateEnvironment({ values: types, tables }, calendar),
+  );
   const context = {
     ...values,
     services,

@@ -27,8 +27,11 @@ export const migrations = [
   ReviewAnnotations1764900006000,
 ];
 
-/** The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`. */
-export const createDataSource = (url: string): DataSource =>
+/**
+ * The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`.
+ * `poolSize`: connections at most (episodes played at once each hold one only for a query).
+ */
+export const createDataSource = (url: string, options: { poolSize?: number } = {}): DataSource =>
   new DataSource({
     type: 'postgres',
     url,
@@ -37,7 +40,7 @@ export const createDataSource = (url: string): DataSource =>
     synchronize: false,
     migrationsRun: false,
     logging: ['error'],
-    extra: { max: 8 },
+    extra: { max: options.poolSize ?? 8 },
   });
 
 export class PendingMigrationsError extends Error {

@@ -16,11 +16,13 @@ export interface OpenDatabase {
  * db:migrate` applies what is pending).
  */
 export const openDatabase = async (
-  config: Pick<MirrorConfig, 'DATABASE_URL' | 'MIRROR_DATA_DIR'>,
+  config: Pick<MirrorConfig, 'DATABASE_URL' | 'MIRROR_DATA_DIR' | 'MIRROR_DATABASE_POOL_SIZE'>,
   log: ServiceLog,
 ): Promise<OpenDatabase> => {
   const database = await provideDatabase(config, log);
-  const dataSource = createDataSource(database.url);
+  const dataSource = createDataSource(database.url, {
+    poolSize: Math.min(config.MIRROR_DATABASE_POOL_SIZE, database.maxConnections ?? Infinity),
+  });
   try {
     await dataSource.initialize();
     if (database.source === 'DATABASE_URL') {

@@ -5,7 +5,7 @@ import { ReferenceAgent, referenceAgents } from '@libs/reference-agents';
 import type { Scenario } from '@libs/scenarios';
 import { ingestStack } from '@libs/stack-ingestion';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
-import { bundleOf, integer, lenientOption, scenariosOf } from '@cli/command-arguments';
+import { bundleOf, concurrencyOption, integer, lenientOption, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
@@ -34,7 +34,7 @@ export const checkCommand = (): Command =>
     .argument('<bundle-or-scenario>', 'a stack bundle folder, or one scenario file inside one')
     .option('-s, --seed <seed>', 'the first seed: the episodes play seeds S to S+N-1', integer('--seed', 0, 2 ** 31), 1)
     .option('-n, --seeds <n>', 'how many seeds each scenario is played on, per agent', integer('--seeds', 1, 1000), 20)
-    .option('-c, --concurrency <k>', 'episodes played at once', integer('--concurrency', 1, 16), 2)
+    .addOption(concurrencyOption('episodes', 2))
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option(
       '-a, --agent <oracle>',
@@ -77,34 +77,38 @@ export const checkCommand = (): Command =>
           ),
       );
       const started = Date.now();
-      const checks = await withEpisodeEnvironment({ path: bundle, model, version }, log, (environment) =>
-        inParallel(plan, options.concurrency, async ({ scenario, role, judge, agent, seed }) => {
-          const played = await environment.play(scenario, seed, agent);
-          const problem =
-            played.status === 'infrastructure_error'
-              ? `the episode could not run, so this seed is unproven: ${played.reason}`
-              : judge(played);
-          if (!options.json) {
-            log.log(
-              `${scenario.scenario.id} ${agent.name} seed ${seed}: ${problem ? 'BROKEN' : 'ok'} (reward ${played.reward ?? '-'})`,
-            );
-          }
-          return {
-            played,
-            check: {
-              scenario: scenario.scenario.id,
-              agent: agent.name,
-              role,
-              seed,
-              episodeId: played.episodeId,
-              status: played.status,
-              reward: played.reward,
-              passed: played.passed,
-              valid: !problem,
-              ...(problem ? { problem } : {}),
-            },
-          };
-        }),
+      const checks = await withEpisodeEnvironment(
+        { path: bundle, model, version },
+        log,
+        (environment) =>
+          inParallel(plan, options.concurrency, async ({ scenario, role, judge, agent, seed }) => {
+            const played = await environment.play(scenario, seed, agent);
+            const problem =
+              played.status === 'infrastructure_error'
+                ? `the episode could not run, so this seed is unproven: ${played.reason}`
+                : judge(played);
+            if (!options.json) {
+              log.log(
+                `${scenario.scenario.id} ${agent.name} seed ${seed}: ${problem ? 'BROKEN' : 'ok'} (reward ${played.reward ?? '-'})`,
+              );
+            }
+            return {
+              played,
+              check: {
+                scenario: scenario.scenario.id,
+                agent: agent.name,
+                role,
+                seed,
+                episodeId: played.episodeId,
+                status: played.status,
+                reward: played.reward,
+                passed: played.passed,
+                valid: !problem,
+                ...(problem ? { problem } : {}),
+              },
+            };
+          }),
+        { concurrency: options.concurrency },
       );
       const elapsed = Date.now() - started;
       // A trap caught by its rules must still earn less than the oracle did on the same seed.

@@ -7,7 +7,7 @@ import { silentLog, stderrLog } from '@libs/embedded-services';
 import type { RolloutPlan } from '@libs/rollouts';
 import { ingestStack } from '@libs/stack-ingestion';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
-import { bundleOf, integer, lenientOption } from '@cli/command-arguments';
+import { bundleOf, concurrencyOption, integer, lenientOption, maxConcurrency } from '@cli/command-arguments';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
 import { rolloutReportText } from '@cli/rollout-report-text';
 import { playRollout } from '@cli/rollout-session';
@@ -37,7 +37,7 @@ export const rolloutCommand = (): Command =>
     )
     .option('-t, --tasks <tasks>', 'all, scenario ids (on --seeds seeds each) or scenario@seed, comma-separated', 'all')
     .option('-k, --trials <k>', 'trials of every task (the k of pass@k and pass^k)', integer('--trials', 1, 100), 1)
-    .option('-c, --concurrency <c>', 'trials played at once', integer('--concurrency', 1, 16), 2)
+    .addOption(concurrencyOption('trials', 2))
     .option('-n, --seeds <n>', 'seeds of a scenario named without one (S, S+1, …)', integer('--seeds', 1, 1000), 1)
     .option('-s, --seed <seed>', 'the first of those seeds', integer('--seed', 0, 2 ** 31), 1)
     .option('--resume <rollout-id>', 'take up a rollout whose command stopped (same bundle, same Temporal server)')
@@ -74,11 +74,16 @@ export const rolloutCommand = (): Command =>
         };
       }
       const log = options.json ? silentLog : stderrLog;
-      const outcome = await withEpisodeEnvironment({ path: bundle, model, version }, log, (environment) =>
-        playRollout(environment, model, version, plan ? { plan } : { resume: options.resume! }, {
-          progress: !options.json && process.stderr.isTTY,
-          log: (line) => log.log(line),
-        }),
+      const outcome = await withEpisodeEnvironment(
+        { path: bundle, model, version },
+        log,
+        (environment) =>
+          playRollout(environment, model, version, plan ? { plan } : { resume: options.resume! }, {
+            progress: !options.json && process.stderr.isTTY,
+            log: (line) => log.log(line),
+          }),
+        // A resumed rollout plays at its stored concurrency, which no option here can exceed.
+        { concurrency: plan?.concurrency ?? maxConcurrency },
       );
       const { report } = outcome;
       if (options.json) {

@@ -6,7 +6,7 @@ import { ingestStack } from '@libs/stack-ingestion';
 import type { AgentForInstance } from '@libs/episode-runs';
 import type { Scenario } from '@libs/scenarios';
 import { printJson, UsageError } from '@cli/cli-output';
-import { bundleOf, integer, lenientOption, scenariosOf } from '@cli/command-arguments';
+import { bundleOf, concurrencyOption, integer, lenientOption, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
@@ -43,7 +43,7 @@ export const runCommand = (): Command =>
     .option('--max-turns <n>', 'model turns per episode for openai:<model> agents', integer('--max-turns', 1, 1000), 50)
     .option('-n, --episodes <n>', 'episodes per scenario (seeds S, S+1, …)', integer('--episodes', 1, 1000), 1)
     .option('-s, --seed <seed>', 'first seed', integer('--seed', 0, 2 ** 31), 1)
-    .option('-c, --concurrency <k>', 'episodes played at once', integer('--concurrency', 1, 16), 1)
+    .addOption(concurrencyOption('episodes', 1))
     .option('--scenario <id>', 'only this scenario of the bundle')
     .option('--json', 'print the outcomes as JSON')
     .addOption(lenientOption())
@@ -99,6 +99,7 @@ export const runCommand = (): Command =>
           }),
           transcripts: environment.transcripts,
         }),
+        { concurrency: options.concurrency },
       );
       const summary = names.map((agent) => ({
         agent,

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { episodeApiOf } from '@libs/episode-api';
+import { loadConfig } from '@libs/config';
 import { HostedBundle, startEpisodeHost } from '@libs/episode-host';
 import { ingestStack } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
@@ -64,6 +65,7 @@ export const upCommand = (): Command =>
       const host = await startEpisodeHost(bundles, log, {
         gatewayPort: options.port === 0 ? 0 : options.port + 1,
         taskQueue: `mirror-up-${process.pid}`,
+        concurrency: loadConfig().MIRROR_MAX_LIVE_EPISODES,
       });
       let served: Awaited<ReturnType<typeof episodeApiOf>> | undefined;
       try {

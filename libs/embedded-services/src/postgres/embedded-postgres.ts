@@ -9,6 +9,13 @@ export interface RunningDatabase {
   /** How the database was provided, for the start-up log. */
   source:
     'DATABASE_URL' | 'embedded PGlite' | 'embedded PGlite (shared with another Mirror process)' | 'local PostgreSQL';
+  /**
+   * Connections a client may open at once, when the server limits them. PGlite is one backend behind a socket server
+   * that interleaves the messages of concurrent connections: two clients' extended-protocol queries (Parse, Bind,
+   * Execute) mix and fail ("bind message supplies 24 parameters, but prepared statement requires 2"). One connection
+   * whose queries queue in the client is what it can serve.
+   */
+  maxConnections?: number;
   stop(): Promise<void>;
 }
 
@@ -31,6 +38,7 @@ export const startEmbeddedPostgres = async (dataDir: string, log: ServiceLog): P
     return {
       url: urlFor(existing.port),
       source: 'embedded PGlite (shared with another Mirror process)',
+      maxConnections: 1,
       stop: () => Promise.resolve(),
     };
   }
@@ -50,6 +58,7 @@ export const startEmbeddedPostgres = async (dataDir: string, log: ServiceLog): P
   return {
     url: urlFor(port),
     source: 'embedded PGlite',
+    maxConnections: 1,
     stop: async () => {
       if (stopped) {
         return;

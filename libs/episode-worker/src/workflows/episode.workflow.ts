@@ -1,4 +1,5 @@
 import {
+  ActivityOptions,
   allHandlersFinished,
   CancellationScope,
   condition,
@@ -7,8 +8,10 @@ import {
   defineSignal,
   defineUpdate,
   isCancellation,
+  LocalActivityOptions,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -40,16 +43,28 @@ export const finishUpdate = defineUpdate<EpisodeOutcome, []>(episodeWorkflowName
 export const stateQuery = defineQuery<Record<string, unknown>>(episodeWorkflowNames.state);
 export const transcriptQuery = defineQuery<TranscriptEntry[]>(episodeWorkflowNames.transcript);
 
-const acts = proxyActivities<PersonaActivities>({
-  // Short: a persona's step is a few twin calls; a worker that dies mid-step is noticed and the step retried soon.
+// Short: a persona's step is a few twin calls; a worker that dies mid-step is noticed and the step retried soon.
+const stepOptions = {
   startToCloseTimeout: '15 seconds',
   retry: { maximumAttempts: 5, initialInterval: '200 ms' },
-});
+} satisfies ActivityOptions & LocalActivityOptions;
 
-const reactions = proxyActivities<ReactionActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '200 ms' },
-});
+/**
+ * The parties' steps as local activities: run by the worker inside the workflow task that asks for them, so a `wait`
+ * costs one round trip to Temporal instead of two per step (schedule, then complete), which under load was most of
+ * an episode's time. Every step is idempotent (its writes carry the action's key), so a task retried on another
+ * worker after a crash repeats nothing.
+ */
+const localSteps = {
+  acts: proxyLocalActivities<PersonaActivities>(stepOptions),
+  reactions: proxyLocalActivities<ReactionActivities>(stepOptions),
+};
+
+/** The same steps as activities Temporal schedules: how episodes recorded before the local ones replay. */
+const scheduledSteps = {
+  acts: proxyActivities<PersonaActivities>(stepOptions),
+  reactions: proxyActivities<ReactionActivities>(stepOptions),
+};
 
 /** When a delay from `from` ends, in business time. */
 const after = (from: number, delay: Delay): number =>
@@ -69,6 +84,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * thing another party does, `finish` ends the episode. Nothing here sleeps on wall time except the wall-clock limit.
  */
 export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<EpisodeOutcome> {
+  const { acts, reactions } = patched('local-party-steps') ? localSteps : scheduledSteps;
   const { instance } = input;
   const start = Date.parse(input.startAt);
   const carried = input.carried;

@@ -4,12 +4,22 @@ import { packService, type SignalledEvent } from '@libs/workflow-contracts';
 
 import type { EpisodeContext } from './persona-hands';
 
-/** What the twins signalled after `afterSeq`: the events the workflow reacts to. */
+/**
+ * What the twins recorded after `afterSeq`: the events the workflow reacts to. A refusal throws (the activity is
+ * retried): handing the workflow an error body instead of events fails its task for good.
+ */
 export const eventsSince = async (
   operator: OperatorClient,
   input: EpisodeContext & { afterSeq: number },
 ): Promise<SignalledEvent[]> => {
-  const { body } = await operator.admin<{ events: SignalledEvent[] }>(`/events?after=${input.afterSeq}`);
+  const { status, body } = await operator.admin<{ events?: SignalledEvent[]; message?: string }>(
+    `/events?after=${input.afterSeq}`,
+  );
+  if (status !== 200 || !Array.isArray(body.events)) {
+    throw new TwinCallError(
+      `the events of episode ${input.episodeId} could not be read: ${status} ${body.message ?? ''}`,
+    );
+  }
   return body.events;
 };
 
@@ -22,7 +32,13 @@ export const advanceClock = async (
   if (moved.status === 200) {
     return moved.body.now;
   }
-  return (await operator.admin<{ now: string }>('')).body.now;
+  const episode = await operator.admin<{ now?: string; message?: string }>('');
+  if (episode.status !== 200 || typeof episode.body.now !== 'string') {
+    throw new TwinCallError(
+      `the clock of episode ${input.episodeId} could not be read: ${episode.status} ${episode.body.message ?? ''}`,
+    );
+  }
+  return episode.body.now;
 };
 
 /** Ends the twins' episode with the workflow: from now on they refuse writes, so the graded state is final. */
