@@ -1,4 +1,11 @@
-import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from '@libs/twin-engine';
+import {
+  EpisodeDescriptor,
+  EpisodeStore,
+  EventRange,
+  FaultSettings,
+  ForkDescriptor,
+  LoggedEvent,
+} from '@libs/twin-engine';
 import type { SignalledEvent } from '@libs/workflow-contracts';
 
 export type EventListener = (episodeId: string, events: SignalledEvent[]) => Promise<void>;
@@ -45,8 +52,13 @@ export class SignallingEpisodeStore extends EpisodeStore {
     return this.inner.findEpisode(episodeId);
   }
 
-  events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]> {
-    return this.inner.events(episodeId, untilSeq);
+  /** A fork's copied events are its source's, told to that source's workflow already: nothing to signal. */
+  forkEpisode(episode: ForkDescriptor): Promise<void> {
+    return this.inner.forkEpisode(episode);
+  }
+
+  events(episodeId: string, range?: EventRange): Promise<LoggedEvent[]> {
+    return this.inner.events(episodeId, range);
   }
 
   setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
