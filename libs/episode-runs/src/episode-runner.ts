@@ -40,13 +40,20 @@ export interface RunnerContext {
 /** Routes twin events to the workflows of the episodes this process runs. */
 export class WorkflowSignals {
   private readonly running = new Map<string, WorkflowHandle>();
+  private readonly releases = new Map<string, () => void>();
 
-  register(episodeId: string, handle: WorkflowHandle): void {
+  /** `release` runs when the episode is forgotten: what its runner held for the run (a pin in memory). */
+  register(episodeId: string, handle: WorkflowHandle, release?: () => void): void {
     this.running.set(episodeId, handle);
+    if (release) {
+      this.releases.set(episodeId, release);
+    }
   }
 
   forget(episodeId: string): void {
     this.running.delete(episodeId);
+    this.releases.get(episodeId)?.();
+    this.releases.delete(episodeId);
   }
 
   readonly listener = async (episodeId: string, events: SignalledEvent[]): Promise<void> => {
@@ -149,14 +156,20 @@ export const startEpisode = async (
     startAt: episode.now(),
     ...options,
   };
+  // The session below keeps this `Episode` (its clock, its tokens) for the whole run: it must not be evicted and
+  // rebuilt under it. Released when the episode is forgotten, as it ends.
+  const unpin = context.engine.pin(episode.id);
   const handle = await orInfrastructureError(episode.id, () =>
     context.temporal.workflow.start(episodeWorkflowNames.workflow, {
       taskQueue: context.taskQueue ?? taskQueues.episodes,
       workflowId: workflowIdOf(episode.id),
       args: [input],
     }),
-  );
-  signals.register(episode.id, handle);
+  ).catch((error: unknown) => {
+    unpin();
+    throw error;
+  });
+  signals.register(episode.id, handle, unpin);
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
     handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] }),
