@@ -31,7 +31,7 @@ import {
 } from '@libs/persistence';
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
-import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import { createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
@@ -180,6 +180,7 @@ const startServices = async (
     new SignallingEpisodeStore(new PostgresEpisodeStore(database.dataSource), signals.listener),
     new RepositoryStackSource(stacks),
     builtInPacks,
+    memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
   );
   const gateway = createGatewayServer(
     engine,

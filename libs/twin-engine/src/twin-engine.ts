@@ -75,6 +75,10 @@ export interface EngineMemoryOptions {
   clock?: () => number;
 }
 
+/** The engine's memory options from a budget in MB (`MIRROR_TWIN_MEMORY_MB`); 0 is no budget. */
+export const memoryBudgetOf = (megabytes: number): EngineMemoryOptions =>
+  megabytes > 0 ? { budgetBytes: megabytes * 1024 * 1024 } : {};
+
 /**
  * Owns the episodes a gateway process serves. Worlds are built once per (stack version, seed, sizes) and shared by
  * every episode on them; an episode not in memory (after a restart, evicted, or served elsewhere before) is rebuilt
