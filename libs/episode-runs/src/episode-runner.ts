@@ -97,6 +97,9 @@ const planInsight = (context: RunnerContext, episodeId: string, subject: Predica
 
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
+/** When the episode's workflow hands over to a new run, when a caller (a test) wants it sooner than the defaults. */
+type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continueAsNewAfterUpdates'>;
+
 /**
  * The episode could not run or end for a reason outside the agent (Temporal or the database unreachable): reported
  * beside the others, never graded as the agent's failure. `episodeId` when the twins' episode was created.
@@ -127,7 +130,7 @@ export const startEpisode = async (
   signals: WorkflowSignals,
   scenario: Scenario,
   seed: number,
-  options: { continueAsNewAfterEvents?: number } = {},
+  options: HandOver = {},
 ) => {
   const worldSeed = worldSeedOf(scenario, seed, context.instanceKey);
   const episode = await orInfrastructureError(undefined, () =>
@@ -273,7 +276,7 @@ export const runEpisode = async (
   scenario: Scenario,
   seed: number,
   agentFor: AgentForInstance,
-  options: { continueAsNewAfterEvents?: number; stopGraceMs?: number } = {},
+  options: HandOver & { stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
   const { episode, handle, session, conduct, finished, instance, startAt } = await startEpisode(
     context,
