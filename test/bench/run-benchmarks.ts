@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { runCliIngestBenchmark } from './cli-ingest-benchmark';
 import { runEpisodeBenchmarks } from './episode-benchmark';
 import { runGradingBenchmarks } from './grading-benchmark';
+import { runMemoryBenchmark } from './memory-benchmark';
 import { runPackBenchmarks } from './pack-benchmark';
 import { runTwinBenchmarks } from './twin-benchmark';
 
@@ -155,5 +156,8 @@ void (async () => {
   }
   if (!only || only === 'episodes') {
     await runEpisodeBenchmarks();
+  }
+  if (!only || only === 'memory') {
+    await runMemoryBenchmark();
   }
 })();

@@ -3,11 +3,11 @@ import type { World } from '@libs/synthetic-data';
 import type { EpisodeEvent } from './episode-events';
 
 /**
- * What a JSON byte costs once parsed into V8 objects (property maps, boxed strings, map entries): about 3 on Node 20,
- * measured on the example stacks' worlds (`npm run bench -- --only=memory` prints the estimate beside RSS). The budget
- * is an estimate either way; what matters is that it grows with what is held and never ignores a large part.
+ * What a JSON byte costs once parsed into V8 objects (property maps, strings, map entries): about 1.4 on Node 20 for
+ * the example company's worlds (RSS grew ~6.6 MB a world against 4.6 MB of JSON; `npm run bench -- --only=memory`
+ * prints both). The budget is an estimate either way: what matters is that it grows with what is held.
  */
-const heapBytesPerJsonByte = 3;
+const heapBytesPerJsonByte = 1.5;
 
 /** The fixed part of an episode in memory: its objects, clock, fault injector and read memo. */
 export const episodeBaseBytes = 64 * 1024;
