@@ -18,7 +18,7 @@ interface RunResult {
   episodes: number;
   baselineMb: number;
   peakMb: number;
-  samples: [number, number][];
+  samples: [number, number, number][];
   held: { episodes: number; worlds: number; bytes: number };
   evictions: { episodes: number; worlds: number };
   rebuiltFirst: boolean;
@@ -82,9 +82,11 @@ export const runMemoryBenchmark = async (): Promise<void> => {
     const ratio =
       median(unbounded.map((r) => r.peakMb - r.baselineMb)) / median(bounded.map((r) => r.peakMb - r.baselineMb));
     console.log(`\ngrowth over the baseline, without the budget / with it: ${ratio.toFixed(1)}×`);
-    const row = (results: RunResult[]) => results[results.length - 1].samples.map(([, rss]) => String(rss)).join(' ');
-    console.log(`RSS every 25 episodes, with the budget (MB): ${row(bounded)}`);
-    console.log(`RSS every 25 episodes, without (MB):        ${row(unbounded)}`);
+    const row = (results: RunResult[], column: 1 | 2) =>
+      results[results.length - 1].samples.map((sample) => String(sample[column])).join(' ');
+    console.log(`after a full GC every 25 episodes, RSS / live heap (MB):`);
+    console.log(`  with the budget: ${row(bounded, 1)} / ${row(bounded, 2)}`);
+    console.log(`  without:         ${row(unbounded, 1)} / ${row(unbounded, 2)}`);
     const lost = [...bounded, ...unbounded].filter((r) => !r.rebuiltFirst).length;
     console.log(
       `the first episode, rebuilt after eviction, has all its events: ${lost === 0 ? 'yes' : `no (${lost} runs)`}`,

@@ -89,7 +89,7 @@ void (async () => {
   });
   global.gc?.();
   const baseline = process.memoryUsage().rss;
-  const samples: [number, number][] = [];
+  const samples: [number, number, number][] = [];
   const ids: string[] = [];
   const began = Date.now();
   for (let index = 0; index < episodes; index++) {
@@ -102,7 +102,9 @@ void (async () => {
     ids.push(episode.id);
     await play(episode, index);
     if ((index + 1) % sampleEvery === 0) {
-      samples.push([index + 1, mb(process.memoryUsage().rss)]);
+      // After a full collection: what is live, not what V8 has yet to collect.
+      global.gc?.();
+      samples.push([index + 1, mb(process.memoryUsage().rss), mb(process.memoryUsage().heapUsed)]);
     }
   }
   const ms = Date.now() - began;
