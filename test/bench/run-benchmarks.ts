@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { runCliIngestBenchmark } from './cli-ingest-benchmark';
 import { runEpisodeBenchmarks } from './episode-benchmark';
 import { runGradingBenchmarks } from './grading-benchmark';
+import { runMemoryBenchmark } from './memory-benchmark';
 import { runPackBenchmarks } from './pack-benchmark';
 import { runThroughputBenchmarks } from './throughput-benchmark';
 import { runTwinBenchmarks } from './twin-benchmark';
@@ -159,5 +160,8 @@ void (async () => {
   }
   if (!only || only === 'throughput') {
     await runThroughputBenchmarks();
+  }
+  if (!only || only === 'memory') {
+    await runMemoryBenchmark();
   }
 })();

@@ -5,7 +5,7 @@ import { Logger } from '@nestjs/common';
 import { loadConfig, requireOperatorKey } from '@libs/config';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { collectProcessMetrics, observeGateway, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
-import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import { createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
 
 /**
@@ -26,6 +26,7 @@ const main = async (): Promise<void> => {
     new PostgresEpisodeStore(dataSource),
     new RepositoryStackSource(new StackRepository(dataSource)),
     builtInPacks,
+    memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
   );
   const server = createGatewayServer(
     engine,

@@ -147,6 +147,17 @@ export const mirrorConfigSchema = z.object({
     .describe(
       'The service name spans carry; each process names itself (`mirror-api`, `mirror-gateway`, …) when unset.',
     ),
+  MIRROR_TWIN_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_048_576)
+    .default(512)
+    .describe(
+      'Estimated memory (MB) a twin engine (the gateway, `mirror run`, `rollout`, `up`) keeps worlds and episodes ' +
+        'in: beyond it the least recently used idle episodes, then worlds none of them stands on, are dropped and ' +
+        'rebuilt from their seed and event log when next used. 0 keeps everything.',
+    ),
   MIRROR_DEBUG: z.string().optional().describe('Any value prints stack traces with CLI errors.'),
 });
 

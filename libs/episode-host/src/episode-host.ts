@@ -38,7 +38,7 @@ import {
   Tracing,
   tracingFromConfig,
 } from '@libs/telemetry';
-import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import { createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
@@ -208,6 +208,7 @@ const startServices = async (
     new PostgresEpisodeStore(database.dataSource),
     new RepositoryStackSource(stacks),
     builtInPacks,
+    memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
   );
   const gateway = createGatewayServer(
     engine,

@@ -41,13 +41,20 @@ export interface RunnerContext {
 /** Routes twin events to the workflows of the episodes this process runs. */
 export class WorkflowSignals {
   private readonly running = new Map<string, WorkflowHandle>();
+  private readonly releases = new Map<string, () => void>();
 
-  register(episodeId: string, handle: WorkflowHandle): void {
+  /** `release` runs when the episode is forgotten: what its runner held for the run (a pin in memory). */
+  register(episodeId: string, handle: WorkflowHandle, release?: () => void): void {
     this.running.set(episodeId, handle);
+    if (release) {
+      this.releases.set(episodeId, release);
+    }
   }
 
   forget(episodeId: string): void {
     this.running.delete(episodeId);
+    this.releases.get(episodeId)?.();
+    this.releases.delete(episodeId);
   }
 
   readonly listener = async (episodeId: string, events: SignalledEvent[]): Promise<void> => {
@@ -91,6 +98,9 @@ const planInsight = (context: RunnerContext, episodeId: string, subject: Predica
 
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
+/** When the episode's workflow hands over to a new run, when a caller (a test) wants it sooner than the defaults. */
+type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continueAsNewAfterUpdates'>;
+
 /**
  * The episode could not run or end for a reason outside the agent (Temporal or the database unreachable): reported
  * beside the others, never graded as the agent's failure. `episodeId` when the twins' episode was created.
@@ -121,7 +131,7 @@ export const startEpisode = async (
   signals: WorkflowSignals,
   scenario: Scenario,
   seed: number,
-  options: { continueAsNewAfterEvents?: number } = {},
+  options: HandOver = {},
 ) => {
   const worldSeed = worldSeedOf(scenario, seed, context.instanceKey);
   const episode = await orInfrastructureError(undefined, () =>
@@ -150,6 +160,9 @@ export const startEpisode = async (
     startAt: episode.now(),
     ...options,
   };
+  // The session below keeps this `Episode` (its clock, its tokens) for the whole run: it must not be evicted and
+  // rebuilt under it. Released when the episode is forgotten, as it ends.
+  const unpin = context.engine.pin(episode.id);
   const handle = await orInfrastructureError(episode.id, () =>
     context.temporal.workflow.start(episodeWorkflowNames.workflow, {
       taskQueue: context.taskQueue ?? taskQueues.episodes,
@@ -159,8 +172,11 @@ export const startEpisode = async (
       // cores the task's heartbeat came late and Temporal's default 10 s timed tasks out, redoing their steps.
       workflowTaskTimeout: '30 seconds',
     }),
-  );
-  signals.register(episode.id, handle);
+  ).catch((error: unknown) => {
+    unpin();
+    throw error;
+  });
+  signals.register(episode.id, handle, unpin);
   mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
@@ -265,7 +281,7 @@ export const runEpisode = async (
   scenario: Scenario,
   seed: number,
   agentFor: AgentForInstance,
-  options: { continueAsNewAfterEvents?: number; stopGraceMs?: number } = {},
+  options: HandOver & { stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
   const { episode, handle, session, conduct, finished, instance, startAt } = await startEpisode(
     context,

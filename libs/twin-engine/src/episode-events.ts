@@ -75,11 +75,29 @@ export interface LoggedEvent {
  */
 export abstract class EpisodeStore {
   abstract createEpisode(episode: EpisodeDescriptor): Promise<void>;
+  /**
+   * Creates `episode` (a fork: `forkedFrom` set) with its source's events up to `forkedFrom.seq` as its own log, in
+   * one step: a fork of a long episode never passes through the caller, nor half-exists.
+   */
+  abstract forkEpisode(episode: ForkDescriptor): Promise<void>;
   abstract findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined>;
   abstract append(episodeId: string, events: LoggedEvent[]): Promise<void>;
-  abstract events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]>;
+  /** The log in order, only the events after `after` and up to `until` when given: catching up reads what is new. */
+  abstract events(episodeId: string, range?: EventRange): Promise<LoggedEvent[]>;
   abstract setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void>;
 }
+
+/** A slice of an event log by sequence number: after `after` (exclusive), up to `until` (inclusive). */
+export interface EventRange {
+  after?: number;
+  until?: number;
+}
+
+/** Whether an event is in a range: what a store that filters in memory applies. */
+export const inRange = (seq: number, range: EventRange = {}): boolean =>
+  (range.after === undefined || seq > range.after) && (range.until === undefined || seq <= range.until);
+
+export type ForkDescriptor = EpisodeDescriptor & Required<Pick<EpisodeDescriptor, 'forkedFrom'>>;
 
 export interface EpisodeDescriptor {
   id: string;

@@ -1,6 +1,7 @@
 import type { World, WorldRecord, WorldTable } from '@libs/synthetic-data';
 
 import { EpisodeEvent, LoggedEvent, RecordedResponse } from './episode-events';
+import { eventHeapBytes } from './memory-estimate';
 
 /** What an episode changed in one table of its world. */
 interface TableOverlay {
@@ -29,7 +30,14 @@ export class EpisodeState {
   /** Answers to writes sent with an idempotency key, by key. */
   private readonly answered = new Map<string, { response: RecordedResponse; scope?: string }>();
 
+  /** Roughly what the overlay holds: what the engine's memory budget weighs the episode by. */
+  private heldBytes = 0;
+
   constructor(readonly world: World) {}
+
+  get approximateBytes(): number {
+    return this.heldBytes;
+  }
 
   get seq(): number {
     return this.lastSeq;
@@ -101,6 +109,7 @@ export class EpisodeState {
 
   apply(logged: LoggedEvent): void {
     this.lastSeq = logged.seq;
+    this.heldBytes += eventHeapBytes(logged.event);
     if (logged.event.type === 'episode.closed') {
       this.ended = true;
     }

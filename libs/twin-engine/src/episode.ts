@@ -115,6 +115,23 @@ export class Episode {
     return this.descriptor.id;
   }
 
+  /** Writes queued or running: an episode with none can be dropped from memory and rebuilt from its log. */
+  private inFlight = 0;
+
+  get idle(): boolean {
+    return this.inFlight === 0;
+  }
+
+  /** Puts a write at the end of the episode's chain: the next one starts after it settles, whatever its outcome. */
+  private chain(result: Promise<unknown>): void {
+    this.inFlight++;
+    this.writes = result
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight--;
+      });
+  }
+
   /**
    * The bearer token of `principal` for a service of this episode, in the product's style; undefined when the service
    * issues none (a pack without tokens). A spec twin's token carries every scope its spec declares unless `scopes` names
@@ -170,7 +187,7 @@ export class Episode {
       this.state.apply(logged);
       return this.now();
     });
-    this.writes = result.catch(() => undefined);
+    this.chain(result);
     return result;
   }
 
@@ -189,7 +206,7 @@ export class Episode {
       await this.store.append(this.id, [logged]);
       this.state.apply(logged);
     });
-    this.writes = result.catch(() => undefined);
+    this.chain(result);
     return result;
   }
 
@@ -246,7 +263,7 @@ export class Episode {
       }
       return 'enrolled' as const;
     });
-    this.writes = result.catch(() => undefined);
+    this.chain(result);
     return result;
   }
 
@@ -285,7 +302,7 @@ export class Episode {
       this.state.apply(logged);
       return 'created' as const;
     });
-    this.writes = result.catch(() => undefined);
+    this.chain(result);
     return result;
   }
 
@@ -316,7 +333,7 @@ export class Episode {
       this.state.apply(logged);
       return 'patched';
     });
-    this.writes = result.catch(() => undefined);
+    this.chain(result);
     return result;
   }
 
@@ -477,7 +494,7 @@ export class Episode {
       logged.forEach((entry) => this.state.apply(entry));
       return answer.response;
     });
-    this.writes = result.catch(() => undefined);
+    this.chain(result);
     return delayMs ? result.then((response) => ({ ...response, delayMs })) : result;
   }
 }

@@ -1,4 +1,12 @@
-import { EpisodeDescriptor, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
+import {
+  EpisodeDescriptor,
+  EpisodeStore,
+  EventRange,
+  FaultSettings,
+  ForkDescriptor,
+  inRange,
+  LoggedEvent,
+} from './episode-events';
 
 /**
  * Keeps episodes in process memory: for in-process twins (`setupServer` in a user's own tests) where nothing has to
@@ -30,9 +38,19 @@ export class InMemoryEpisodeStore extends EpisodeStore {
     return Promise.resolve();
   }
 
-  events(episodeId: string, untilSeq?: number): Promise<LoggedEvent[]> {
+  forkEpisode(episode: ForkDescriptor): Promise<void> {
+    const source = this.logs.get(episode.forkedFrom.episodeId) ?? [];
+    this.descriptors.set(episode.id, structuredClone(episode));
+    this.logs.set(
+      episode.id,
+      source.filter((e) => e.seq <= episode.forkedFrom.seq),
+    );
+    return Promise.resolve();
+  }
+
+  events(episodeId: string, range?: EventRange): Promise<LoggedEvent[]> {
     const log = this.logs.get(episodeId) ?? [];
-    return Promise.resolve(structuredClone(untilSeq === undefined ? log : log.filter((e) => e.seq <= untilSeq)));
+    return Promise.resolve(structuredClone(range ? log.filter((e) => inRange(e.seq, range)) : log));
   }
 
   setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {

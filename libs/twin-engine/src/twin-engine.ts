@@ -7,6 +7,7 @@ import { Episode, EpisodeClosedError } from './episode';
 import { newEpisodeSecret } from './episode-credentials';
 import { EpisodeDescriptor, EpisodeScenario, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
+import { episodeBaseBytes, worldHeapBytes } from './memory-estimate';
 import { PackRegistry } from './packs/twin-pack';
 import { StackTwin } from './stack-twin';
 
@@ -60,23 +61,60 @@ export class ScenarioNotFoundError extends Error {
   }
 }
 
+/** How much of its episodes and worlds the engine keeps in memory. */
+export interface EngineMemoryOptions {
+  /**
+   * Estimated bytes of worlds and episodes held (`memory-estimate.ts`); beyond it the least recently used idle
+   * episodes, then the worlds no held episode stands on, are dropped and rebuilt on their next use. Unbounded when
+   * absent.
+   */
+  budgetBytes?: number;
+  /** An episode is idle once unused this long with no write in flight and not pinned (default 10 s). */
+  idleMs?: number;
+  /** Wall-clock milliseconds; tests give their own. */
+  clock?: () => number;
+}
+
+/** The engine's memory options from a budget in MB (`MIRROR_TWIN_MEMORY_MB`); 0 is no budget. */
+export const memoryBudgetOf = (megabytes: number): EngineMemoryOptions =>
+  megabytes > 0 ? { budgetBytes: megabytes * 1024 * 1024 } : {};
+
 /**
  * Owns the episodes a gateway process serves. Worlds are built once per (stack version, seed, sizes) and shared by
- * every episode on them; an episode not in memory (after a restart, or served elsewhere before) is rebuilt from its
- * world and its event log on first use.
+ * every episode on them; an episode not in memory (after a restart, evicted, or served elsewhere before) is rebuilt
+ * from its world and its event log on first use. With a memory budget, what is least recently used goes first.
  */
 export class TwinEngine {
   private readonly twins = new Map<string, Promise<StackTwin>>();
   private readonly episodes = new Map<string, Promise<Episode>>();
   /** The same episodes once loaded, for synchronous access on the read path. */
   private readonly loaded = new Map<string, Episode>();
+  /** When each episode and world was last used, least recent first (a touch moves an entry to the end). */
+  private readonly episodeUse = new Map<string, number>();
+  private readonly worldUse = new Map<string, number>();
+  /** The world key of every episode held or loading: a world any of them stands on stays. */
+  private readonly worldOf = new Map<string, string>();
+  private readonly worldBytes = new Map<string, number>();
+  /** Episodes someone holds an object of for a while (a runner's session): never evicted while pinned. */
+  private readonly pins = new Map<string, number>();
+  private readonly budgetBytes: number | undefined;
+  private readonly idleMs: number;
+  private readonly clock: () => number;
+  private checkedAt = 0;
+  /** What eviction dropped so far: for the memory benchmark and operators. */
+  readonly evictions = { episodes: 0, worlds: 0 };
 
   constructor(
     private readonly store: EpisodeStore,
     private readonly stacks: StackSource,
     /** The twin packs (Slack, mail, ERP …) stacks may use; `builtInPacks` from `twins/` in the apps. */
     private readonly packs: PackRegistry = new Map(),
-  ) {}
+    memory: EngineMemoryOptions = {},
+  ) {
+    this.budgetBytes = memory.budgetBytes;
+    this.idleMs = memory.idleMs ?? 10_000;
+    this.clock = memory.clock ?? Date.now;
+  }
 
   async createEpisode(request: NewEpisode): Promise<Episode> {
     // Episodes record the full version, whatever prefix the caller used, so their worlds are found again later.
@@ -97,8 +135,16 @@ export class TwinEngine {
       ...(request.faults ? { faults: request.faults } : {}),
       ...(request.scenario ? { scenario: request.scenario } : {}),
     };
-    const twin = await this.twinFor(descriptor);
-    await this.store.createEpisode(descriptor);
+    // Known before the world is built, so the world is not dropped while this episode is made on it.
+    this.worldOf.set(descriptor.id, this.worldKeyOf(descriptor));
+    let twin: StackTwin;
+    try {
+      twin = await this.twinFor(descriptor);
+      await this.store.createEpisode(descriptor);
+    } catch (error) {
+      this.worldOf.delete(descriptor.id);
+      throw error;
+    }
     const episode = new Episode(descriptor, twin, new EpisodeState(twin.world), this.store);
     this.track(descriptor.id, Promise.resolve(episode));
     return episode;
@@ -110,32 +156,91 @@ export class TwinEngine {
     if (!episode) {
       episode = this.rebuild(episodeId);
       this.track(episodeId, episode);
+    } else {
+      this.touch(episodeId);
     }
     return episode;
   }
 
   /** The episode if it is in memory already; undefined means "ask `episode()`". */
   loadedEpisode(episodeId: string): Episode | undefined {
-    return this.loaded.get(episodeId);
+    const episode = this.loaded.get(episodeId);
+    if (episode) {
+      this.touch(episodeId);
+    }
+    return episode;
+  }
+
+  /**
+   * Keeps the episode in memory until the returned function is called: for a caller that keeps the `Episode` object
+   * across turns (its clock, its tokens), which would go stale if the episode were evicted and rebuilt under it.
+   */
+  pin(episodeId: string): () => void {
+    this.pins.set(episodeId, (this.pins.get(episodeId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) {
+        return;
+      }
+      released = true;
+      const left = (this.pins.get(episodeId) ?? 1) - 1;
+      if (left > 0) {
+        this.pins.set(episodeId, left);
+      } else {
+        this.pins.delete(episodeId);
+      }
+    };
+  }
+
+  /** Whether the episode is held in memory now (not evicted, not loading). */
+  holds(episodeId: string): boolean {
+    return this.loaded.has(episodeId);
+  }
+
+  /** How many episodes and worlds are held, and their estimated bytes. */
+  residency(): { episodes: number; worlds: number; bytes: number } {
+    return { episodes: this.loaded.size, worlds: this.worldBytes.size, bytes: this.heldBytes() };
   }
 
   private track(episodeId: string, episode: Promise<Episode>): void {
     this.episodes.set(episodeId, episode);
     this.loaded.delete(episodeId);
+    this.touch(episodeId);
     episode.then(
       (ready) => {
         if (this.episodes.get(episodeId) === episode) {
           this.loaded.set(episodeId, ready);
+          this.worldOf.set(episodeId, this.worldKeyOf(ready.descriptor));
+          this.enforceBudget();
         }
       },
-      () => this.episodes.delete(episodeId),
+      () => {
+        this.episodes.delete(episodeId);
+        this.episodeUse.delete(episodeId);
+        this.worldOf.delete(episodeId);
+      },
     );
   }
 
-  /** The episode's log after a sequence number, durable events only: what workflows catch up from. */
+  private touch(episodeId: string): void {
+    const now = this.clock();
+    this.episodeUse.delete(episodeId);
+    this.episodeUse.set(episodeId, now);
+    // Episodes grow with their writes: the budget is looked at again now and then, not only when one is loaded.
+    if (this.budgetBytes !== undefined && now - this.checkedAt >= 250) {
+      this.enforceBudget();
+    }
+  }
+
+  /**
+   * The episode's log after a sequence number, durable events only: what workflows catch up from. Only the new
+   * events are read, so a workflow that catches up before every turn pays for what happened since, not the history.
+   */
   async events(episodeId: string, afterSeq = 0): Promise<LoggedEvent[]> {
-    await this.episode(episodeId);
-    return (await this.store.events(episodeId)).filter((entry) => entry.seq > afterSeq);
+    if (!this.episodes.has(episodeId) && !(await this.store.findEpisode(episodeId))) {
+      throw new EpisodeNotFoundError(episodeId);
+    }
+    return this.store.events(episodeId, afterSeq > 0 ? { after: afterSeq } : {});
   }
 
   /**
@@ -147,26 +252,21 @@ export class TwinEngine {
   }
 
   /**
-   * A new episode that starts where another stood after event `atSeq` (its latest when absent), with a secret of its
-   * own: tokens of the source open nothing in the fork.
+   * A new episode that starts where another stood after event `atSeq` (its latest when absent, and never beyond it),
+   * with a secret of its own: tokens of the source open nothing in the fork. The store copies the log itself, so a
+   * fork at event 50,000 costs one statement; the fork's state is then replayed from its own log like any rebuild.
    */
   async fork(episodeId: string, atSeq?: number): Promise<Episode> {
     const source = await this.episode(episodeId);
-    const seq = atSeq ?? source.state.seq;
-    const events = await this.store.events(episodeId, seq);
-    const descriptor: EpisodeDescriptor = {
+    const seq = Math.min(atSeq ?? source.state.seq, source.state.seq);
+    const descriptor: EpisodeDescriptor & { forkedFrom: { episodeId: string; seq: number } } = {
       ...source.descriptor,
       id: randomUUID(),
       secret: newEpisodeSecret(),
       forkedFrom: { episodeId, seq },
     };
-    await this.store.createEpisode(descriptor);
-    await this.store.append(descriptor.id, events);
-    const state = new EpisodeState(source.twin.world);
-    events.forEach((event) => state.apply(event));
-    const fork = new Episode(descriptor, source.twin, state, this.store);
-    this.track(descriptor.id, Promise.resolve(fork));
-    return fork;
+    await this.store.forkEpisode(descriptor);
+    return this.episode(descriptor.id);
   }
 
   /** Faults for an open episode; an ended one refuses (faults injected after the end would re-judge it). */
@@ -183,6 +283,62 @@ export class TwinEngine {
   evict(episodeId: string): void {
     this.episodes.delete(episodeId);
     this.loaded.delete(episodeId);
+    this.episodeUse.delete(episodeId);
+    this.worldOf.delete(episodeId);
+  }
+
+  private heldBytes(): number {
+    let bytes = 0;
+    for (const episode of this.loaded.values()) {
+      bytes += episodeBaseBytes + episode.state.approximateBytes;
+    }
+    for (const worldBytes of this.worldBytes.values()) {
+      bytes += worldBytes;
+    }
+    return bytes;
+  }
+
+  /**
+   * Drops what is least recently used until the estimate is within the budget: idle episodes first (no write in
+   * flight, unused for `idleMs`, so no caller is between reading and writing one), then worlds no episode held or
+   * loading stands on. What is busy stays, even over the budget: it is dropped once idle.
+   */
+  private enforceBudget(): void {
+    if (this.budgetBytes === undefined) {
+      return;
+    }
+    const now = this.clock();
+    this.checkedAt = now;
+    let held = this.heldBytes();
+    if (held <= this.budgetBytes) {
+      return;
+    }
+    for (const [episodeId, usedAt] of this.episodeUse) {
+      if (held <= this.budgetBytes) {
+        break;
+      }
+      const episode = this.loaded.get(episodeId);
+      if (!episode || now - usedAt < this.idleMs || !episode.idle || this.pins.has(episodeId)) {
+        continue;
+      }
+      held -= episodeBaseBytes + episode.state.approximateBytes;
+      this.evict(episodeId);
+      this.evictions.episodes++;
+    }
+    const standing = new Set(this.worldOf.values());
+    for (const key of this.worldUse.keys()) {
+      if (held <= this.budgetBytes) {
+        break;
+      }
+      if (standing.has(key) || !this.worldBytes.has(key)) {
+        continue;
+      }
+      held -= this.worldBytes.get(key) ?? 0;
+      this.twins.delete(key);
+      this.worldBytes.delete(key);
+      this.worldUse.delete(key);
+      this.evictions.worlds++;
+    }
   }
 
   private async rebuild(episodeId: string): Promise<Episode> {
@@ -190,6 +346,8 @@ export class TwinEngine {
     if (!descriptor) {
       throw new EpisodeNotFoundError(episodeId);
     }
+    // Known before the world is built, so the world is not dropped while this episode loads on it.
+    this.worldOf.set(episodeId, this.worldKeyOf(descriptor));
     const twin = await this.twinFor(descriptor);
     const state = new EpisodeState(twin.world);
     for (const event of await this.store.events(episodeId)) {
@@ -198,18 +356,35 @@ export class TwinEngine {
     return new Episode(descriptor, twin, state, this.store);
   }
 
+  private worldKeyOf(descriptor: EpisodeDescriptor): string {
+    return `${descriptor.tenantId}:${worldKey(descriptor.stackVersion, descriptor.seed, descriptor.sizes)}`;
+  }
+
   private twinFor(descriptor: EpisodeDescriptor): Promise<StackTwin> {
-    const key = `${descriptor.tenantId}:${worldKey(descriptor.stackVersion, descriptor.seed, descriptor.sizes)}`;
+    const key = this.worldKeyOf(descriptor);
+    this.worldUse.delete(key);
+    this.worldUse.set(key, this.clock());
     let twin = this.twins.get(key);
     if (!twin) {
-      twin = this.stacks.load(descriptor.tenantId, descriptor.stackVersion).then((stack) => {
+      const building = this.stacks.load(descriptor.tenantId, descriptor.stackVersion).then((stack) => {
         if (!stack) {
           throw new StackVersionNotFoundError(descriptor.stackVersion);
         }
         return StackTwin.build(stack.model, stack.version, descriptor.seed, descriptor.sizes, this.packs);
       });
-      this.twins.set(key, twin);
-      twin.catch(() => this.twins.delete(key));
+      twin = building;
+      this.twins.set(key, building);
+      building.then(
+        (built) => {
+          if (this.twins.get(key) === building) {
+            this.worldBytes.set(key, worldHeapBytes(built.world));
+          }
+        },
+        () => {
+          this.twins.delete(key);
+          this.worldUse.delete(key);
+        },
+      );
     }
     return twin;
   }

@@ -39,6 +39,11 @@ export interface EpisodeWorkflowInput {
    * tests set it low to exercise the hand-over.
    */
   continueAsNewAfterEvents?: number;
+  /**
+   * Continue as new after accepting this many updates (the agent's waits) in one run, 1,000 by default: Temporal
+   * refuses more than 2,000 in a run, and an episode of thousands of actions waits more often than that.
+   */
+  continueAsNewAfterUpdates?: number;
 }
 
 /** A line of the episode's story: what happened, in business time, and who did it. */
@@ -132,6 +137,8 @@ export interface EpisodeCarry {
   questionsAsked?: number;
   /** The refs of the state reactions that fired (each fires once). */
   firedStates?: string[];
+  /** When the first run started (workflow time, ms): the wall-clock limit counts from there. */
+  startedAt?: number;
 }
 
 export interface WaitRequest {

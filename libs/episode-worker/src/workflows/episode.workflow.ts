@@ -242,6 +242,9 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   };
 
   let handledThisRun = 0;
+  // Temporal takes at most 2,000 updates in one run (the agent's waits): the run hands over well before.
+  let updatesThisRun = 0;
+  const updatesPerRun = input.continueAsNewAfterUpdates ?? 1000;
   let questionsAsked = carried?.questionsAsked ?? 0;
   const handle = (events: SignalledEvent[]): void => {
     for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
@@ -348,10 +351,12 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   setHandler(transcriptQuery, () => transcript);
   let setUp = carried !== undefined;
   setHandler(readyUpdate, async (): Promise<string> => {
+    updatesThisRun++;
     await condition(() => setUp);
     return iso(now);
   });
   setHandler(waitUpdate, async (request: WaitRequest): Promise<WaitResult> => {
+    updatesThisRun++;
     await catchUp();
     agentActions++;
     const next = agenda[0]?.at;
@@ -364,6 +369,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     return { now: iso(now), happened, finished: finishRequested };
   });
   setHandler(finishUpdate, async (): Promise<EpisodeOutcome> => {
+    updatesThisRun++;
     finishRequested = true;
     await condition(() => outcome !== undefined);
     return outcome as EpisodeOutcome;
@@ -468,12 +474,14 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   };
 
   const wallClock = instance.horizon.wallClockMinutes * 60_000;
-  const startedAt = Date.now();
+  // Counted from the first run: handing over to a new run does not give the episode more wall-clock time.
+  const startedAt = carried?.startedAt ?? Date.now();
   try {
     for (;;) {
       const remaining = Math.max(0, wallClock - (Date.now() - startedAt));
       const longEnough = () =>
         workflowInfo().continueAsNewSuggested ||
+        updatesThisRun >= updatesPerRun ||
         (input.continueAsNewAfterEvents !== undefined && handledThisRun >= input.continueAsNewAfterEvents);
       const woke = await condition(() => finishRequested || longEnough(), remaining);
       if (!woke || finishRequested) {
@@ -493,6 +501,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
           agentActions,
           handledSeq,
           questionsAsked,
+          startedAt,
           ...(firedStates.size > 0 ? { firedStates: [...firedStates] } : {}),
         },
       });

@@ -1,0 +1,90 @@
+import { startEpisodeHarness } from '@test/support/episode-harness';
+import { referenceAgents } from '@libs/reference-agents';
+import type { ReferenceAgent } from '@libs/reference-agents';
+
+import { gradeRun } from './episode-grading';
+import { AgentForInstance, runEpisode, workflowIdOf } from './episode-runner';
+
+/**
+ * Real: the example company's stack on the twins behind an HTTP gateway, PostgreSQL event logs, the Temporal dev
+ * server (its default limits: 2,000 updates a run, continue-as-new suggested past 4 MB or ~4,000 events) with the
+ * worker's episode workflow and persona activities, the diligent reference agent, the graders. Mocked: nothing.
+ */
+describe('an episode of 5,000 agent actions', () => {
+  let harness: Awaited<ReturnType<typeof startEpisodeHarness>>;
+
+  beforeAll(async () => {
+    harness = await startEpisodeHarness({ worker: true });
+  });
+
+  afterAll(() => harness.stop());
+
+  /**
+   * An agent that first posts `posts` Slack messages, waiting (zero business days: no time passes) after each of the
+   * first `waits`, then plays the diligent agent's plan: thousands of updates and signals, then a task to finish.
+   */
+  const busyThenDiligent = (posts: number, waits: number): AgentForInstance => ({
+    name: 'busy-then-diligent',
+    forInstance: (): ReferenceAgent => ({
+      name: 'busy-then-diligent',
+      async run(session) {
+        const { channels } = await session.slack<{ ok: boolean; channels: { id: string; name: string }[] }>(
+          'conversations.list',
+          {},
+        );
+        const channel = (channels.find((c) => c.name === 'general') ?? channels[0]).id;
+        for (let i = 0; i < posts; i++) {
+          const posted = await session.slack('chat.postMessage', { channel, text: `Status note ${i + 1}.` });
+          if (!posted.ok) {
+            throw new Error(`post ${i + 1} refused: ${posted.error}`);
+          }
+          if (i < waits) {
+            await session.wait(0);
+          }
+        }
+        await (referenceAgents.get('diligent') as ReferenceAgent).run(session);
+      },
+    }),
+  });
+
+  it('hands over to new runs before Temporal’s limits, and ends graded as the short episode does', async () => {
+    const base = harness.scenario('single-supplier-negotiation');
+    const scenario = { ...base, horizon: { ...base.horizon, max_agent_actions: 6000, wall_clock_minutes: 120 } };
+    const posts = 2900;
+    const waits = 2100;
+
+    const outcome = await runEpisode(harness.context, harness.signals, scenario, 1, busyThenDiligent(posts, waits));
+
+    expect(outcome.agentActions).toBeGreaterThanOrEqual(posts + waits);
+    expect(outcome.status).toBe('succeeded');
+    expect(outcome.finalTerms?.status).toBe('acknowledged');
+    const grade = await gradeRun(harness.context, scenario, 1, outcome.episodeId, outcome);
+    const short = await runEpisode(harness.context, harness.signals, scenario, 1, referenceAgents.get('diligent')!);
+    const shortGrade = await gradeRun(harness.context, scenario, 1, short.episodeId, short);
+    expect(grade.status).toBe('graded');
+    expect({ passed: grade.passed, reward: grade.reward }).toEqual({
+      passed: shortGrade.passed,
+      reward: shortGrade.reward,
+    });
+    expect(grade.passed).toBe(true);
+
+    // Walked back from the last run: more than 2,000 updates in all, never more than 1,000 in one run.
+    const runs: { updates: number }[] = [];
+    let runId: string | undefined;
+    do {
+      const history = await harness.context.temporal.workflow
+        .getHandle(workflowIdOf(outcome.episodeId), runId)
+        .fetchHistory();
+      const events = history.events ?? [];
+      runs.push({ updates: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length });
+      runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    } while (runId);
+    const updates = runs.reduce((sum, run) => sum + run.updates, 0);
+    expect(updates).toBeGreaterThan(2000);
+    expect(runs.length).toBeGreaterThan(2);
+    expect(Math.max(...runs.map((run) => run.updates))).toBeLessThanOrEqual(1000);
+    process.stdout.write(
+      `${outcome.agentActions} agent actions, ${updates} updates over ${runs.length} runs, reward ${grade.reward}\n`,
+    );
+  }, 3_600_000);
+});
