@@ -47,9 +47,6 @@ describe('Xero Projects twin through xero-node', () => {
       name: 'SDK fidelity',
     });
 
-    // PUT /projects/{projectId} (answered 204 without a body) leaves the stored project as it was: see the todo below.
-    await xero.projectApi.updateProject(tenant, projectId, { name: 'SDK fidelity 2' });
-
     // xero-node has no paginator: a caller walks `page` up to `pagination.pageCount` itself.
     const seen: string[] = [];
     let page = 1;
@@ -76,9 +73,16 @@ describe('Xero Projects twin through xero-node', () => {
     expect(gone.response.statusCode).toBe(404);
   });
 
-  // The twin answers the update's 204 but keeps the old name: an update whose success has no body changes nothing
-  // (updates and bodiless answers are the shapes part's, issue 14 Deliver 1).
-  it.todo('updates a project with updateProject (PUT, 204) so that a later getProject reads the new name');
+  it('updates a project with updateProject (PUT, 204) so that a later getProject reads the new name', async () => {
+    const created = (await xero.projectApi.createProject(tenant, { name: 'SDK update', estimateAmount: 10 })).body;
+    const projectId = created.projectId as string;
+    const updated = await xero.projectApi.updateProject(tenant, projectId, { name: 'SDK update 2' });
+    expect(updated.response.status).toBe(204);
+    expect((await xero.projectApi.getProject(tenant, projectId)).body).toMatchObject({
+      projectId,
+      name: 'SDK update 2',
+    });
+  });
 
   it('rejects a create without a name with the SDK’s own error, status and Xero’s message', async () => {
     const refused = await apiError(xero.projectApi.createProject(tenant, {} as never));

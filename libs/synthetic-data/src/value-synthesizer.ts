@@ -63,6 +63,9 @@ export class ValueSynthesizer {
     if (Array.isArray(branches) && branches.length > 0) {
       return this.fromBranches(resolved, branches, name, depth);
     }
+    if (Array.isArray(resolved.items)) {
+      return this.tuple(resolved, resolved.items as unknown[], name, depth);
+    }
     const types = schemaTypes(resolved).filter((t) => t !== 'null');
     if (types.length === 0 && schemaTypes(resolved).includes('null')) {
       return null;
@@ -211,6 +214,36 @@ export class ValueSynthesizer {
       items.push(item);
     }
     return items;
+  }
+
+  /**
+   * A list under `items` (draft 4's tuple form) checks an array position by position: item i against `items[i]`.
+   * Declared an array, it gets one value per position. Without a declared type only arrays are checked, so any other
+   * value is valid, and specs converted from other formats (Slack's: `[{type: null}, {enum: [owner, admin]}]`) write
+   * the alternatives of one value that way: a value of one of the positions that is not itself an array is what the
+   * API sends, and a non-null one says more.
+   */
+  private tuple(schema: Schema, positions: unknown[], name: string | undefined, depth: number): unknown {
+    if (schema.type === undefined) {
+      const alternatives = positions.filter((position) => {
+        const types = schemaTypes(flattenSchema(this.document, position));
+        return !types.includes('array') && (types.length === 0 || types.some((type) => type !== 'null'));
+      });
+      if (alternatives.length > 0) {
+        return this.value(this.faker.helpers.arrayElement(alternatives), name, depth);
+      }
+    }
+    const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
+    const max = typeof schema.maxItems === 'number' ? schema.maxItems : positions.length;
+    const rest = schema.additionalItems;
+    const count = Math.max(min, Math.min(max, positions.length));
+    return Array.from({ length: count }, (_, index) =>
+      this.value(
+        index < positions.length ? positions[index] : rest && typeof rest === 'object' ? rest : {},
+        singular(name),
+        depth + 1,
+      ),
+    );
   }
 
   private bounds(schema: Schema, fallback: [number, number]): [number, number] {

@@ -3,7 +3,7 @@ import { hashSeed, isCreatedField, isUpdatedField, seededUuid, WorldRecord } fro
 
 import { EpisodeEvent } from './episode-events';
 import { EpisodeState } from './episode-state';
-import { ListEnvelope } from './list-envelope';
+import { ListEnvelope, PageLink } from './list-envelope';
 import { OperationPlan } from './operation-plan';
 import { ListFilter, listFilters, matchesFilters, recordFieldFor } from './list-filters';
 import { linkHeader, Page, paginate, PaginationError, pageUrl } from './pagination';
@@ -238,7 +238,7 @@ export const listRecords = (context: CrudContext): Outcome => {
   const records = page.ids.map((id) => conform(context, context.state.get(shape.key, id) as WorldRecord, true));
   const recordsText = `[${records.map(recordJson).join(',')}]`;
   const { pagination } = shape.resource;
-  const next = page.hasMore ? pageUrl(pagination, context.url, context.rawQuery, page, 'next') : undefined;
+  const linkTo: PageLink = (target) => pageUrl(pagination, context.url, context.rawQuery, page, target);
   const link =
     pagination.linkHeader || pagination.style === 'link-header'
       ? linkHeader(pagination, context.url, context.rawQuery, page)
@@ -252,7 +252,7 @@ export const listRecords = (context: CrudContext): Outcome => {
   const template = context.responses.template(context.plan.successSchemaPointer, 'list') as Record<string, unknown>;
   const envelope = structuredClone(restOf(template, shape.listField).rest);
   for (const setter of context.listEnvelope(context.plan).setters) {
-    setter(envelope, page, { next });
+    setter(envelope, page, linkTo);
   }
   const response = success(
     context,

@@ -75,6 +75,29 @@ describe(shapeErrorBody.name, () => {
     });
   });
 
+  it('puts the status’s reason phrase in a field whose example is one written as a code (DigitalOcean’s `id`)', () => {
+    const schema = {
+      type: 'object',
+      required: ['id', 'message'],
+      properties: {
+        id: { type: 'string', example: 'not_found', description: 'A short identifier of the HTTP status code.' },
+        message: { type: 'string' },
+        request_id: { type: 'string' },
+      },
+    };
+    const base = { id: 'not_found', message: 'lorem', request_id: 'x' };
+    expect(shape(schema, base, { status: 400 })).toEqual({
+      body: { id: 'bad_request', message: 'invalid body: body/amount must be integer' },
+      valid: true,
+    });
+    expect(shape(schema, base, { status: 404, code: 'not_found', message: 'no key 5' }).body).toEqual({
+      id: 'not_found',
+      message: 'no key 5',
+    });
+    const upper = { ...schema, properties: { ...schema.properties, id: { type: 'string', example: 'NOT_FOUND' } } };
+    expect(shape(upper, base, { status: 422 }).body).toMatchObject({ id: 'UNPROCESSABLE_ENTITY' });
+  });
+
   it('never breaks the schema: a change that would not validate is left out', () => {
     const schema = {
       type: 'object',

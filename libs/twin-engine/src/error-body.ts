@@ -114,7 +114,33 @@ const roleOf = (document: unknown, name: string, schema: Schema, value: unknown)
   if (locationNames.has(key)) {
     return 'location';
   }
+  if (reasonCodeStyle(schema) !== undefined) {
+    return 'code';
+  }
   return undefined;
+};
+
+/** HTTP's reason phrases of errors as codes (`not_found`, `bad_request`), each with its status. */
+const reasonCodes = new Map(
+  Object.entries(STATUS_CODES)
+    .filter(([status]) => Number(status) >= 400)
+    .map(([status, phrase]) => [(phrase ?? '').toLowerCase().replace(/[^a-z]+/g, '_'), Number(status)]),
+);
+
+/**
+ * Whether a field's example is an HTTP reason phrase written as a code (DigitalOcean's error `id`: "not_found", "a
+ * short identifier corresponding to the HTTP status code"), and in which case: such a field names the status, so
+ * every error gets its own status's phrase there rather than the example's.
+ */
+const reasonCodeStyle = (schema: Schema): 'lower' | 'upper' | undefined => {
+  const example = schema.example;
+  if (typeof example !== 'string' || schema.enum !== undefined || schema.const !== undefined) {
+    return undefined;
+  }
+  if (!/^[a-z]+(_[a-z]+)*$/i.test(example) || !reasonCodes.has(example.toLowerCase())) {
+    return undefined;
+  }
+  return example === example.toUpperCase() ? 'upper' : example === example.toLowerCase() ? 'lower' : undefined;
 };
 
 /** A list of errors: named so, or of items (or strings) that carry messages. */
@@ -318,6 +344,11 @@ const codeFor = (schema: Schema, facts: ErrorFacts): unknown => {
   }
   if (schema.pattern !== undefined || schema.format !== undefined) {
     return undefined;
+  }
+  const style = reasonCodeStyle(schema);
+  if (style !== undefined) {
+    const phrase = (STATUS_CODES[facts.status] ?? '').toLowerCase().replace(/[^a-z]+/g, '_');
+    return phrase === '' ? facts.code : style === 'upper' ? phrase.toUpperCase() : phrase;
   }
   return facts.code;
 };

@@ -17,9 +17,11 @@ export class ReadMemo {
   constructor(private readonly capacity = 256) {}
 
   static key(serviceName: string, request: TwinRequest, url: string, headerNames: readonly string[]): string {
-    let key = `${serviceName}\u0000${request.method}\u0000${request.path}\u0000${request.search ?? request.query.toString()}\u0000${url}\u0000${request.headers.authorization ?? ''}`;
-    for (const name of headerNames) {
-      key += `\u0000${request.headers[name] ?? ''}`;
+    let key = `${serviceName}\u0000${request.method}\u0000${request.path}\u0000${request.search ?? request.query.toString()}\u0000${url}`;
+    // A header sent empty is not a header left out (a required one is present when empty): they key apart.
+    for (const name of ['authorization', ...headerNames]) {
+      const value = request.headers[name];
+      key += value === undefined ? '\u0000\u0001' : `\u0000=${value}`;
     }
     return key;
   }

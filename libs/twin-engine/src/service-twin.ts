@@ -125,6 +125,8 @@ export class ServiceTwin {
         ),
         // An API key in a header or cookie decides who is answered, so a read is remembered per key.
         ...(this.specCredentials?.headers ?? []),
+        // So does a declared cookie parameter: it is validated and may be required.
+        ...(this.plans.some((plan) => plan.parameters.some((p) => p.in === 'cookie')) ? ['cookie'] : []),
       ]),
     ];
     this.validators = new DocumentValidators(service.document, service.dialect);

@@ -48,19 +48,24 @@ for (let n = 1; n <= 4; n++) {
   await step(`create ${n}`, async () => (await keys.post({ name: `sdk key ${n}`, publicKey: publicKey(n) }))?.sshKey);
 }
 // The SDK has no paginator of its own: a page's `links.pages.next` is followed with the request builder's withUrl,
-// the generated client's way to call a URL the API handed back.
+// the generated client's way to call a URL the API handed back. The spec makes `pages` an anyOf of backward links,
+// forward links or anything, and the generated deserializer always takes the first branch (first, prev): a `next`
+// lands in the model's additionalData, whatever the server, so that is where a user of the SDK finds it.
+const nextOf = (page) => page?.links?.pages?.next ?? page?.links?.pages?.additionalData?.next;
 await step('list', async () => {
   const pages = [];
   let page = await keys.get({ queryParameters: { perPage: 2 } });
   pages.push(page);
-  while (page?.links?.pages?.next && pages.length < 100) {
-    page = await keys.withUrl(page.links.pages.next).get();
+  while (nextOf(page) && pages.length < 100) {
+    page = await keys.withUrl(nextOf(page)).get();
     pages.push(page);
   }
   return {
     pages: pages.length,
     total: pages[0]?.meta?.total,
+    firstPage: (pages[0]?.sshKeys ?? []).length,
     ids: pages.flatMap((p) => (p?.sshKeys ?? []).map((k) => k.id)),
+    created: [created.id],
   };
 });
 await step('delete', async () => {
