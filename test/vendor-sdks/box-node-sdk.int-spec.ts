@@ -18,7 +18,7 @@ describe('Box twin through box-node-sdk', () => {
       uploadUrl: twin.origin,
       oauth2Url: `${twin.origin}/oauth2`,
     });
-  });
+  }, 900_000); // ingesting a large vendor spec on a loaded machine can take minutes
 
   afterAll(() => twin?.close());
 

@@ -11,7 +11,7 @@ describe('DigitalOcean twin through @digitalocean/dots', () => {
   beforeAll(async () => {
     twin = await serveVendorTwin('digitalocean');
     steps = await runDriver('digitalocean-dots.mjs', [twin.origin, twin.token]);
-  });
+  }, 900_000); // ingesting a large vendor spec on a loaded machine can take minutes
 
   afterAll(() => twin?.close());
 

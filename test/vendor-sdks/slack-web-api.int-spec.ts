@@ -22,7 +22,7 @@ describe('Slack twin through @slack/web-api: the SDK’s create, read, update, p
       retryConfig: { retries: 0 },
       logLevel: LogLevel.ERROR,
     });
-  });
+  }, 900_000); // ingesting a large vendor spec on a loaded machine can take minutes
 
   afterAll(() => twin?.close());
 

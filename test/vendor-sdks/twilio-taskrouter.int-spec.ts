@@ -22,7 +22,7 @@ describe('Twilio TaskRouter twin called as twilio-node calls it', () => {
 
   beforeAll(async () => {
     twin = await serveVendorTwin('twilio-taskrouter');
-  });
+  }, 900_000); // ingesting a large vendor spec on a loaded machine can take minutes
 
   afterAll(() => twin?.close());
 

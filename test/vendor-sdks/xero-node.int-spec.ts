@@ -22,7 +22,7 @@ describe('Xero Projects twin through xero-node', () => {
     xero = new XeroClient();
     xero.setTokenSet({ access_token: twin.token, token_type: 'Bearer' });
     xero.projectApi.basePath = `${twin.origin}${twin.episode.twin.services.get(twin.serviceName)?.basePath ?? ''}`;
-  });
+  }, 900_000); // ingesting a large vendor spec on a loaded machine can take minutes
 
   afterAll(() => twin?.close());
 
