@@ -21,7 +21,12 @@ export const createApiApp = async (
   });
   // Bundles arrive as raw bytes of any type; the ingester decides what they are. Over the limit is a 413.
   app.use('/v1/stacks', express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes }));
+  app.use('/v1/keys', express.json({ limit: '16kb' }));
   app.enableShutdownHooks();
-  publishOpenApi(app, 'Mirror control plane', 'Stacks: ingest bundles and read their versions.');
+  publishOpenApi(
+    app,
+    'Mirror control plane',
+    'Stacks: ingest bundles and read their versions; rollouts; API keys. Every route takes an API key as a bearer token.',
+  );
   return app;
 };

@@ -61,3 +61,12 @@ export class AccessGuard implements CanActivate {
     }
   }
 }
+
+/**
+ * `mirror up`'s single local user: a trainer of the process's tenant, without a key. Only for a server that listens
+ * on loopback and says so; anything reachable from elsewhere takes keys.
+ */
+export const localUser = (tenantId: string): AccessMode => ({
+  kind: 'local',
+  principal: { tenantId, role: 'trainer', actor: 'local' },
+});

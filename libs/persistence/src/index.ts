@@ -10,3 +10,4 @@ export * from './repositories/installation-keys';
 export * from './repositories/live-episode.repository';
 export * from './repositories/rollout.repository';
 export * from './repositories/audit-trail.repository';
+export * from './repositories/api-key.repository';
