@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   db: async () => (await import('./commands/db.command')).dbCommand(),
   audit: async () => (await import('./commands/audit.command')).auditCommand(),
   config: async () => (await import('./commands/config.command')).configCommand(),
+  keys: async () => (await import('./commands/keys.command')).keysCommand(),
 };
 
 /** The program with the named command, or with every command when none is named (help, a mistyped name). */
