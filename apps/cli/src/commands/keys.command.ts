@@ -30,6 +30,8 @@ export const keysCommand = (): Command => {
 
   keys
     .command('create')
+    // As the program's own commands do: a refused option is a usage error (exit 2), not commander's exit 1.
+    .exitOverride()
     .description('make an API key with one role in one tenant; the key is printed once and never stored')
     .addOption(tenantOption())
     .addOption(new Option('--role <role>', 'what the key may do').choices(roles).makeOptionMandatory())
@@ -60,6 +62,7 @@ export const keysCommand = (): Command => {
 
   keys
     .command('list')
+    .exitOverride()
     .description("the tenant's keys (never their secrets), revoked ones included")
     .addOption(tenantOption())
     .option('--json', 'print the keys as JSON')
@@ -83,6 +86,7 @@ export const keysCommand = (): Command => {
 
   keys
     .command('revoke')
+    .exitOverride()
     .description('revoke a key of the tenant: it stops working at once')
     .argument('<id>', 'the key id (the 16 hex digits after mk_)')
     .addOption(tenantOption())
