@@ -71,6 +71,7 @@ export const episodeApiOf = async (
   access: AccessMode,
 ): Promise<{ app: INestApplication; registry: LiveEpisodeRegistry }> => {
   const registry = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
+    tenantId: host.config.MIRROR_TENANT,
     ttlSeconds: host.config.MIRROR_EPISODE_TTL_SECONDS,
     maxLive: host.config.MIRROR_MAX_LIVE_EPISODES,
   });
