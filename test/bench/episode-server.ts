@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 
 import { ServiceLog } from '@libs/embedded-services';
+import { localUser } from '@libs/access';
 import { episodeApiOf } from '@libs/episode-api';
 import { startEpisodeHost } from '@libs/episode-host';
 import { mountEpisodeProtocols } from '@libs/episode-protocols';
@@ -26,6 +27,7 @@ const main = async (): Promise<void> => {
     host,
     [(api, port) => mountEpisodeProtocols(api, port)],
     ['error', 'warn'],
+    localUser(host.config.MIRROR_TENANT),
   );
   await app.listen(0, '127.0.0.1');
   const api = (await app.getUrl()).replace('[::1]', '127.0.0.1');

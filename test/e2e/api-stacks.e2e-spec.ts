@@ -12,6 +12,7 @@ import { createDataSource } from '@libs/persistence';
 import { minimalSpec, sharedSpecsDir } from '@test/support/bundle-fixtures';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { createTestDatabase } from '@test/support/test-services';
+import { bearer, issueApiKey } from '@test/support/api-keys';
 
 /** Real: the Nest app as main.ts builds it, PostgreSQL with migrations, HTTP through supertest. Mocked: nothing. */
 const zipFolder = (folder: string): Promise<Buffer> =>
@@ -39,6 +40,7 @@ describe('POST /v1/stacks', () => {
   let database: { url: string; drop: () => Promise<void> };
   let dataSource: DataSource;
   let app: INestApplication;
+  let auth: { Authorization: string };
 
   const versionCount = async (): Promise<number> =>
     (await dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM stack_versions'))[0].count;
@@ -49,6 +51,7 @@ describe('POST /v1/stacks', () => {
     await dataSource.initialize();
     app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
     await app.init();
+    auth = bearer((await issueApiKey(dataSource, 'default', 'engineer')).token);
   });
 
   afterAll(async () => {
@@ -68,6 +71,7 @@ describe('POST /v1/stacks', () => {
     const archive = await zipFolder(path.join(repositoryRoot, 'examples', 'acme-procurement'));
     const created = await request(app.getHttpServer())
       .post('/v1/stacks')
+      .set(auth)
       .set('content-type', 'application/zip')
       .send(archive);
     expect(created.status).toBe(201);
@@ -76,6 +80,7 @@ describe('POST /v1/stacks', () => {
 
     const again = await request(app.getHttpServer())
       .post('/v1/stacks')
+      .set(auth)
       .set('content-type', 'application/zip')
       .send(archive);
     expect(again.status).toBe(200);
@@ -84,10 +89,12 @@ describe('POST /v1/stacks', () => {
       stack: { id: created.body.stack.id, version: created.body.stack.version },
     });
 
-    const fetched = await request(app.getHttpServer()).get(`/v1/stacks/${created.body.stack.id as string}`);
+    const fetched = await request(app.getHttpServer())
+      .get(`/v1/stacks/${created.body.stack.id as string}`)
+      .set(auth);
     expect(fetched.status).toBe(200);
     expect(fetched.body.stack.version).toBe(created.body.stack.version);
-    const listed = await request(app.getHttpServer()).get('/v1/stacks');
+    const listed = await request(app.getHttpServer()).get('/v1/stacks').set(auth);
     expect(listed.body.stacks.map((s: { name: string }) => s.name)).toContain('acme-procurement');
   });
 
@@ -96,6 +103,7 @@ describe('POST /v1/stacks', () => {
     const body = fs.readFileSync(path.join(sharedSpecsDir(), 'box.json'), 'utf8');
     const response = await request(app.getHttpServer())
       .post('/v1/stacks?filename=box.json')
+      .set(auth)
       .set('content-type', 'application/json')
       .send(body);
     expect(response.body).toMatchObject({ stored: true });
@@ -153,6 +161,7 @@ describe('POST /v1/stacks', () => {
       const before = await versionCount();
       const response = await request(app.getHttpServer())
         .post('/v1/stacks')
+        .set(auth)
         .set('content-type', contentType)
         .send(body);
       expect(response.status).toBe(status);
@@ -164,6 +173,7 @@ describe('POST /v1/stacks', () => {
   it('answers 413 for a body over the bundle limit', async () => {
     const response = await request(app.getHttpServer())
       .post('/v1/stacks')
+      .set(auth)
       .set('content-type', 'application/octet-stream')
       .send(Buffer.alloc(100 * 1024 * 1024));
     expect(response.status).toBe(413);
@@ -172,7 +182,9 @@ describe('POST /v1/stacks', () => {
 
   it('answers 404 for an unknown stack, whatever the id looks like', async () => {
     for (const id of ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', "1' OR '1'='1"]) {
-      const response = await request(app.getHttpServer()).get(`/v1/stacks/${encodeURIComponent(id)}`);
+      const response = await request(app.getHttpServer())
+        .get(`/v1/stacks/${encodeURIComponent(id)}`)
+        .set(auth);
       expect(response.status).toBe(404);
     }
   });

@@ -11,6 +11,7 @@ import { createApiApp } from '@api/bootstrap';
 import { loadConfig } from '@libs/config';
 import { createDataSource } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutReport } from '@libs/rollouts';
+import { bearer, issueApiKey } from '@test/support/api-keys';
 import { writeBundle } from '@test/support/bundle-fixtures';
 import { repositoryRoot, runCli } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
@@ -84,18 +85,19 @@ describe('mirror rollout', () => {
     await dataSource.initialize();
     const app: INestApplication = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
     await app.init();
+    const auth = bearer((await issueApiKey(dataSource, 'default', 'trainer')).token);
     try {
-      const list = await request(app.getHttpServer()).get('/v1/rollouts').expect(200);
+      const list = await request(app.getHttpServer()).get('/v1/rollouts').set(auth).expect(200);
       expect(list.body).toMatchObject({ total: 1, offset: 0, limit: 50 });
       expect((list.body as { rollouts: { id: string; status: string }[] }).rollouts).toEqual([
         expect.objectContaining({ id: output.rollout.id, status: 'completed', agent: 'oracle', trials: 2 }),
       ]);
-      const one = await request(app.getHttpServer()).get(`/v1/rollouts/${output.rollout.id}`).expect(200);
+      const one = await request(app.getHttpServer()).get(`/v1/rollouts/${output.rollout.id}`).set(auth).expect(200);
       expect(one.body).toMatchObject({ id: output.rollout.id, bundle: 'halden-it', report: output.report });
       expect((one.body as { episodes: RolloutEpisodeResult[] }).episodes).toEqual(output.episodes);
-      await request(app.getHttpServer()).get('/v1/rollouts/00000000-0000-4000-8000-000000000000').expect(404);
-      await request(app.getHttpServer()).get('/v1/rollouts/not-an-id').expect(404);
-      await request(app.getHttpServer()).get('/v1/rollouts?limit=ten').expect(400);
+      await request(app.getHttpServer()).get('/v1/rollouts/00000000-0000-4000-8000-000000000000').set(auth).expect(404);
+      await request(app.getHttpServer()).get('/v1/rollouts/not-an-id').set(auth).expect(404);
+      await request(app.getHttpServer()).get('/v1/rollouts?limit=ten').set(auth).expect(400);
     } finally {
       await app.close();
       await dataSource.destroy();

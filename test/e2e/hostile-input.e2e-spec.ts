@@ -11,6 +11,7 @@ import { createDataSource } from '@libs/persistence';
 import { minimalSpec, writeBundle } from '@test/support/bundle-fixtures';
 import { runCli } from '@test/support/cli-runner';
 import { createTestDatabase } from '@test/support/test-services';
+import { bearer, issueApiKey } from '@test/support/api-keys';
 
 import { billionLaughsYaml, referenceFanOut } from '../hostile/hostile-specs';
 
@@ -41,6 +42,7 @@ describe('hostile input through the CLI and the API', () => {
   let database: { url: string; drop: () => Promise<void> };
   let dataSource: DataSource;
   let app: INestApplication;
+  let auth: { Authorization: string };
 
   const versionCount = async (): Promise<number> =>
     (await dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM stack_versions'))[0].count;
@@ -51,6 +53,7 @@ describe('hostile input through the CLI and the API', () => {
     await dataSource.initialize();
     app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
     await app.init();
+    auth = bearer((await issueApiKey(dataSource, 'default', 'engineer')).token);
   });
 
   afterAll(async () => {
@@ -104,8 +107,8 @@ describe('hostile input through the CLI and the API', () => {
       const server = app.getHttpServer();
       const started = performance.now();
       const [posted, listed] = await Promise.all([
-        body().then((content) => request(server).post('/v1/stacks').set('content-type', type).send(content)),
-        request(server).get('/v1/stacks'),
+        body().then((content) => request(server).post('/v1/stacks').set(auth).set('content-type', type).send(content)),
+        request(server).get('/v1/stacks').set(auth),
       ]);
       expect(listed.status).toBe(200);
       expect(posted.status).toBeGreaterThanOrEqual(400);
@@ -121,15 +124,27 @@ describe('hostile input through the CLI and the API', () => {
 
   it('names an upload without a file name by its title, so two specs are two stacks, and refuses one without a title', async () => {
     const server = app.getHttpServer();
-    const first = await request(server).post('/v1/stacks').set('content-type', 'application/yaml').send(minimalSpec());
+    const first = await request(server)
+      .post('/v1/stacks')
+      .set(auth)
+      .set('content-type', 'application/yaml')
+      .send(minimalSpec());
     const other = minimalSpec().replace('title: Minimal', 'title: Other Service');
-    const second = await request(server).post('/v1/stacks').set('content-type', 'application/yaml').send(other);
+    const second = await request(server)
+      .post('/v1/stacks')
+      .set(auth)
+      .set('content-type', 'application/yaml')
+      .send(other);
     expect([first.status, second.status]).toEqual([201, 201]);
     expect([first.body.stack.name, second.body.stack.name]).toEqual(['minimal', 'other-service']);
     expect(second.body.stack.id).not.toBe(first.body.stack.id);
 
     const untitled = minimalSpec().replace('  title: Minimal\n', '');
-    const refused = await request(server).post('/v1/stacks').set('content-type', 'application/yaml').send(untitled);
+    const refused = await request(server)
+      .post('/v1/stacks')
+      .set(auth)
+      .set('content-type', 'application/yaml')
+      .send(untitled);
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].message).toMatch(
       /without a file name is named by its content, and the spec has no info\.title/,

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
+import { localUser } from '@libs/access';
 import { episodeApiOf } from '@libs/episode-api';
 import { EpisodeHost, startEpisodeHost } from '@libs/episode-host';
 import { LiveEpisodeRegistry } from '@libs/live-episodes';
@@ -84,7 +85,7 @@ describe('episode telemetry', () => {
       { log: () => undefined },
       { tracing },
     );
-    served = await episodeApiOf(host, [], new JsonLogger());
+    served = await episodeApiOf(host, [], new JsonLogger(), localUser(host.config.MIRROR_TENANT));
     await served.app.listen(0, '127.0.0.1');
     api = (await served.app.getUrl()).replace('[::1]', '127.0.0.1');
   });

@@ -1,32 +1,55 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 
+import { ACCESS_MODE, AccessGuard, AccessMode, Authenticator } from '@libs/access';
 import { MirrorConfig, MirrorSettings } from '@libs/config';
-import { StackRepository } from '@libs/persistence';
+import { ApiKeyRepository, StackRepository } from '@libs/persistence';
 import { RolloutsController } from '@libs/episode-api';
 import { MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
 import { ReviewController } from './review/review.controller';
+import { KeysController } from './keys/keys.controller';
 import { StacksController } from './stacks/stacks.controller';
 import { StacksService } from './stacks/stacks.service';
 
-/** The control plane. Its database connection is opened (and migrated or checked) by main.ts before Nest boots. */
+/**
+ * The control plane. Its database connection is opened (and migrated or checked) by main.ts before Nest boots. Every
+ * route is behind the access guard: a request acts as the tenant and role of its API key, and a route that declares
+ * no access rule is refused.
+ */
 @Module({})
 export class ApiModule {
   static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [StacksController, RolloutsController, HealthController, ReviewController, MetricsController],
+      controllers: [
+        StacksController,
+        RolloutsController,
+        KeysController,
+        HealthController,
+        ReviewController,
+        MetricsController,
+      ],
       providers: [
         { provide: MirrorSettings, useValue: config },
         { provide: DataSource, useValue: dataSource },
         { provide: StackRepository, useFactory: (ds: DataSource) => new StackRepository(ds), inject: [DataSource] },
+        { provide: ApiKeyRepository, useFactory: (ds: DataSource) => new ApiKeyRepository(ds), inject: [DataSource] },
+        {
+          provide: ACCESS_MODE,
+          useFactory: (keys: ApiKeyRepository): AccessMode => ({
+            kind: 'keys',
+            authenticator: new Authenticator(keys),
+          }),
+          inject: [ApiKeyRepository],
+        },
         StacksService,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RequestTelemetryInterceptor },
+        { provide: APP_GUARD, useClass: AccessGuard },
       ],
     };
   }

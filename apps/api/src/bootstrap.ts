@@ -24,8 +24,13 @@ export const createApiApp = async (
   app.use('/v1/stacks', express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes }));
   // Reviewers' annotations and sign-offs are small JSON objects; anything larger is refused with a 413.
   app.use('/v1/review', express.json({ limit: '64kb' }));
+  app.use('/v1/keys', express.json({ limit: '16kb' }));
   serveConsole(app);
   app.enableShutdownHooks();
-  publishOpenApi(app, 'Mirror control plane', 'Stacks: ingest bundles and read their versions.');
+  publishOpenApi(
+    app,
+    'Mirror control plane',
+    'Stacks: ingest bundles and read their versions; rollouts; API keys. Every route takes an API key as a bearer token.',
+  );
   return app;
 };

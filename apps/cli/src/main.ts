@@ -23,6 +23,7 @@ const commands: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./commands/audit.command')).auditCommand(),
   report: async () => (await import('./commands/report.command')).reportCommand(),
   config: async () => (await import('./commands/config.command')).configCommand(),
+  keys: async () => (await import('./commands/keys.command')).keysCommand(),
 };
 
 /** The program with the named command, or with every command when none is named (help, a mistyped name). */

@@ -4,6 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import * as express from 'express';
 import { DataSource } from 'typeorm';
 
+import type { AccessMode } from '@libs/access';
 import type { EpisodeHost } from '@libs/episode-host';
 import { agentToolkit, LiveEpisodeRegistry } from '@libs/live-episodes';
 import { LiveEpisodeRepository } from '@libs/persistence';
@@ -61,20 +62,22 @@ export const createEpisodeApiApp = async (
 /**
  * The episode API over a running host, as `mirror up` serves it: a live-episode registry with the host's TTL and
  * capacity settings, and the app with the given protocol adapters mounted. The caller listens and, when done, closes
- * the app and then the registry.
+ * the app and then the registry. `access` says who may call the control-plane routes.
  */
 export const episodeApiOf = async (
   host: EpisodeHost,
   protocols: EpisodeApiOptions['protocols'],
   logger: LoggerService | LogLevel[] | false,
+  access: AccessMode,
 ): Promise<{ app: INestApplication; registry: LiveEpisodeRegistry }> => {
   const registry = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
+    tenantId: host.config.MIRROR_TENANT,
     ttlSeconds: host.config.MIRROR_EPISODE_TTL_SECONDS,
     maxLive: host.config.MIRROR_MAX_LIVE_EPISODES,
   });
   try {
     const app = await createEpisodeApiApp(
-      { registry, toolkit: agentToolkit, protocols, config: host.config },
+      { registry, toolkit: agentToolkit, protocols, config: host.config, access },
       host.dataSource,
       logger,
     );

@@ -24,6 +24,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
+import { EpisodeTokenAuth, Requires } from '@libs/access';
 import { EpisodeRequestError, ToolCallShapeError, toolFormats, ToolFormat } from '@libs/agent-tools';
 import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry, StoredResponse } from '@libs/live-episodes';
 
@@ -75,6 +76,7 @@ export class EpisodesController {
   ) {}
 
   @Get('environments')
+  @Requires('environments:read')
   @ApiOperation({ summary: 'The environments this server hosts (one per bundle), their scenarios and seed splits' })
   @ApiResponse({ status: 200, schema: schemas.environments })
   environments() {
@@ -82,6 +84,7 @@ export class EpisodesController {
   }
 
   @Get('environments/:env/tasks')
+  @Requires('environments:read')
   @ApiOperation({ summary: "A page of an environment's tasks (scenario × seed) in a split" })
   @ApiQuery({ name: 'split', enum: ['train', 'test'], required: false })
   @ApiQuery({ name: 'offset', required: false, type: Number })
@@ -110,6 +113,7 @@ export class EpisodesController {
   }
 
   @Get('capacity')
+  @Requires('environments:read')
   @ApiOperation({ summary: 'Live episodes now, the most this server holds, and how many more it takes' })
   @ApiResponse({ status: 200, schema: schemas.capacity })
   capacity() {
@@ -117,6 +121,7 @@ export class EpisodesController {
   }
 
   @Post('episodes')
+  @Requires('episodes:run')
   @idempotencyHeader
   @ApiOperation({ summary: 'Starts an episode of a task: its prompt, tools, MCP endpoint, token and limits' })
   @ApiBody({ schema: schemas.episodeRequest })
@@ -142,6 +147,7 @@ export class EpisodesController {
   }
 
   @Post('episodes\\:group')
+  @Requires('episodes:run')
   @idempotencyHeader
   @ApiOperation({ summary: 'Starts n episodes of one task with identical starts (for group-relative training)' })
   @ApiBody({ schema: schemas.groupRequest })
@@ -171,6 +177,7 @@ export class EpisodesController {
   }
 
   @Post('episodes/:id/tool_calls')
+  @EpisodeTokenAuth()
   @ApiBearerAuth()
   @episodeParam
   @idempotencyHeader
@@ -224,6 +231,7 @@ export class EpisodesController {
   }
 
   @Get('episodes/:id/tools')
+  @EpisodeTokenAuth()
   @ApiBearerAuth()
   @episodeParam
   @ApiQuery({ name: 'format', enum: toolFormats, required: false })
@@ -242,6 +250,7 @@ export class EpisodesController {
   }
 
   @Get('episodes/:id')
+  @EpisodeTokenAuth()
   @ApiBearerAuth()
   @episodeParam
   @ApiOperation({ summary: "The episode's status, steps, business time and, once ended, its outcome" })
@@ -251,6 +260,7 @@ export class EpisodesController {
   }
 
   @Post('episodes/:id/grade')
+  @EpisodeTokenAuth()
   @ApiBearerAuth()
   @episodeParam
   @idempotencyHeader
@@ -272,6 +282,7 @@ export class EpisodesController {
   }
 
   @Get('episodes/:id/trajectory')
+  @EpisodeTokenAuth()
   @ApiBearerAuth()
   @episodeParam
   @ApiOperation({
@@ -284,6 +295,7 @@ export class EpisodesController {
   }
 
   @Delete('episodes/:id')
+  @EpisodeTokenAuth()
   @ApiBearerAuth()
   @episodeParam
   @idempotencyHeader
@@ -305,6 +317,7 @@ export class EpisodesController {
   }
 
   @Post('episodes/:id/ping')
+  @EpisodeTokenAuth()
   @ApiBearerAuth()
   @episodeParam
   @idempotencyHeader

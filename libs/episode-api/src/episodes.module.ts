@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 
+import { ACCESS_MODE, AccessGuard, AccessMode } from '@libs/access';
 import { MirrorConfig, MirrorSettings, resolveOperatorKey } from '@libs/config';
 import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry } from '@libs/live-episodes';
 import { LiveEpisodeRepository } from '@libs/persistence';
@@ -18,8 +19,13 @@ export interface EpisodeApiOptions {
   toolkit: AgentToolkit;
   /** The protocol adapters mounted beside it, each given the app and the registry as the lifecycle port. */
   protocols: readonly EpisodeProtocolMount[];
-  /** The process's settings: the tenant whose stored rollouts `/v1/rollouts` serves. */
+  /** The process's settings. */
   config: MirrorConfig;
+  /**
+   * Who may use the control-plane routes (start episodes, read environments and rollouts): API keys, or `mirror up`'s
+   * one local user. Episode routes take the episode's own token either way.
+   */
+  access: AccessMode;
 }
 
 /** The episode API and the protocol adapters over the same registry, and the rollouts stored beside them. */
@@ -39,6 +45,8 @@ export class EpisodesModule {
         { provide: APP_INTERCEPTOR, useClass: RequestTelemetryInterceptor },
         // Agents call this API: its metrics (counts over every episode) are the operator's only.
         { provide: MetricsAccess, useValue: { key: resolveOperatorKey(options.config) } },
+        { provide: ACCESS_MODE, useValue: options.access },
+        { provide: APP_GUARD, useClass: AccessGuard },
         { provide: IdempotentRequests, useValue: new IdempotentRequests(new LiveEpisodeRepository(dataSource)) },
       ],
       exports: [EPISODE_LIFECYCLE_PORT, AGENT_TOOLKIT],

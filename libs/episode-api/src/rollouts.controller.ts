@@ -1,7 +1,7 @@
 import { BadRequestException, Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { MirrorSettings } from '@libs/config';
+import { CurrentPrincipal, Principal, Requires } from '@libs/access';
 import { RolloutRepository } from '@libs/persistence';
 
 const pageNumber = (name: string, value: string | undefined, fallback: number, max: number): number => {
@@ -25,29 +25,32 @@ export class RolloutsController {
 
   // The repository is made here, from the connection the module already provides, so registering this controller
   // is its one line in the module.
-  constructor(
-    dataSource: DataSource,
-    private readonly config: MirrorSettings,
-  ) {
+  constructor(dataSource: DataSource) {
     this.rollouts = new RolloutRepository(dataSource);
   }
 
   @Get()
-  async list(@Query('offset') offset?: string, @Query('limit') limit?: string) {
+  @Requires('rollouts:read')
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query('offset') offset?: string,
+    @Query('limit') limit?: string,
+  ) {
     const page = {
       offset: pageNumber('offset', offset, 0, 1_000_000),
       limit: Math.max(1, pageNumber('limit', limit, 50, 200)),
     };
-    const { rollouts, total } = await this.rollouts.list(this.config.MIRROR_TENANT, page);
+    const { rollouts, total } = await this.rollouts.list(principal.tenantId, page);
     return { rollouts, total, ...page };
   }
 
   @Get(':id')
-  async get(@Param('id') id: string) {
-    const rollout = await this.rollouts.find(this.config.MIRROR_TENANT, id);
+  @Requires('rollouts:read')
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    const rollout = await this.rollouts.find(principal.tenantId, id);
     if (!rollout) {
       throw new NotFoundException(`no rollout ${id}`);
     }
-    return { ...rollout, episodes: await this.rollouts.episodes(this.config.MIRROR_TENANT, id) };
+    return { ...rollout, episodes: await this.rollouts.episodes(principal.tenantId, id) };
   }
 }

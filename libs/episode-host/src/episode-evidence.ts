@@ -38,7 +38,7 @@ export interface GradedEpisode {
  */
 export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedEpisode): Promise<AuditEntry> => {
   const events = await storedEventLog(dataSource, graded.episodeId);
-  const grades = await new EpisodeGradeRepository(dataSource).grades(graded.episodeId);
+  const grades = await new EpisodeGradeRepository(dataSource).grades(graded.tenant, graded.episodeId);
   return new AuditTrailRepository(dataSource).append(graded.tenant, {
     actor: graded.actor ?? 'mirror:grader',
     actorKind: 'grader',
@@ -97,7 +97,7 @@ export const exportEvidence = async (
     episodes.push({
       id,
       events: await storedEventLog(dataSource, id),
-      grades: asJson(await grades.grades(id)) as unknown[],
+      grades: asJson(await grades.grades(tenant, id)) as unknown[],
     });
   }
   const head = (await audit.head(tenant)) ?? { seq: 0, hash: '' };

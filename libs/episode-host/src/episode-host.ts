@@ -280,7 +280,7 @@ const startServices = async (
       outcome,
       judge ? { judge } : {},
     );
-    await grades.saveRun({
+    await grades.saveRun(config.MIRROR_TENANT, {
       episodeId: outcome.episodeId,
       scenarioId: scenario.id,
       scenarioFile: file,
@@ -288,7 +288,13 @@ const startServices = async (
       agent,
       outcome,
     });
-    await grades.saveGrade(outcome.episodeId, grade.policies.join(','), grade.graderVersion, grade);
+    await grades.saveGrade(
+      config.MIRROR_TENANT,
+      outcome.episodeId,
+      grade.policies.join(','),
+      grade.graderVersion,
+      grade,
+    );
     const episode = await new PostgresEpisodeStore(database.dataSource).findEpisode(outcome.episodeId);
     await recordEpisodeGrade(database.dataSource, {
       tenant: config.MIRROR_TENANT,

@@ -24,6 +24,7 @@ describe('live-episode registry', () => {
   const registries: LiveEpisodeRegistry[] = [];
   const registry = (options: Partial<LiveEpisodeOptions> = {}): LiveEpisodeRegistry => {
     const made = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
+      tenantId: host.config.MIRROR_TENANT,
       ttlSeconds: 900,
       maxLive: 8,
       ...options,

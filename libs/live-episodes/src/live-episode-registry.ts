@@ -55,6 +55,8 @@ interface LiveEpisode {
 }
 
 export interface LiveEpisodeOptions {
+  /** The tenant whose episodes this registry starts and answers for (the host's). */
+  tenantId: string;
   ttlSeconds: number;
   maxLive: number;
   /** Steps an episode allows when its creator names none, and the most one may ask for. */
@@ -262,7 +264,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       ending: false,
     };
     try {
-      await this.repository.create({
+      await this.repository.create(this.options.tenantId, {
         id: live.id,
         environment: environment.bundle.id,
         task,
@@ -329,7 +331,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   }
 
   private async storedRow(episodeId: string, token: string | undefined): Promise<LiveEpisodeRow<EpisodeResult>> {
-    const row = await this.repository.find<EpisodeResult>(episodeId);
+    const row = await this.repository.find<EpisodeResult>(this.options.tenantId, episodeId);
     if (!row) {
       throw new EpisodeAccessError('episode_not_found', 404, `no episode ${String(episodeId).slice(0, 64)}`);
     }
@@ -366,7 +368,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     if (live) {
       return live.tools;
     }
-    const row = (await this.repository.find(episodeId))!;
+    const row = (await this.repository.find(this.options.tenantId, episodeId))!;
     const environment = this.environmentOf(row.environment);
     const { scenario } = parseTaskId(row.task);
     return this.catalogueOf(
@@ -420,7 +422,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
           seqBefore,
           seqAfter: episode.state.seq,
         };
-        await this.repository.appendStep(live.id, step, {
+        await this.repository.appendStep(this.options.tenantId, live.id, step, {
           steps: live.steps,
           expiresAt: new Date(live.expiresAt).toISOString(),
         });
@@ -485,7 +487,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     this.host.signals.forget(live.id);
     // Stored before it leaves the registry: its status reads `running` until its end is on record.
     await this.repository
-      .update(live.id, {
+      .update(this.options.tenantId, live.id, {
         status: cause === 'expired' ? 'expired' : 'ended',
         truncated: cause === 'truncated',
         endedAt: new Date(this.now()).toISOString(),
@@ -506,7 +508,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     this.host.signals.forget(live.id);
     await live.started.handle.terminate('the episode was deleted').catch(() => undefined);
     await this.repository
-      .update(live.id, { status, endedAt: new Date(this.now()).toISOString() })
+      .update(this.options.tenantId, live.id, { status, endedAt: new Date(this.now()).toISOString() })
       .finally(() => this.live.delete(live.id));
   }
 
@@ -570,7 +572,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
         }
       });
     }
-    const row = (await this.repository.find<EpisodeResult>(episodeId))!;
+    const row = (await this.repository.find<EpisodeResult>(this.options.tenantId, episodeId))!;
     return { status: await this.statusOf(row), result: row.result };
   }
 
@@ -579,7 +581,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     const live = await this.running(episodeId, token);
     this.touch(live);
     const expiresAt = new Date(live.expiresAt).toISOString();
-    await this.repository.update(live.id, { expiresAt });
+    await this.repository.update(this.options.tenantId, live.id, { expiresAt });
     return { expiresAt };
   }
 
@@ -591,14 +593,14 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       await this.serially(live, () => this.discard(live, 'deleted'));
       return;
     }
-    await this.repository.update(episodeId, { status: 'deleted' });
+    await this.repository.update(this.options.tenantId, episodeId, { status: 'deleted' });
   }
 
   async trajectory(episodeId: string, token: string) {
     await this.authorize(episodeId, token);
-    const row = (await this.repository.find<EpisodeResult>(episodeId))!;
+    const row = (await this.repository.find<EpisodeResult>(this.options.tenantId, episodeId))!;
     const live = this.live.get(episodeId);
-    const steps = await this.repository.steps(episodeId);
+    const steps = await this.repository.steps(this.options.tenantId, episodeId);
     // The twins' log holds what the agent's tools may not show it: it is given only once the episode has ended.
     const ended = !live || live.ending;
     const events = ended ? await this.host.engine.events(episodeId, 0) : undefined;
@@ -627,7 +629,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       this.host.signals.forget(live.id);
       await live.started.handle.terminate('the server stopped').catch(() => undefined);
       await this.repository
-        .update(live.id, { status: 'expired', endedAt: new Date(this.now()).toISOString() })
+        .update(this.options.tenantId, live.id, { status: 'expired', endedAt: new Date(this.now()).toISOString() })
         .catch(() => undefined);
       this.live.delete(live.id);
     }

@@ -11,6 +11,7 @@ import { EpisodeScenarios1764500000000 } from './migrations/1764500000000-episod
 import { LiveEpisodes1764510000000 } from './migrations/1764510000000-live-episodes';
 import { CreateRollouts1764700000000 } from './migrations/1764700000000-create-rollouts';
 import { AuditTrail1764800000000 } from './migrations/1764800000000-audit-trail';
+import { ApiKeys1764900005000 } from './migrations/1764900005000-api-keys';
 import { ReviewAnnotations1764900006000 } from './migrations/1764900006000-review-annotations';
 
 export const entities = [StackEntity, StackVersionEntity];
@@ -24,6 +25,7 @@ export const migrations = [
   LiveEpisodes1764510000000,
   CreateRollouts1764700000000,
   AuditTrail1764800000000,
+  ApiKeys1764900005000,
   ReviewAnnotations1764900006000,
 ];
 

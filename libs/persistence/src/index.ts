@@ -11,3 +11,4 @@ export * from './repositories/live-episode.repository';
 export * from './repositories/rollout.repository';
 export * from './repositories/audit-trail.repository';
 export * from './repositories/review.repository';
+export * from './repositories/api-key.repository';

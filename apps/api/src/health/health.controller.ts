@@ -2,11 +2,14 @@ import { Controller, Get, HttpException, HttpStatus } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 
+import { Public } from '@libs/access';
+
 /**
  * Probes for orchestrators: `/healthz` says the process serves HTTP (restart it when not), `/readyz` that it can do
  * its work — its database answers and no migration is pending — so a load balancer sends it traffic only then.
  */
 @ApiExcludeController()
+@Public()
 @Controller()
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}

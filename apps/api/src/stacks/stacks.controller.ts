@@ -1,6 +1,8 @@
 import { BadRequestException, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
+import { CurrentPrincipal, Principal, Requires } from '@libs/access';
+
 import { StacksService } from './stacks.service';
 
 const defaultFileName = (contentType: string | undefined): string => {
@@ -23,7 +25,9 @@ export class StacksController {
    * stack is named by the bundle's mirror.yaml or the spec's info.title.
    */
   @Post()
+  @Requires('stacks:ingest')
   async ingest(
+    @CurrentPrincipal() principal: Principal,
     @Req() request: Request,
     @Res() response: Response,
     @Query('filename') filename?: string,
@@ -35,17 +39,24 @@ export class StacksController {
     if (filename !== undefined && !/^[\w.-]{1,128}$/.test(filename)) {
       throw new BadRequestException('filename may only hold letters, digits, ".", "-" and "_"');
     }
-    const outcome = await this.stacks.ingest(filename, defaultFileName(request.headers['content-type']), body);
+    const outcome = await this.stacks.ingest(
+      principal,
+      filename,
+      defaultFileName(request.headers['content-type']),
+      body,
+    );
     response.status(outcome.created ? 201 : 200).json({ ...outcome.summary, stored: outcome.created });
   }
 
   @Get()
-  list() {
-    return this.stacks.list();
+  @Requires('stacks:read')
+  list(@CurrentPrincipal() principal: Principal) {
+    return this.stacks.list(principal.tenantId);
   }
 
   @Get(':id')
-  get(@Param('id') id: string) {
-    return this.stacks.latest(id);
+  @Requires('stacks:read')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.stacks.latest(principal.tenantId, id);
   }
 }

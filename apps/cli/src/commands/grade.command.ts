@@ -41,7 +41,9 @@ export const gradeCommand = (): Command =>
       const result = await withDatabase(log, async ({ config, dataSource, stacks }) => {
         const grades = new EpisodeGradeRepository(dataSource);
         const episodes = new PostgresEpisodeStore(dataSource);
-        const descriptor = await episodes.findEpisode(episodeId);
+        const found = await episodes.findEpisode(episodeId);
+        // The command acts for MIRROR_TENANT: another tenant's episode is not there for it.
+        const descriptor = found?.tenantId === config.MIRROR_TENANT ? found : undefined;
         if (!descriptor) {
           throw new UsageError(`no episode "${episodeId}" is stored`);
         }
@@ -59,7 +61,7 @@ export const gradeCommand = (): Command =>
         }
         // How the episode ended, when `mirror run` played it to its end; a fork or an episode driven through the
         // gateway has no outcome of its own, and is graded on its rules without a reward.
-        const run = await grades.findRun<EpisodeOutcome>(episodeId);
+        const run = await grades.findRun<EpisodeOutcome>(descriptor.tenantId, episodeId);
         const policies = newer ? policiesFor(newer.model, scenario) : undefined;
         if (policies && policies.length === 0) {
           throw new UsageError(
@@ -79,7 +81,7 @@ export const gradeCommand = (): Command =>
             ...(judge ? { judge } : {}),
           },
         );
-        await grades.saveGrade(episodeId, grade.policies.join(','), grade.graderVersion, grade);
+        await grades.saveGrade(descriptor.tenantId, episodeId, grade.policies.join(','), grade.graderVersion, grade);
         await recordEpisodeGrade(dataSource, {
           tenant: descriptor.tenantId,
           episodeId,
@@ -94,7 +96,7 @@ export const gradeCommand = (): Command =>
             worldSeed: descriptor.seed,
           },
         });
-        const history = await grades.grades<Grade>(episodeId);
+        const history = await grades.grades<Grade>(descriptor.tenantId, episodeId);
         return {
           run: {
             scenarioId: task.id,

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 
 import { Command } from 'commander';
 
+import { localUser } from '@libs/access';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { episodeApiOf } from '@libs/episode-api';
 import { loadConfig } from '@libs/config';
@@ -69,7 +70,9 @@ export const upCommand = (): Command =>
       });
       let served: Awaited<ReturnType<typeof episodeApiOf>> | undefined;
       try {
-        served = await episodeApiOf(host, episodeProtocols, ['error', 'warn']);
+        // Local single-user mode, explicitly: loopback only, the one user a trainer of this process's tenant. A shared
+        // deployment serves the api app, which takes API keys.
+        served = await episodeApiOf(host, episodeProtocols, ['error', 'warn'], localUser(host.config.MIRROR_TENANT));
         const { app } = served;
         await app.listen(options.port, '127.0.0.1');
         const api = (await app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -82,7 +85,7 @@ export const upCommand = (): Command =>
         process.stdout.write(
           options.json
             ? `${JSON.stringify(ready)}\n`
-            : `Mirror is up: API ${ready.api} (OpenAPI ${ready.openapi}), gateway ${ready.gateway}, environments ${ready.environments.join(', ')}. Ctrl-C stops it.\n`,
+            : `Mirror is up: API ${ready.api} (OpenAPI ${ready.openapi}), gateway ${ready.gateway}, environments ${ready.environments.join(', ')}. Local mode: loopback only, no API keys. Ctrl-C stops it.\n`,
         );
         await new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);

@@ -19,24 +19,38 @@ export interface StoredGrade<Grade = unknown> {
   grade: Grade;
 }
 
+const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+/** A write about an episode the tenant does not own: refused whole, nothing stored. */
+export class EpisodeNotInTenantError extends Error {
+  constructor(tenantId: string, episodeId: string) {
+    super(`tenant ${tenantId} has no episode ${episodeId.slice(0, 64)}`);
+  }
+}
+
 /**
  * Runs and grades of episodes. A grade is kept per (policy versions, grader version): re-grading with a new policy
- * version adds one and keeps the old; re-grading with the same ones replaces it (grading is deterministic).
+ * version adds one and keeps the old; re-grading with the same ones replaces it (grading is deterministic). Runs and
+ * grades belong to their episode's tenant: every method takes the tenant, and reads and writes go through the
+ * episode's row, so another tenant's episode id finds nothing and stores nothing.
  */
 export class EpisodeGradeRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async saveRun(run: EpisodeRun): Promise<void> {
-    await this.dataSource.query(
+  async saveRun(tenantId: string, run: EpisodeRun): Promise<void> {
+    const saved = await this.dataSource.query<unknown[]>(
       `INSERT INTO episode_runs (episode_id, scenario_id, scenario_file, seed, agent, outcome)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (episode_id) DO UPDATE SET outcome = EXCLUDED.outcome, recorded_at = now()`,
-      [run.episodeId, run.scenarioId, run.scenarioFile, run.seed, run.agent, JSON.stringify(run.outcome)],
+       SELECT id, $2, $3, $4, $5, $6 FROM episodes WHERE id = $1 AND tenant_id = $7
+       ON CONFLICT (episode_id) DO UPDATE SET outcome = EXCLUDED.outcome, recorded_at = now() RETURNING episode_id`,
+      [run.episodeId, run.scenarioId, run.scenarioFile, run.seed, run.agent, JSON.stringify(run.outcome), tenantId],
     );
+    if (saved.length === 0) {
+      throw new EpisodeNotInTenantError(tenantId, run.episodeId);
+    }
   }
 
-  async findRun<Outcome>(episodeId: string): Promise<EpisodeRun<Outcome> | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(episodeId)) {
+  async findRun<Outcome>(tenantId: string, episodeId: string): Promise<EpisodeRun<Outcome> | undefined> {
+    if (!isUuid(episodeId)) {
       return undefined;
     }
     const [row] = await this.dataSource.query<
@@ -48,7 +62,10 @@ export class EpisodeGradeRepository {
         agent: string;
         outcome: Outcome;
       }[]
-    >('SELECT * FROM episode_runs WHERE episode_id = $1', [episodeId]);
+    >(
+      `SELECT r.* FROM episode_runs r JOIN episodes e ON e.id = r.episode_id WHERE r.episode_id = $1 AND e.tenant_id = $2`,
+      [episodeId, tenantId],
+    );
     return row
       ? {
           episodeId: row.episode_id,
@@ -61,21 +78,37 @@ export class EpisodeGradeRepository {
       : undefined;
   }
 
-  async saveGrade(episodeId: string, policies: string, graderVersion: string, grade: unknown): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO episode_grades (episode_id, policies, grader_version, grade) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (episode_id, policies, grader_version) DO UPDATE SET grade = EXCLUDED.grade, graded_at = now()`,
-      [episodeId, policies, graderVersion, JSON.stringify(grade)],
+  async saveGrade(
+    tenantId: string,
+    episodeId: string,
+    policies: string,
+    graderVersion: string,
+    grade: unknown,
+  ): Promise<void> {
+    const saved = await this.dataSource.query<unknown[]>(
+      `INSERT INTO episode_grades (episode_id, policies, grader_version, grade)
+       SELECT id, $2, $3, $4 FROM episodes WHERE id = $1 AND tenant_id = $5
+       ON CONFLICT (episode_id, policies, grader_version) DO UPDATE SET grade = EXCLUDED.grade, graded_at = now()
+       RETURNING episode_id`,
+      [episodeId, policies, graderVersion, JSON.stringify(grade), tenantId],
     );
+    if (saved.length === 0) {
+      throw new EpisodeNotInTenantError(tenantId, episodeId);
+    }
   }
 
   /** Every grade of an episode, oldest first. */
-  async grades<Grade>(episodeId: string): Promise<StoredGrade<Grade>[]> {
+  async grades<Grade>(tenantId: string, episodeId: string): Promise<StoredGrade<Grade>[]> {
+    if (!isUuid(episodeId)) {
+      return [];
+    }
     const rows = await this.dataSource.query<
       { policies: string; grader_version: string; graded_at: Date; grade: Grade }[]
     >(
-      'SELECT policies, grader_version, graded_at, grade FROM episode_grades WHERE episode_id = $1 ORDER BY graded_at, policies',
-      [episodeId],
+      `SELECT g.policies, g.grader_version, g.graded_at, g.grade FROM episode_grades g
+       JOIN episodes e ON e.id = g.episode_id WHERE g.episode_id = $1 AND e.tenant_id = $2
+       ORDER BY g.graded_at, g.policies`,
+      [episodeId, tenantId],
     );
     return rows.map((r) => ({
       policies: r.policies,

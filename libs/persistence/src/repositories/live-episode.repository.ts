@@ -69,27 +69,54 @@ const fromRow = <Result>(row: Row): LiveEpisodeRow<Result> => ({
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Live episodes, their trajectories and the idempotency keys of the episode API. */
+/** Rows of live episodes the tenant owns: a live episode is its episode's, and the episode row names the tenant. */
+const owned = (tenantParameter: string) =>
+  `EXISTS (SELECT 1 FROM episodes e WHERE e.id = live_episodes.id AND e.tenant_id = ${tenantParameter})`;
+
+/**
+ * Live episodes, their trajectories and the idempotency keys of the episode API. Every episode method takes the
+ * tenant first and reaches rows only through an episode of that tenant.
+ */
 export class LiveEpisodeRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async create(row: Omit<LiveEpisodeRow, 'steps' | 'truncated' | 'createdAt' | 'endedAt' | 'result'>): Promise<void> {
-    await this.dataSource.query(
+  async create(
+    tenantId: string,
+    row: Omit<LiveEpisodeRow, 'steps' | 'truncated' | 'createdAt' | 'endedAt' | 'result'>,
+  ): Promise<void> {
+    const inserted = await this.dataSource.query<unknown[]>(
       `INSERT INTO live_episodes (id, environment, task, group_id, token_hash, max_steps, status, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [row.id, row.environment, row.task, row.groupId, row.tokenHash, row.maxSteps, row.status, row.expiresAt],
+       SELECT id, $2, $3, $4, $5, $6, $7, $8 FROM episodes WHERE id = $1 AND tenant_id = $9 RETURNING id`,
+      [
+        row.id,
+        row.environment,
+        row.task,
+        row.groupId,
+        row.tokenHash,
+        row.maxSteps,
+        row.status,
+        row.expiresAt,
+        tenantId,
+      ],
     );
+    if (inserted.length === 0) {
+      throw new Error(`tenant ${tenantId} has no episode ${row.id}`);
+    }
   }
 
-  async find<Result>(id: string): Promise<LiveEpisodeRow<Result> | undefined> {
+  async find<Result>(tenantId: string, id: string): Promise<LiveEpisodeRow<Result> | undefined> {
     if (!uuid.test(id)) {
       return undefined;
     }
-    const [row] = await this.dataSource.query<Row[]>('SELECT * FROM live_episodes WHERE id = $1', [id]);
+    const [row] = await this.dataSource.query<Row[]>(`SELECT * FROM live_episodes WHERE id = $1 AND ${owned('$2')}`, [
+      id,
+      tenantId,
+    ]);
     return row ? fromRow<Result>(row) : undefined;
   }
 
   async update(
+    tenantId: string,
     id: string,
     fields: Partial<Pick<LiveEpisodeRow, 'status' | 'steps' | 'truncated' | 'expiresAt' | 'endedAt' | 'result'>>,
   ): Promise<void> {
@@ -106,18 +133,25 @@ export class LiveEpisodeRepository {
       return;
     }
     await this.dataSource.query(
-      `UPDATE live_episodes SET ${set.map(([column], i) => `"${column}" = $${i + 2}`).join(', ')} WHERE id = $1`,
-      [id, ...set.map(([, value]) => value)],
+      `UPDATE live_episodes SET ${set.map(([column], i) => `"${column}" = $${i + 3}`).join(', ')}
+       WHERE id = $1 AND ${owned('$2')}`,
+      [id, tenantId, ...set.map(([, value]) => value)],
     );
   }
 
   /** Records a call and the episode's new step count together: a trajectory never disagrees with its episode. */
-  async appendStep(id: string, step: TrajectoryStepRow, episode: { steps: number; expiresAt: string }): Promise<void> {
+  async appendStep(
+    tenantId: string,
+    id: string,
+    step: TrajectoryStepRow,
+    episode: { steps: number; expiresAt: string },
+  ): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
+      const inserted = await manager.query<unknown[]>(
         `INSERT INTO live_episode_steps
            (episode_id, index, at, wall_ms, business_time, call, observation, counted, seq_before, seq_after)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         SELECT id, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM live_episodes WHERE id = $1 AND ${owned('$11')}
+         RETURNING episode_id`,
         [
           id,
           step.index,
@@ -129,8 +163,12 @@ export class LiveEpisodeRepository {
           step.counted,
           step.seqBefore,
           step.seqAfter,
+          tenantId,
         ],
       );
+      if (inserted.length === 0) {
+        throw new Error(`tenant ${tenantId} has no live episode ${id}`);
+      }
       await manager.query('UPDATE live_episodes SET steps = $2, expires_at = $3 WHERE id = $1', [
         id,
         episode.steps,
@@ -139,7 +177,10 @@ export class LiveEpisodeRepository {
     });
   }
 
-  async steps(id: string): Promise<TrajectoryStepRow[]> {
+  async steps(tenantId: string, id: string): Promise<TrajectoryStepRow[]> {
+    if (!uuid.test(id)) {
+      return [];
+    }
     const rows = await this.dataSource.query<
       {
         index: number;
@@ -152,7 +193,11 @@ export class LiveEpisodeRepository {
         seq_before: number;
         seq_after: number;
       }[]
-    >('SELECT * FROM live_episode_steps WHERE episode_id = $1 ORDER BY index', [id]);
+    >(
+      `SELECT s.* FROM live_episode_steps s JOIN episodes e ON e.id = s.episode_id
+       WHERE s.episode_id = $1 AND e.tenant_id = $2 ORDER BY s.index`,
+      [id, tenantId],
+    );
     return rows.map((r) => ({
       index: r.index,
       at: r.at.toISOString(),

@@ -1,0 +1,26 @@
+import { UsageError } from './cli-output';
+
+const units = { h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * `--expires`: a lifetime from now (`12h`, `90d`) or an ISO 8601 date-time; null for none. A key that would be born
+ * expired is a usage error, not a useless row.
+ */
+export const keyExpiry = (text: string | undefined, now = new Date()): string | null => {
+  if (text === undefined) {
+    return null;
+  }
+  const lifetime = /^(\d{1,5})([hd])$/.exec(text);
+  const at = lifetime
+    ? now.getTime() + Number(lifetime[1]) * units[lifetime[2] as keyof typeof units]
+    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text)
+      ? Date.parse(text)
+      : NaN;
+  if (Number.isNaN(at)) {
+    throw new UsageError(`--expires ${text}: give a lifetime (12h, 90d) or an ISO 8601 date-time with its zone`);
+  }
+  if (at <= now.getTime()) {
+    throw new UsageError(`--expires ${text}: must be in the future`);
+  }
+  return new Date(at).toISOString();
+};
