@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { createApiApp } from '@api/bootstrap';
 import { Permission, Role, roleCan, roles } from '@libs/access';
 import { loadConfig } from '@libs/config';
-import { createDataSource, RolloutRepository } from '@libs/persistence';
+import { createDataSource, PostgresEpisodeStore, RolloutRepository } from '@libs/persistence';
 import { bearer, issueApiKey } from '@test/support/api-keys';
 import { minimalSpec } from '@test/support/bundle-fixtures';
 import { createTestDatabase } from '@test/support/test-services';
@@ -25,6 +25,7 @@ interface TenantData {
   stackId: string;
   stackName: string;
   rolloutId: string;
+  episodeId: string;
   bundle: string;
   /** Strings only this tenant's data holds: none may appear in an answer to the other tenant. */
   markers: string[];
@@ -57,6 +58,8 @@ describe('authorisation matrix of the api app', () => {
     'GET /healthz': { rule: 'public', scope: 'tenant', ok: [200], call: (s) => s.get('/healthz') },
     'GET /readyz': { rule: 'public', scope: 'tenant', ok: [200], call: (s) => s.get('/readyz') },
     'GET /openapi.json': { rule: 'public', scope: 'tenant', ok: [200], call: (s) => s.get('/openapi.json') },
+    // Open to the guard, closed to API keys: only the operator's key reads the process's counts.
+    'GET /metrics': { rule: 'public', scope: 'tenant', ok: [401], call: (s) => s.get('/metrics') },
     'POST /v1/stacks': {
       rule: 'stacks:ingest',
       scope: 'tenant',
@@ -89,6 +92,54 @@ describe('authorisation matrix of the api app', () => {
       scope: 'resource',
       ok: [200],
       call: async (s, target) => s.delete(`/v1/keys/${await spareKey(tenantOf(target))}`),
+    },
+    'GET /v1/review/rollouts': {
+      rule: 'review:read',
+      scope: 'tenant',
+      ok: [200],
+      call: (s) => s.get('/v1/review/rollouts'),
+    },
+    'GET /v1/review/rollouts/:id': {
+      rule: 'review:read',
+      scope: 'resource',
+      ok: [200],
+      call: (s, target) => s.get(`/v1/review/rollouts/${target.rolloutId}`),
+    },
+    'GET /v1/review/rollouts/:id/report.html': {
+      rule: 'review:read',
+      scope: 'resource',
+      ok: [200],
+      call: (s, target) => s.get(`/v1/review/rollouts/${target.rolloutId}/report.html`),
+    },
+    // The rollout is still running: a sign-off the guard lets through is refused by the rollout's state (409).
+    'POST /v1/review/rollouts/:id/sign-offs': {
+      rule: 'review:sign-off',
+      scope: 'resource',
+      ok: [409],
+      call: (s, target) =>
+        s.post(`/v1/review/rollouts/${target.rolloutId}/sign-offs`).send({ decision: 'approved', comment: 'matrix' }),
+    },
+    'GET /v1/review/episodes/:id': {
+      rule: 'review:read',
+      scope: 'resource',
+      ok: [200],
+      call: (s, target) => s.get(`/v1/review/episodes/${target.episodeId}`),
+    },
+    'GET /v1/review/episodes/:id/report.html': {
+      rule: 'review:read',
+      scope: 'resource',
+      ok: [200],
+      call: (s, target) => s.get(`/v1/review/episodes/${target.episodeId}/report.html`),
+    },
+    // The episode has no grade yet: an annotation the guard lets through is refused by the episode's state (409).
+    'POST /v1/review/episodes/:id/annotations': {
+      rule: 'review:annotate',
+      scope: 'resource',
+      ok: [409],
+      call: (s, target) =>
+        s
+          .post(`/v1/review/episodes/${target.episodeId}/annotations`)
+          .send({ rule: 'some-rule', stance: 'agree', comment: 'matrix' }),
     },
   };
   const tenantOf = (target: TenantData): TenantName => tenantNames.find((t) => data[t] === target)!;
@@ -127,13 +178,23 @@ describe('authorisation matrix of the api app', () => {
         concurrency: 1,
       });
       const stackId = ingested.body.stack.id as string;
+      const episodeId = randomUUID();
+      await new PostgresEpisodeStore(dataSource).createEpisode({
+        id: episodeId,
+        tenantId: tenant,
+        stackVersion: ingested.body.stack.version as string,
+        seed: 1,
+        secret: randomUUID(),
+        sizes: { recordsPerResource: 1, childrenPerParent: 1 },
+      });
       data[tenant] = {
         keys,
         stackId,
         stackName,
         rolloutId,
+        episodeId,
         bundle,
-        markers: [tenant, stackId, stackName, rolloutId, bundle, ...roles.map((r) => keys[r].id)],
+        markers: [tenant, stackId, stackName, rolloutId, episodeId, bundle, ...roles.map((r) => keys[r].id)],
       };
     }
   });

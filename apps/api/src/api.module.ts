@@ -3,10 +3,10 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 
 import { ACCESS_MODE, AccessGuard, AccessMode, Authenticator } from '@libs/access';
-import { MirrorConfig, MirrorSettings } from '@libs/config';
+import { MirrorConfig, MirrorSettings, resolveOperatorKey } from '@libs/config';
 import { ApiKeyRepository, StackRepository } from '@libs/persistence';
 import { RolloutsController } from '@libs/episode-api';
-import { MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
+import { MetricsAccess, MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
@@ -47,6 +47,8 @@ export class ApiModule {
           inject: [ApiKeyRepository],
         },
         StacksService,
+        // /metrics: the operator's key, as on the gateway and the episode API (counts over every tenant).
+        { provide: MetricsAccess, useValue: { key: resolveOperatorKey(config) } },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RequestTelemetryInterceptor },
         { provide: APP_GUARD, useClass: AccessGuard },

@@ -15,6 +15,7 @@ import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentel
 import type { Request, Response } from 'express';
 import { Observable, tap } from 'rxjs';
 
+import { Public } from '@libs/access';
 import { MirrorSettings } from '@libs/config';
 
 import { callerTraced, episodeContext } from './episode-trace';
@@ -93,6 +94,8 @@ export class RequestTelemetryInterceptor implements NestInterceptor {
  * Prometheus scrapes the process here: counts and timings, never any episode's content. With a `MetricsAccess` key,
  * only its holder (a bearer token) reads them.
  */
+// Open to the access guard: the controller checks the operator key itself, the same key in every process.
+@Public()
 @ApiExcludeController()
 @Controller()
 export class MetricsController {

@@ -1,12 +1,9 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { MirrorSettings } from '@libs/config';
+import { CurrentPrincipal, Principal, Requires } from '@libs/access';
 import { ReviewService } from '@libs/review-models';
 import { renderReportHtml, reviewReport } from '@libs/review-views';
-
-import { reviewPrincipal } from './review-principal';
 
 /**
  * The reviewer console's JSON (and its reports as HTML): reads of everything stored for the tenant, and the two
@@ -16,51 +13,53 @@ import { reviewPrincipal } from './review-principal';
 export class ReviewController {
   private readonly review: ReviewService;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly config: MirrorSettings,
-  ) {
+  constructor(dataSource: DataSource) {
     this.review = new ReviewService(dataSource);
   }
 
   @Get('rollouts')
-  rollouts(@Req() request: Request, @Query() query: Record<string, unknown>) {
-    return this.review.rolloutList(reviewPrincipal(this.config, request).tenantId, query);
+  @Requires('review:read')
+  rollouts(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    return this.review.rolloutList(principal.tenantId, query);
   }
 
   @Get('rollouts/:id')
-  rollout(@Req() request: Request, @Param('id') id: string) {
-    return this.review.rollout(reviewPrincipal(this.config, request).tenantId, id);
+  @Requires('review:read')
+  rollout(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.review.rollout(principal.tenantId, id);
   }
 
   @Get('rollouts/:id/report.html')
+  @Requires('review:read')
   @Header('Content-Type', 'text/html; charset=utf-8')
-  async rolloutReport(@Req() request: Request, @Param('id') id: string): Promise<string> {
-    const tenantId = reviewPrincipal(this.config, request).tenantId;
-    return renderReportHtml(await reviewReport(this.review, tenantId, 'rollout', id));
+  async rolloutReport(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<string> {
+    return renderReportHtml(await reviewReport(this.review, principal.tenantId, 'rollout', id));
   }
 
   @Post('rollouts/:id/sign-offs')
+  @Requires('review:sign-off')
   @HttpCode(201)
-  signOff(@Req() request: Request, @Param('id') id: string, @Body() body: unknown) {
-    return this.review.signOff(reviewPrincipal(this.config, request), id, body);
+  signOff(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
+    return this.review.signOff(principal, id, body);
   }
 
   @Get('episodes/:id')
-  episode(@Req() request: Request, @Param('id') id: string) {
-    return this.review.episode(reviewPrincipal(this.config, request).tenantId, id);
+  @Requires('review:read')
+  episode(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.review.episode(principal.tenantId, id);
   }
 
   @Get('episodes/:id/report.html')
+  @Requires('review:read')
   @Header('Content-Type', 'text/html; charset=utf-8')
-  async episodeReport(@Req() request: Request, @Param('id') id: string): Promise<string> {
-    const tenantId = reviewPrincipal(this.config, request).tenantId;
-    return renderReportHtml(await reviewReport(this.review, tenantId, 'episode', id));
+  async episodeReport(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<string> {
+    return renderReportHtml(await reviewReport(this.review, principal.tenantId, 'episode', id));
   }
 
   @Post('episodes/:id/annotations')
+  @Requires('review:annotate')
   @HttpCode(201)
-  annotate(@Req() request: Request, @Param('id') id: string, @Body() body: unknown) {
-    return this.review.annotate(reviewPrincipal(this.config, request), id, body);
+  annotate(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
+    return this.review.annotate(principal, id, body);
   }
 }
