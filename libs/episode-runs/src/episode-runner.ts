@@ -6,8 +6,8 @@ import { purchaseBriefOf } from '@libs/reference-agents';
 import { instantiate, Scenario, TaskInstance, worldSeedOf } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
-import { TwinClient } from '@libs/twin-client';
-import { TwinEngine } from '@libs/twin-engine';
+import { gatewayOrder, TwinClient } from '@libs/twin-client';
+import { Episode, TwinEngine } from '@libs/twin-engine';
 import {
   EpisodeOutcome,
   EpisodeServices,
@@ -27,6 +27,13 @@ export interface RunnerContext {
   engine: TwinEngine;
   temporal: Client;
   gatewayUrl: string;
+  /**
+   * Every gateway of a scaled-out deployment, when the twins are served by other processes: an episode is reached
+   * through one of them (the same for every process) and moves to the next when it is gone. `gatewayUrl` is unused
+   * then. With it, `engine` only follows the log: this process's copy of an episode is caught up from the event log
+   * after every call and update of its agent, so the clock and the records the runner reads are the gateway's.
+   */
+  gateways?: readonly string[];
   tenantId: string;
   stackVersion: string;
   model: StackModel;
@@ -91,6 +98,18 @@ const planInsight = (context: RunnerContext, episodeId: string, subject: Predica
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
 /**
+ * Brings this process's copy of an episode up to its log, when another process (a shared gateway) writes it: the
+ * state is the log applied in order, wherever it is applied.
+ */
+export const followLog = async (engine: TwinEngine, episode: Episode): Promise<void> => {
+  for (const entry of await engine.events(episode.id, episode.state.seq)) {
+    if (entry.seq === episode.state.seq + 1) {
+      episode.state.apply(entry);
+    }
+  }
+};
+
+/**
  * The episode could not run or end for a reason outside the agent (Temporal or the database unreachable): reported
  * beside the others, never graded as the agent's failure. `episodeId` when the twins' episode was created.
  */
@@ -134,7 +153,24 @@ export const startEpisode = async (
   );
   const company = episode.twin.world.company as Company;
   const instance = instantiate(scenario, seed, company, context.instanceKey);
-  const services: EpisodeServices = { gatewayUrl: context.gatewayUrl, ...packServicesOf(context.model) };
+  const remote = context.gateways !== undefined && context.gateways.length > 0;
+  const services: EpisodeServices = remote
+    ? {
+        gatewayUrl: gatewayOrder(episode.id, context.gateways!)[0],
+        gateways: [...context.gateways!],
+        ...packServicesOf(context.model),
+      }
+    : { gatewayUrl: context.gatewayUrl, ...packServicesOf(context.model) };
+  /** What the agent's calls and the workflow's updates changed, in this process's copy (with remote twins only). */
+  const followed = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      if (remote) {
+        await followLog(context.engine, episode);
+      }
+    }
+  };
   const identity = {
     employeeId: company.agent.id,
     name: company.agent.name,
@@ -159,7 +195,7 @@ export const startEpisode = async (
   signals.register(episode.id, handle);
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
-    handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] }),
+    followed(() => handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] })),
   );
   const twin = new TwinClient(services, episode.id);
   // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them.
@@ -216,20 +252,22 @@ export const startEpisode = async (
     endpoints: {
       ...productEndpoints,
       // By the stack's service names, which win over the product names above when a stack uses one of them.
-      ...agentEndpoints(episode, context.gatewayUrl, instance.brief.tools),
+      ...agentEndpoints(episode, services.gatewayUrl, instance.brief.tools),
     },
     // The built-in procurement demo agents work from the instance's data, not its prose (purchase-brief.ts).
     ...(purchaseBriefOf(instance) ? { purchase: purchaseBriefOf(instance) } : {}),
-    mail: (path, init) => twin.mail(tokenFor('mail'), path, init),
-    slack: (method, args) => twin.slack(tokenFor('slack'), method, args),
-    erp: (path, init) => twin.erp(tokenFor('erp'), path, init),
+    mail: (path, init) => followed(() => twin.mail(tokenFor('mail'), path, init)),
+    slack: (method, args) => followed(() => twin.slack(tokenFor('slack'), method, args)),
+    erp: (path, init) => followed(() => twin.erp(tokenFor('erp'), path, init)),
     now: () => episode.now(),
     wait: async (businessDays?: number) => {
       const request: WaitRequest = businessDays === undefined ? {} : { businessDays };
       const waited = outcome
         ? undefined
         : await unlessEnded(() =>
-            handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+            followed(() =>
+              handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+            ),
           );
       if (!waited) {
         outcome ??= (await handle.result()) as EpisodeOutcome;
@@ -239,7 +277,7 @@ export const startEpisode = async (
     finish: async () => {
       if (!outcome) {
         const finished = await unlessEnded(() =>
-          handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] }),
+          followed(() => handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] })),
         );
         outcome = finished ?? ((await handle.result()) as EpisodeOutcome);
       }

@@ -1,1 +1,2 @@
 export * from './twin-client';
+export { gatewayOrder } from './gateway-pool';
