@@ -4,13 +4,16 @@ import { Logger } from '@nestjs/common';
 
 import { loadConfig, requireOperatorKey } from '@libs/config';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
-import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
+import { gatewayRequestHandler, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
+
+import { drainingServer } from './draining-server';
 
 /**
  * The twin gateway process: serves `/e/{episodeId}/{service}/…` for every episode in the database and manages
  * episodes under `/_mirror/`. Episodes are rebuilt from their event logs on first use, so any gateway process can
- * serve any episode and a crashed one loses nothing.
+ * serve any episode and a crashed one loses nothing answered (a write is answered once its event is durable). Clients
+ * keep each episode on one gateway at a time (`@libs/twin-client` gateway-pool), never spread over several.
  */
 const main = async (): Promise<void> => {
   const logger = new Logger('gateway');
@@ -23,18 +26,19 @@ const main = async (): Promise<void> => {
     new RepositoryStackSource(new StackRepository(dataSource)),
     builtInPacks,
   );
-  const server = createGatewayServer(
-    engine,
-    config.MIRROR_TENANT,
-    { error: (message) => logger.error(message) },
-    operatorKey,
+  const { server, drain } = drainingServer(
+    gatewayRequestHandler(engine, config.MIRROR_TENANT, { error: (message) => logger.error(message) }, operatorKey),
   );
   server.listen(config.GATEWAY_PORT, config.HOST, () => {
     // With GATEWAY_PORT=0 the system picks the port; report the real one.
     logger.log(`listening on http://${config.HOST}:${(server.address() as AddressInfo).port}`);
   });
+  // SIGTERM: take no new connections, answer what is in flight (every write it answers is in the log), then close.
   const stop = (): void => {
-    server.close(() => void database.close());
+    logger.log('draining: new connections refused, requests in flight answered');
+    void drain(30_000)
+      .then(() => database.close())
+      .finally(() => logger.log('stopped'));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -9,12 +9,7 @@ import { DataSource } from 'typeorm';
 
 import { loadConfig, MirrorConfig, resolveOperatorKey } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
-import {
-  AgentForInstance,
-  RunnerContext,
-  SignallingEpisodeStore,
-  WorkflowSignals,
-} from '@libs/episode-runs';
+import { AgentForInstance, RunnerContext, SignallingEpisodeStore, WorkflowSignals } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 import type { Grade } from '@libs/graders';
 import {

@@ -17,6 +17,7 @@ import {
 } from '@libs/episode-runs';
 import { Grade, infrastructureGrade } from '@libs/graders';
 import { EpisodeGradeRepository, PostgresEpisodeStore } from '@libs/persistence';
+import type { RolloutEpisodeResult } from '@libs/rollouts';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
 import type { HostedBundle, PlayedEpisode, ScenarioOfBundle } from './episode-host';
@@ -126,3 +127,13 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
   };
   return { gradeAndStore, play };
 };
+
+/** A played episode as a rollout records its trial: the rules it broke (milestones are no rules), once each. */
+export const trialResultOf = (played: PlayedEpisode): Omit<RolloutEpisodeResult, 'task' | 'trial'> => ({
+  episodeId: played.episodeId || null,
+  status: played.status,
+  passed: played.passed,
+  reward: played.reward,
+  violations: [...new Set(played.verdicts.filter((v) => v.status === 'fail' && !v.milestone).map((v) => v.rule))],
+  reason: played.reason,
+});
