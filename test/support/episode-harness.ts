@@ -80,6 +80,7 @@ export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: 
   };
   return {
     context,
+    dataSource,
     signals,
     scenario,
     address,
