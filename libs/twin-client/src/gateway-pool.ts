@@ -20,8 +20,15 @@ export const gatewayOrder = (episodeId: string, gateways: readonly string[]): st
 const unreachableUntil = new Map<string, number>();
 const rememberedMs = 10_000;
 
-/** No HTTP answer at all: fetch's own failure (refused, reset, closed), never a status from a twin. */
-const isUnreachable = (error: unknown): boolean => error instanceof TypeError && error.message === 'fetch failed';
+/**
+ * No HTTP answer at all: fetch's own failure (refused, reset, closed), never a status from a twin. By name, not
+ * `instanceof`: fetch's TypeError may come from another realm (a test's sandbox).
+ */
+const isUnreachable = (error: unknown): boolean =>
+  typeof error === 'object' &&
+  error !== null &&
+  (error as Error).name === 'TypeError' &&
+  (error as Error).message === 'fetch failed';
 
 /** Refused before a byte was sent: the request reached no gateway, so sending it to another changes nothing twice. */
 const neverSent = (error: unknown): boolean => {
