@@ -18,7 +18,10 @@ export const drainingServer = (
   handler: (request: IncomingMessage, response: ServerResponse) => void,
 ): DrainingServer => {
   let draining = false;
+  const inFlight = new Set<ServerResponse>();
   const server = createServer((request, response) => {
+    inFlight.add(response);
+    response.once('close', () => inFlight.delete(response));
     if (draining) {
       response.setHeader('connection', 'close');
       if ((request.url ?? '').split('?')[0] === '/_mirror/health') {
@@ -33,6 +36,12 @@ export const drainingServer = (
   const drain = (graceMs: number): Promise<void> =>
     new Promise((resolve) => {
       draining = true;
+      // Answers still to come close their connection, so no client sends another request into a stopping gateway.
+      for (const response of inFlight) {
+        if (!response.headersSent) {
+          response.setHeader('connection', 'close');
+        }
+      }
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       cut.unref();
       server.close(() => {
