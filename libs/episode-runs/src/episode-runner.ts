@@ -6,7 +6,7 @@ import { purchaseBriefOf } from '@libs/reference-agents';
 import { instantiate, Scenario, TaskInstance, worldSeedOf } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
-import { gatewayOrder, TwinClient } from '@libs/twin-client';
+import { gatewayLostSince, gatewayOrder, TwinClient } from '@libs/twin-client';
 import { Episode, TwinEngine } from '@libs/twin-engine';
 import {
   EpisodeOutcome,
@@ -285,7 +285,17 @@ export const startEpisode = async (
     },
   };
   const { session, conduct } = guardSession(raw, { maxWaitBusinessDays: instance.horizon.businessDays + 1 });
-  return { episode, handle, session, conduct, instance, company, startAt: input.startAt, finished: () => outcome };
+  return {
+    episode,
+    handle,
+    session,
+    conduct,
+    instance,
+    company,
+    startAt: input.startAt,
+    finished: () => outcome,
+    gatewayUrl: services.gatewayUrl,
+  };
 };
 
 /**
@@ -300,7 +310,8 @@ export const runEpisode = async (
   agentFor: AgentForInstance,
   options: { continueAsNewAfterEvents?: number; stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
-  const { episode, handle, session, conduct, finished, instance, startAt } = await startEpisode(
+  const started = Date.now();
+  const { episode, handle, session, conduct, finished, instance, startAt, gatewayUrl } = await startEpisode(
     context,
     signals,
     scenario,
@@ -328,6 +339,10 @@ export const runEpisode = async (
       () => false,
     );
     const crash = await runAgent(agent, session, conduct, workflowEnded, options.stopGraceMs ?? 30_000);
+    if (context.gateways && context.gateways.length > 0 && (await gatewayLostSince(gatewayUrl, started))) {
+      // Its twins moved to another gateway mid-episode: what the agent saw of them is not what an agent is graded on.
+      conduct.infrastructureFaults.push(`the episode's gateway ${gatewayUrl} was lost while the agent played`);
+    }
     if (conduct.infrastructureFaults.length > 0) {
       // Mirror failed the agent (the twins unreachable, Temporal refusing an update): not the agent's doing.
       throw new EpisodeInfrastructureError(episode.id, conduct.infrastructureFaults.join('; '));

@@ -19,6 +19,8 @@ export const gatewayOrder = (episodeId: string, gateways: readonly string[]): st
 /** Gateways this process found unreachable, until when: tried last meanwhile (an episode does not flap back and forth). */
 const unreachableUntil = new Map<string, number>();
 const rememberedMs = 10_000;
+/** When this process last found each gateway unreachable. */
+const lastUnreachable = new Map<string, number>();
 
 /**
  * No HTTP answer at all: fetch's own failure (refused, reset, closed), never a status from a twin. By name, not
@@ -63,6 +65,7 @@ export const fetchOnGateways = async (
         throw error;
       }
       unreachableUntil.set(gateway, Date.now() + rememberedMs);
+      lastUnreachable.set(gateway, Date.now());
       failure = error;
       if (!resendable && !neverSent(error)) {
         break;
@@ -70,4 +73,24 @@ export const fetchOnGateways = async (
     }
   }
   throw failure;
+};
+
+/**
+ * Whether a gateway was lost since `since` (ms): found unreachable by this process meanwhile, or unreachable now. An
+ * agent that calls its twins by their URLs (not through the runner) sees only its fetches fail when its episode's
+ * gateway dies, which it may take for the twins' answer: the runner asks this instead of trusting its outcome.
+ */
+export const gatewayLostSince = async (gateway: string, since: number): Promise<boolean> => {
+  if ((lastUnreachable.get(gateway) ?? 0) >= since) {
+    return true;
+  }
+  try {
+    await (await fetch(`${gateway}/_mirror/health`)).arrayBuffer();
+    return false;
+  } catch (error) {
+    if (!isUnreachable(error)) {
+      throw error;
+    }
+    return true;
+  }
 };

@@ -1,2 +1,2 @@
 export * from './twin-client';
-export { gatewayOrder } from './gateway-pool';
+export { gatewayLostSince, gatewayOrder } from './gateway-pool';
