@@ -221,5 +221,5 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 1_800_000);
+  }, 3_600_000);
 });
