@@ -6,7 +6,7 @@ import { purchaseBriefOf } from '@libs/reference-agents';
 import { instantiate, Scenario, TaskInstance, worldSeedOf } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
-import { gatewayLostSince, gatewayOrder, TwinClient } from '@libs/twin-client';
+import { episodeGateway, gatewayLostSince, TwinClient } from '@libs/twin-client';
 import { Episode, TwinEngine } from '@libs/twin-engine';
 import {
   EpisodeOutcome,
@@ -156,7 +156,7 @@ export const startEpisode = async (
   const remote = context.gateways !== undefined && context.gateways.length > 0;
   const services: EpisodeServices = remote
     ? {
-        gatewayUrl: gatewayOrder(episode.id, context.gateways!)[0],
+        gatewayUrl: await episodeGateway(episode.id, context.gateways!),
         gateways: [...context.gateways!],
         ...packServicesOf(context.model),
       }

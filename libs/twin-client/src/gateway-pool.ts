@@ -94,3 +94,28 @@ export const gatewayLostSince = async (gateway: string, since: number): Promise<
     return true;
   }
 };
+
+/**
+ * The gateway a new episode starts on: the first of its order that is up and not draining (its health answers 200).
+ * Every other process reaches the same one, skipping those it cannot reach, so an episode never starts on a gateway
+ * already gone, and its gateway counts as lost (`gatewayLostSince`) only if it dies while the episode runs.
+ */
+export const episodeGateway = async (episodeId: string, gateways: readonly string[]): Promise<string> => {
+  const order = gatewayOrder(episodeId, gateways);
+  for (const gateway of order) {
+    try {
+      const response = await fetch(`${gateway}/_mirror/health`);
+      await response.arrayBuffer();
+      if (response.ok) {
+        return gateway;
+      }
+    } catch (error) {
+      if (!isUnreachable(error)) {
+        throw error;
+      }
+      unreachableUntil.set(gateway, Date.now() + rememberedMs);
+      lastUnreachable.set(gateway, Date.now());
+    }
+  }
+  return order[0];
+};

@@ -1,2 +1,2 @@
 export * from './twin-client';
-export { gatewayLostSince, gatewayOrder } from './gateway-pool';
+export { episodeGateway, gatewayLostSince, gatewayOrder } from './gateway-pool';
