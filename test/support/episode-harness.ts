@@ -82,6 +82,7 @@ export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: 
   };
   return {
     context,
+    dataSource,
     signals,
     scenario,
     address,

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 
-import type { AgentForInstance } from '@libs/episode-runs';
+import { AgentForInstance, oraclePlanAgent } from '@libs/episode-runs';
+import { trialResultOf } from '@libs/episode-host';
 import type { PlayTrial } from '@libs/episode-worker';
 import { referenceAgents } from '@libs/reference-agents';
 import { parseTask } from '@libs/rollouts';
@@ -9,7 +10,7 @@ import type { StackModel } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
 import { isAgentFile, loadAgentModule } from '@cli/agent-modules';
 import type { EpisodeEnvironment } from '@cli/episode-environment';
-import { oraclePlanAgent, planRoles } from '@cli/validity-roles';
+import { planRoles } from '@cli/validity-roles';
 
 /**
  * The tasks `--tasks` names, as `<scenario>@<seed>`, each once in the order given: `all` (every scenario), scenario
@@ -94,13 +95,5 @@ export const trialPlayer =
     if (!parsed || !scenario) {
       throw new Error(`task ${task} names no scenario of this stack version`);
     }
-    const played = await environment.play(scenario, parsed.seed, await agents(agent, scenario.scenario));
-    return {
-      episodeId: played.episodeId || null,
-      status: played.status,
-      passed: played.passed,
-      reward: played.reward,
-      violations: [...new Set(played.verdicts.filter((v) => v.status === 'fail' && !v.milestone).map((v) => v.rule))],
-      reason: played.reason,
-    };
+    return trialResultOf(await environment.play(scenario, parsed.seed, await agents(agent, scenario.scenario)));
   };

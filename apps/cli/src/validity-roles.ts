@@ -1,4 +1,4 @@
-import type { AgentForInstance } from '@libs/episode-runs';
+import { AgentForInstance, oraclePlanAgent } from '@libs/episode-runs';
 import { planAgent, ReferenceAgent } from '@libs/reference-agents';
 import { Scenario, trapSteps } from '@libs/scenarios';
 import type { PlayedEpisode } from '@cli/episode-environment';
@@ -49,18 +49,6 @@ export const trapJudge =
       ? `trap ${trap} was caught (${violated(e)}) yet passed: a violation does not cost the reward it should`
       : undefined;
   };
-
-/** The generic oracle agent following the scenario's own plan, made for each instance. */
-export const oraclePlanAgent = (scenario: Scenario): AgentForInstance => {
-  const plan = scenario.oracle;
-  if (!plan) {
-    throw new Error(`scenario ${scenario.id} declares no oracle`);
-  }
-  return {
-    name: 'oracle',
-    forInstance: (instance, insight) => planAgent('oracle', plan.steps, instance.values, insight),
-  };
-};
 
 /**
  * The roles of a scenario that declares its oracle: the oracle's plan, the idle agent, and one agent per trap. Nothing

@@ -5,13 +5,16 @@ import { Logger } from '@nestjs/common';
 import { loadConfig, requireOperatorKey } from '@libs/config';
 import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { collectProcessMetrics, observeGateway, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
-import { createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
+import { gatewayRequestHandler, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
+
+import { drainingServer } from './draining-server';
 
 /**
  * The twin gateway process: serves `/e/{episodeId}/{service}/…` for every episode in the database and manages
  * episodes under `/_mirror/`. Episodes are rebuilt from their event logs on first use, so any gateway process can
- * serve any episode and a crashed one loses nothing.
+ * serve any episode and a crashed one loses nothing answered (a write is answered once its event is durable). Clients
+ * keep each episode on one gateway at a time (`@libs/twin-client` gateway-pool), never spread over several.
  */
 const main = async (): Promise<void> => {
   const config = loadConfig();
@@ -28,11 +31,8 @@ const main = async (): Promise<void> => {
     builtInPacks,
     memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
   );
-  const server = createGatewayServer(
-    engine,
-    config.MIRROR_TENANT,
-    { error: (message) => logger.error(message) },
-    operatorKey,
+  const { server, drain } = drainingServer(
+    gatewayRequestHandler(engine, config.MIRROR_TENANT, { error: (message) => logger.error(message) }, operatorKey),
   );
   // Spans, latency metrics and log fields per request; `/metrics` for the holder of the operator key.
   observeGateway(server, { tenantId: config.MIRROR_TENANT, metricsKey: operatorKey });
@@ -40,8 +40,13 @@ const main = async (): Promise<void> => {
     // With GATEWAY_PORT=0 the system picks the port; report the real one.
     logger.log(`listening on http://${config.HOST}:${(server.address() as AddressInfo).port}`);
   });
+  // SIGTERM: take no new connections, answer what is in flight (every write it answers is in the log), then close.
   const stop = (): void => {
-    server.close(() => void database.close().finally(() => void tracing?.stop()));
+    logger.log('draining: new connections refused, requests in flight answered');
+    void drain(30_000)
+      .then(() => database.close())
+      .then(() => tracing?.stop())
+      .finally(() => logger.log('stopped'));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

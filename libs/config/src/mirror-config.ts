@@ -78,6 +78,18 @@ export const mirrorConfigSchema = z.object({
     .max(65535)
     .default(4000)
     .describe("The gateway's HTTP port (twin traffic `/e/{episode}/{service}/…`; `0` picks a free one)."),
+  MIRROR_GATEWAY_URL: z
+    .string()
+    .regex(
+      /^https?:\/\/[^\s,]+(,\s*https?:\/\/[^\s,]+)*$/,
+      'must be one gateway URL (`http://gateway:4000`) or several, comma-separated',
+    )
+    .optional()
+    .describe(
+      'The shared twin gateway(s) a worker plays rollout trials through, comma-separated when there are several ' +
+        '(each episode keeps to one of them and moves to the next when it is gone). Set, the worker also plays ' +
+        'rollouts of any stored stack version; unset, it hosts no twins and plays persona steps only.',
+    ),
   MIRROR_HEALTH_PORT: z.coerce
     .number()
     .int()
@@ -162,6 +174,13 @@ export const mirrorConfigSchema = z.object({
 });
 
 export type MirrorConfig = z.infer<typeof mirrorConfigSchema>;
+
+/** The gateways `MIRROR_GATEWAY_URL` lists, without trailing slashes; empty when it is unset. */
+export const gatewayUrls = (config: Pick<MirrorConfig, 'MIRROR_GATEWAY_URL'>): string[] =>
+  (config.MIRROR_GATEWAY_URL ?? '')
+    .split(',')
+    .map((url) => url.trim().replace(/\/+$/, ''))
+    .filter((url) => url.length > 0);
 
 export class ConfigError extends Error {
   constructor(readonly problems: { field: string; message: string }[]) {

@@ -9,19 +9,10 @@ import { DataSource } from 'typeorm';
 
 import { loadConfig, MirrorConfig, resolveOperatorKey } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
-import {
-  AgentForInstance,
-  EpisodeInfrastructureError,
-  gradeRun,
-  policiesFor,
-  RunnerContext,
-  runEpisode,
-  WorkflowSignals,
-} from '@libs/episode-runs';
+import { AgentForInstance, RunnerContext, WorkflowSignals } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
-import { Grade, infrastructureGrade } from '@libs/graders';
+import type { Grade } from '@libs/graders';
 import {
-  EpisodeGradeRepository,
   instanceKey,
   openDatabase,
   PostgresEpisodeStore,
@@ -31,7 +22,6 @@ import {
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import {
-  mirrorMetrics,
   observeGateway,
   temporalClientInterceptors,
   temporalWorkerPlugins,
@@ -42,8 +32,8 @@ import { createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engi
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
-import { recordEpisodeGrade } from './episode-evidence';
-import { rubricJudge, summarizeGrade } from './grade-summary';
+import { episodePlayer } from './episode-player';
+import type { summarizeGrade } from './grade-summary';
 
 /** A bundle the host serves: its id (`mirror up` uses the bundle's folder name), folder, model and stored version. */
 export interface HostedBundle {
@@ -240,8 +230,6 @@ const startServices = async (
   });
   const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
   fs.mkdirSync(transcripts, { recursive: true });
-  const grades = new EpisodeGradeRepository(database.dataSource);
-  const judge = rubricJudge(config);
   const temporalClient = new Client({
     connection,
     namespace: temporal.namespace,
@@ -271,77 +259,7 @@ const startServices = async (
       },
     ]),
   );
-  const gradeAndStore: EpisodeHost['gradeAndStore'] = async (environment, { scenario, file }, seed, outcome, agent) => {
-    const grade = await gradeRun(
-      environment.context,
-      scenario,
-      seed,
-      outcome.episodeId,
-      outcome,
-      judge ? { judge } : {},
-    );
-    await grades.saveRun(config.MIRROR_TENANT, {
-      episodeId: outcome.episodeId,
-      scenarioId: scenario.id,
-      scenarioFile: file,
-      seed,
-      agent,
-      outcome,
-    });
-    await grades.saveGrade(
-      config.MIRROR_TENANT,
-      outcome.episodeId,
-      grade.policies.join(','),
-      grade.graderVersion,
-      grade,
-    );
-    const episode = await new PostgresEpisodeStore(database.dataSource).findEpisode(outcome.episodeId);
-    await recordEpisodeGrade(database.dataSource, {
-      tenant: config.MIRROR_TENANT,
-      episodeId: outcome.episodeId,
-      grade,
-      agent,
-      versions: {
-        stack: environment.bundle.version,
-        scenario: scenario.id,
-        scenarioSeed: seed,
-        ...(episode ? { worldSeed: episode.seed } : {}),
-      },
-    });
-    const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
-    fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
-    return { grade, transcriptFile };
-  };
-  const play: EpisodeHost['play'] = async (environment, { scenario, file }, seed, agent) => {
-    let outcome: EpisodeOutcome;
-    try {
-      outcome = await runEpisode(environment.context, signals, scenario, seed, agent);
-    } catch (error) {
-      if (!(error instanceof EpisodeInfrastructureError)) {
-        throw error;
-      }
-      // One lost episode does not end a batch: it is reported, ungraded, and the next one runs.
-      log.log(`${scenario.id} ${agent.name} seed ${seed}: ${error.message}`);
-      mirrorMetrics.episodesEnded.inc({ status: 'infrastructure_error' });
-      return {
-        episodeId: error.episodeId ?? '',
-        scenarioId: scenario.id,
-        seed,
-        status: 'infrastructure_error',
-        reason: error.message,
-        agentActions: 0,
-        simulatedBusinessDays: 0,
-        finalTerms: null,
-        ...summarizeGrade(infrastructureGrade(policiesFor(environment.bundle.model, scenario), [error.message])),
-        agent: agent.name,
-        transcriptFile: '',
-      };
-    }
-    const { grade, transcriptFile } = await gradeAndStore(environment, { scenario, file }, seed, outcome, agent.name);
-    mirrorMetrics.episodesEnded.inc({ status: grade.status === 'graded' ? outcome.status : 'infrastructure_error' });
-    const { transcript: _transcript, ...summary } = outcome;
-    return { ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile };
-  };
+  const { gradeAndStore, play } = episodePlayer({ config, dataSource: database.dataSource, signals, log, transcripts });
   return {
     config,
     dataSource: database.dataSource,

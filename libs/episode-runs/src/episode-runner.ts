@@ -7,8 +7,8 @@ import { instantiate, Scenario, TaskInstance, worldSeedOf } from '@libs/scenario
 import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { boundedLabel, mirrorMetrics } from '@libs/telemetry';
-import { TwinClient } from '@libs/twin-client';
-import { TwinEngine } from '@libs/twin-engine';
+import { episodeGateway, gatewayLostSince, TwinClient } from '@libs/twin-client';
+import { Episode, TwinEngine } from '@libs/twin-engine';
 import {
   EpisodeOutcome,
   EpisodeServices,
@@ -28,6 +28,13 @@ export interface RunnerContext {
   engine: TwinEngine;
   temporal: Client;
   gatewayUrl: string;
+  /**
+   * Every gateway of a scaled-out deployment, when the twins are served by other processes: an episode is reached
+   * through one of them (the same for every process) and moves to the next when it is gone. `gatewayUrl` is unused
+   * then. With it, `engine` only follows the log: this process's copy of an episode is caught up from the event log
+   * after every call and update of its agent, so the clock and the records the runner reads are the gateway's.
+   */
+  gateways?: readonly string[];
   tenantId: string;
   stackVersion: string;
   model: StackModel;
@@ -102,6 +109,18 @@ export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}
 type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continueAsNewAfterUpdates'>;
 
 /**
+ * Brings this process's copy of an episode up to its log, when another process (a shared gateway) writes it: the
+ * state is the log applied in order, wherever it is applied.
+ */
+export const followLog = async (engine: TwinEngine, episode: Episode): Promise<void> => {
+  for (const entry of await engine.events(episode.id, episode.state.seq)) {
+    if (entry.seq === episode.state.seq + 1) {
+      episode.state.apply(entry);
+    }
+  }
+};
+
+/**
  * The episode could not run or end for a reason outside the agent (Temporal or the database unreachable): reported
  * beside the others, never graded as the agent's failure. `episodeId` when the twins' episode was created.
  */
@@ -145,7 +164,24 @@ export const startEpisode = async (
   );
   const company = episode.twin.world.company as Company;
   const instance = instantiate(scenario, seed, company, context.instanceKey);
-  const services: EpisodeServices = { gatewayUrl: context.gatewayUrl, ...packServicesOf(context.model) };
+  const remote = context.gateways !== undefined && context.gateways.length > 0;
+  const services: EpisodeServices = remote
+    ? {
+        gatewayUrl: await episodeGateway(episode.id, context.gateways!),
+        gateways: [...context.gateways!],
+        ...packServicesOf(context.model),
+      }
+    : { gatewayUrl: context.gatewayUrl, ...packServicesOf(context.model) };
+  /** What the agent's calls and the workflow's updates changed, in this process's copy (with remote twins only). */
+  const followed = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      if (remote) {
+        await followLog(context.engine, episode);
+      }
+    }
+  };
   const identity = {
     employeeId: company.agent.id,
     name: company.agent.name,
@@ -180,7 +216,7 @@ export const startEpisode = async (
   mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
-    handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] }),
+    followed(() => handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] })),
   );
   const twin = new TwinClient(services, episode.id);
   // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them.
@@ -237,20 +273,22 @@ export const startEpisode = async (
     endpoints: {
       ...productEndpoints,
       // By the stack's service names, which win over the product names above when a stack uses one of them.
-      ...agentEndpoints(episode, context.gatewayUrl, instance.brief.tools),
+      ...agentEndpoints(episode, services.gatewayUrl, instance.brief.tools),
     },
     // The built-in procurement demo agents work from the instance's data, not its prose (purchase-brief.ts).
     ...(purchaseBriefOf(instance) ? { purchase: purchaseBriefOf(instance) } : {}),
-    mail: (path, init) => twin.mail(tokenFor('mail'), path, init),
-    slack: (method, args) => twin.slack(tokenFor('slack'), method, args),
-    erp: (path, init) => twin.erp(tokenFor('erp'), path, init),
+    mail: (path, init) => followed(() => twin.mail(tokenFor('mail'), path, init)),
+    slack: (method, args) => followed(() => twin.slack(tokenFor('slack'), method, args)),
+    erp: (path, init) => followed(() => twin.erp(tokenFor('erp'), path, init)),
     now: () => episode.now(),
     wait: async (businessDays?: number) => {
       const request: WaitRequest = businessDays === undefined ? {} : { businessDays };
       const waited = outcome
         ? undefined
         : await unlessEnded(() =>
-            handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+            followed(() =>
+              handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+            ),
           );
       if (!waited) {
         outcome ??= (await handle.result()) as EpisodeOutcome;
@@ -260,7 +298,7 @@ export const startEpisode = async (
     finish: async () => {
       if (!outcome) {
         const finished = await unlessEnded(() =>
-          handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] }),
+          followed(() => handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] })),
         );
         outcome = finished ?? ((await handle.result()) as EpisodeOutcome);
       }
@@ -268,7 +306,17 @@ export const startEpisode = async (
     },
   };
   const { session, conduct } = guardSession(raw, { maxWaitBusinessDays: instance.horizon.businessDays + 1 });
-  return { episode, handle, session, conduct, instance, company, startAt: input.startAt, finished: () => outcome };
+  return {
+    episode,
+    handle,
+    session,
+    conduct,
+    instance,
+    company,
+    startAt: input.startAt,
+    finished: () => outcome,
+    gatewayUrl: services.gatewayUrl,
+  };
 };
 
 /**
@@ -283,7 +331,8 @@ export const runEpisode = async (
   agentFor: AgentForInstance,
   options: HandOver & { stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
-  const { episode, handle, session, conduct, finished, instance, startAt } = await startEpisode(
+  const started = Date.now();
+  const { episode, handle, session, conduct, finished, instance, startAt, gatewayUrl } = await startEpisode(
     context,
     signals,
     scenario,
@@ -311,6 +360,10 @@ export const runEpisode = async (
       () => false,
     );
     const crash = await runAgent(agent, session, conduct, workflowEnded, options.stopGraceMs ?? 30_000);
+    if (context.gateways && context.gateways.length > 0 && (await gatewayLostSince(gatewayUrl, started))) {
+      // Its twins moved to another gateway mid-episode: what the agent saw of them is not what an agent is graded on.
+      conduct.infrastructureFaults.push(`the episode's gateway ${gatewayUrl} was lost while the agent played`);
+    }
     if (conduct.infrastructureFaults.length > 0) {
       // Mirror failed the agent (the twins unreachable, Temporal refusing an update): not the agent's doing.
       throw new EpisodeInfrastructureError(episode.id, conduct.infrastructureFaults.join('; '));

@@ -1,13 +1,15 @@
-import { NativeConnection, Worker, WorkerPlugin } from '@temporalio/worker';
+import { NativeConnection, Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 
-import { rolloutTaskQueue } from '@libs/workflow-contracts';
+import { rolloutTaskQueue, sharedRolloutTaskQueue } from '@libs/workflow-contracts';
 
 import { createRolloutActivities, RolloutActivityDependencies } from './activities/rollout.activities';
 import { workflowBundling } from './worker-factory';
 
 /**
- * A worker that plays rollouts of one stack version: the rollout workflow and its activities, which play episodes
- * through the process's own episode environment (its episodes run on that environment's worker).
+ * A worker that plays rollouts: of one stack version through the process's own episode environment (its episodes
+ * run on that environment's worker), or, without `stackVersion`, of any stored version through shared gateways (a
+ * scaled-out worker, on the shared rollout queue). `shutdownGraceTime`: how long a stopping worker lets its trials
+ * run to their end before Temporal hands them to another worker.
  */
 export const createRolloutWorker = (
   options: RolloutActivityDependencies & {
@@ -15,14 +17,20 @@ export const createRolloutWorker = (
     namespace: string;
     taskQueue?: string;
     plugins?: WorkerPlugin[];
+    shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
   },
 ): Promise<Worker> => {
-  const { connection, namespace, taskQueue, plugins, ...dependencies } = options;
+  const { connection, namespace, taskQueue, plugins, shutdownGraceTime, ...dependencies } = options;
   return Worker.create({
     connection,
     namespace,
-    taskQueue: taskQueue ?? rolloutTaskQueue(dependencies.stackVersion),
+    taskQueue:
+      taskQueue ??
+      (dependencies.stackVersion !== undefined
+        ? rolloutTaskQueue(dependencies.stackVersion)
+        : sharedRolloutTaskQueue()),
     activities: createRolloutActivities(dependencies),
+    ...(shutdownGraceTime !== undefined ? { shutdownGraceTime } : {}),
     ...workflowBundling(),
     ...(plugins ? { plugins } : {}),
   });

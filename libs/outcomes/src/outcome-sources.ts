@@ -79,7 +79,7 @@ export const twinOutcomeSources = (input: {
   operatorKey: string;
   agent: AgentIdentity;
 }): OutcomeSources => {
-  const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, input.operatorKey);
+  const operator = new OperatorClient(input.services, input.episodeId, input.operatorKey);
   const twin = new TwinClient(input.services, input.episodeId);
   let erp: Promise<ErpReads> | undefined;
   const erpReads = () => (erp ??= agentErpReads(twin, operator, input.services, input.agent));

@@ -1,1 +1,2 @@
 export * from './twin-client';
+export { episodeGateway, gatewayLostSince, gatewayOrder } from './gateway-pool';

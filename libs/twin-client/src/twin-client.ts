@@ -1,6 +1,12 @@
 import { traceHeadersFor } from '@libs/telemetry';
 import { EpisodeServices } from '@libs/workflow-contracts';
 
+import { fetchOnGateways } from './gateway-pool';
+
+/** The gateways an episode's calls may go to: its own, or every gateway of a scaled-out deployment. */
+const gatewaysOf = (services: Pick<EpisodeServices, 'gatewayUrl' | 'gateways'>): string[] =>
+  services.gateways && services.gateways.length > 0 ? services.gateways : [services.gatewayUrl];
+
 /** A call's method and JSON body; a client may send its own `Idempotency-Key`, as any HTTP client can. */
 export interface CallInit {
   method?: string;
@@ -60,6 +66,10 @@ export class TwinClient {
     return `${this.services.gatewayUrl}/e/${this.episodeId}/${service}`;
   }
 
+  private path(service: string): string {
+    return `/e/${this.episodeId}/${service}`;
+  }
+
   /** The stack's service that is this pack; a stack without it has no such product to call. */
   private pack(kind: 'email' | 'slack' | 'erp'): string {
     const service = this.services[kind];
@@ -88,17 +98,24 @@ export class TwinClient {
     }
     const key =
       init.idempotencyKey ?? (this.actionKey && method !== 'GET' ? `${this.actionKey}#${this.writes++}` : undefined);
-    const response = await fetch(`${this.base(service)}${path}`, {
-      method,
-      headers: {
-        // The episode's trace travels with the call, so the gateway's span joins it (a persona's activity, a tool).
-        ...traceHeadersFor(this.episodeId),
-        authorization: `Bearer ${token}`,
-        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(key ? { 'idempotency-key': key } : {}),
+    const response = await fetchOnGateways(
+      gatewaysOf(this.services),
+      this.episodeId,
+      `${this.path(service)}${path}`,
+      {
+        method,
+        headers: {
+          // The episode's trace travels with the call, so the gateway's span joins it (a persona's activity, a tool).
+          ...traceHeadersFor(this.episodeId),
+          authorization: `Bearer ${token}`,
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(key ? { 'idempotency-key': key } : {}),
+        },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
       },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    });
+      // A write the twins may have done already is sent again only under its idempotency key.
+      method === 'GET' || key !== undefined,
+    );
     const text = await response.text();
     if (!response.ok) {
       throw new TwinCallError(
@@ -139,22 +156,35 @@ export class TwinClient {
 export class OperatorClient {
   private static readonly tokens = new Map<string, string>();
 
+  private readonly gateways: string[];
+
+  /** `gateway`: the gateway's URL, or an episode's services (every gateway of a scaled-out deployment). */
   constructor(
-    private readonly gatewayUrl: string,
+    gateway: string | Pick<EpisodeServices, 'gatewayUrl' | 'gateways'>,
     private readonly episodeId: string,
     private readonly operatorKey: string,
-  ) {}
+  ) {
+    this.gateways = typeof gateway === 'string' ? [gateway] : gatewaysOf(gateway);
+  }
 
   async admin<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${this.gatewayUrl}/_mirror/episodes/${encodeURIComponent(this.episodeId)}${path}`, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: {
-        ...traceHeadersFor(this.episodeId),
-        authorization: `Bearer ${this.operatorKey}`,
-        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
+    const response = await fetchOnGateways(
+      this.gateways,
+      this.episodeId,
+      `/_mirror/episodes/${encodeURIComponent(this.episodeId)}${path}`,
+      {
+        method,
+        headers: {
+          ...traceHeadersFor(this.episodeId),
+          authorization: `Bearer ${this.operatorKey}`,
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
       },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    });
+      // An operator's write (a clock move) that may have been done is left to the activity's own retry.
+      method === 'GET',
+    );
     return { status: response.status, body: (await response.json()) as T };
   }
 
@@ -168,7 +198,7 @@ export class OperatorClient {
 
   /** The token of `principal` (employee id, supplier contact id or mail address) for a service of the episode. */
   async token(service: string, principal: string): Promise<string> {
-    const key = JSON.stringify([this.gatewayUrl, this.episodeId, service, principal]);
+    const key = JSON.stringify([this.episodeId, service, principal]);
     const known = OperatorClient.tokens.get(key);
     if (known) {
       return known;

@@ -3,7 +3,13 @@ import type { TaskInstance } from '@libs/scenarios';
 /** Where the episode's twins are, and which service of the stack is which pack. */
 /** The gateway, and which of the stack's services are the mail, Slack and procurement packs, when it has them. */
 export interface EpisodeServices {
+  /** The episode's gateway (the one its agent was given). */
   gatewayUrl: string;
+  /**
+   * Every gateway of a scaled-out deployment (`MIRROR_GATEWAY_URL`), when there are several: each process reaches the
+   * episode through the same one of them and moves to the next when it is gone (`@libs/twin-client` gateway-pool).
+   */
+  gateways?: string[];
   email?: string;
   slack?: string;
   erp?: string;

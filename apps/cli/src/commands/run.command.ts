@@ -3,14 +3,13 @@ import { Command } from 'commander';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
 import { ingestStack } from '@libs/stack-ingestion';
-import type { AgentForInstance } from '@libs/episode-runs';
+import { AgentForInstance, oraclePlanAgent } from '@libs/episode-runs';
 import type { Scenario } from '@libs/scenarios';
 import { printJson, UsageError } from '@cli/cli-output';
 import { bundleOf, concurrencyOption, integer, lenientOption, scenariosOf } from '@cli/command-arguments';
 import { resolveAgents } from '@cli/agent-modules';
 import { inParallel, table, tally, tallyCells, tallyHeadings } from '@cli/episode-batch';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
-import { oraclePlanAgent } from '@cli/validity-roles';
 import { isModelAgent, modelAgent } from '@cli/model-agents';
 import { loadConfig } from '@libs/config';
 

@@ -28,8 +28,7 @@ import type { AgentIdentity, NegotiationMemory, SignalledEvent } from '@libs/wor
  */
 export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSettings) => {
   /** The episode's operator routes, with the key this worker was given (never in a workflow's input). */
-  const operatorOf = (input: EpisodeContext) =>
-    new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+  const operatorOf = (input: EpisodeContext) => new OperatorClient(input.services, input.episodeId, operatorKey);
   const handsOf = (input: PersonaContext): PersonaHands => ({
     twin: new TwinClient(input.services, input.episodeId, input.actionKey),
     operator: operatorOf(input),

@@ -28,7 +28,7 @@ export interface ReactionInput {
 export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSettings) => ({
   /** Declared parties from outside the company get their mailbox before the episode starts, as real people have. */
   async enrolOutsiders(input: { services: EpisodeServices; episodeId: string; instance: TaskInstance }): Promise<void> {
-    const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+    const operator = new OperatorClient(input.services, input.episodeId, operatorKey);
     const mail = input.services.email;
     if (mail === undefined) {
       // A stack without mail: outsiders, who speak only by mail, have no mailbox to get.
@@ -47,7 +47,7 @@ export const createReactionActivities = (operatorKey: string, llmVoice?: VoiceSe
     if (party?.persona !== 'declared') {
       throw new TwinCallError(`${input.party} is not a declared party`);
     }
-    const operator = new OperatorClient(input.services.gatewayUrl, input.episodeId, operatorKey);
+    const operator = new OperatorClient(input.services, input.episodeId, operatorKey);
     return performReaction(
       {
         twin: new TwinClient(input.services, input.episodeId, input.actionKey),

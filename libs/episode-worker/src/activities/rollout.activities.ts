@@ -23,8 +23,11 @@ export type PlayTrial = (trial: RolloutTrial) => Promise<Omit<RolloutEpisodeResu
 
 export interface RolloutActivityDependencies {
   tenantId: string;
-  /** The stack version this worker's environment serves: a trial of another is refused, never played on the wrong twins. */
-  stackVersion: string;
+  /**
+   * The stack version this worker's environment serves: a trial of another is refused, never played on the wrong
+   * twins. Absent on a scaled-out worker, whose `play` finds any version stored in the database (or refuses it).
+   */
+  stackVersion?: string;
   store: RolloutStore;
   play: PlayTrial;
   /** How often a playing trial tells Temporal it is alive (default 5 s; the workflow's heartbeat timeout is 30 s). */
@@ -40,7 +43,7 @@ export const createRolloutActivities = (dependencies: RolloutActivityDependencie
    * down), so what it played is recorded and found by the retry instead of being played again.
    */
   playTrial: async (trial: RolloutTrial): Promise<RolloutEpisodeResult> => {
-    if (trial.stackVersion !== dependencies.stackVersion) {
+    if (dependencies.stackVersion !== undefined && trial.stackVersion !== dependencies.stackVersion) {
       throw new Error(
         `this worker serves stack version ${dependencies.stackVersion.slice(0, 12)}, not ${trial.stackVersion.slice(0, 12)}`,
       );

@@ -128,14 +128,22 @@ export const createGatewayServer = (
   tenantId: string,
   log: GatewayLog,
   operatorKey: string,
-): Server => {
+): Server => createServer(gatewayRequestHandler(engine, tenantId, log, operatorKey));
+
+/** The gateway's request handler, for a process that owns its server (the gateway app drains it on SIGTERM). */
+export const gatewayRequestHandler = (
+  engine: TwinEngine,
+  tenantId: string,
+  log: GatewayLog,
+  operatorKey: string,
+): ((request: IncomingMessage, response: ServerResponse) => void) => {
   if (operatorKey.length < 16) {
     throw new Error('the operator key must have at least 16 characters');
   }
   const key = digest(operatorKey);
-  return createServer((request, response) => {
+  return (request, response) => {
     void serveGateway(engine, tenantId, key, request, response).catch((error: unknown) => fail(response, error, log));
-  });
+  };
 };
 
 const serveGateway = async (

@@ -1,0 +1,148 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import type { DataSource } from 'typeorm';
+
+import type { MirrorConfig } from '@libs/config';
+import type { ServiceLog } from '@libs/embedded-services';
+import {
+  AgentForInstance,
+  EpisodeInfrastructureError,
+  followLog,
+  gradeRun,
+  policiesFor,
+  RunnerContext,
+  runEpisode,
+  WorkflowSignals,
+} from '@libs/episode-runs';
+import { Grade, infrastructureGrade } from '@libs/graders';
+import { EpisodeGradeRepository, PostgresEpisodeStore } from '@libs/persistence';
+import type { RolloutEpisodeResult } from '@libs/rollouts';
+import { mirrorMetrics } from '@libs/telemetry';
+import type { EpisodeOutcome } from '@libs/workflow-contracts';
+
+import type { HostedBundle, PlayedEpisode, ScenarioOfBundle } from './episode-host';
+import { recordEpisodeGrade } from './episode-evidence';
+import { rubricJudge, summarizeGrade } from './grade-summary';
+
+/** What playing needs of a bundle's environment: its stored version and model, and how the runner reaches it. */
+export interface PlayableEnvironment {
+  bundle: Pick<HostedBundle, 'model' | 'version'>;
+  context: RunnerContext;
+}
+
+export interface EpisodePlayerServices {
+  config: MirrorConfig;
+  dataSource: DataSource;
+  signals: WorkflowSignals;
+  log: ServiceLog;
+  /** Where transcripts are written, one JSON file per episode. */
+  transcripts: string;
+}
+
+/**
+ * Plays episodes and grades and stores them as `mirror run` does: an episode host's (twins in process) and a
+ * scaled-out worker's (twins behind shared gateways) alike.
+ */
+export const episodePlayer = ({ config, dataSource, signals, log, transcripts }: EpisodePlayerServices) => {
+  const grades = new EpisodeGradeRepository(dataSource);
+  const judge = rubricJudge(config);
+  const gradeAndStore = async (
+    environment: PlayableEnvironment,
+    { scenario, file }: ScenarioOfBundle,
+    seed: number,
+    outcome: EpisodeOutcome,
+    agent: string,
+  ): Promise<{ grade: Grade; transcriptFile: string }> => {
+    const { engine, gateways } = environment.context;
+    if (gateways && gateways.length > 0) {
+      // The twins were served elsewhere: this process's copy is brought to the log's end before it is graded.
+      await followLog(engine, await engine.episode(outcome.episodeId));
+    }
+    const grade = await gradeRun(
+      environment.context,
+      scenario,
+      seed,
+      outcome.episodeId,
+      outcome,
+      judge ? { judge } : {},
+    );
+    await grades.saveRun(config.MIRROR_TENANT, {
+      episodeId: outcome.episodeId,
+      scenarioId: scenario.id,
+      scenarioFile: file,
+      seed,
+      agent,
+      outcome,
+    });
+    await grades.saveGrade(
+      config.MIRROR_TENANT,
+      outcome.episodeId,
+      grade.policies.join(','),
+      grade.graderVersion,
+      grade,
+    );
+    const episode = await new PostgresEpisodeStore(dataSource).findEpisode(outcome.episodeId);
+    await recordEpisodeGrade(dataSource, {
+      tenant: config.MIRROR_TENANT,
+      episodeId: outcome.episodeId,
+      grade,
+      agent,
+      versions: {
+        stack: environment.bundle.version,
+        scenario: scenario.id,
+        scenarioSeed: seed,
+        ...(episode ? { worldSeed: episode.seed } : {}),
+      },
+    });
+    const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
+    fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
+    return { grade, transcriptFile };
+  };
+  const play = async (
+    environment: PlayableEnvironment,
+    { scenario, file }: ScenarioOfBundle,
+    seed: number,
+    agent: AgentForInstance,
+  ): Promise<PlayedEpisode> => {
+    let outcome: EpisodeOutcome;
+    try {
+      outcome = await runEpisode(environment.context, signals, scenario, seed, agent);
+    } catch (error) {
+      if (!(error instanceof EpisodeInfrastructureError)) {
+        throw error;
+      }
+      // One lost episode does not end a batch: it is reported, ungraded, and the next one runs.
+      log.log(`${scenario.id} ${agent.name} seed ${seed}: ${error.message}`);
+      mirrorMetrics.episodesEnded.inc({ status: 'infrastructure_error' });
+      return {
+        episodeId: error.episodeId ?? '',
+        scenarioId: scenario.id,
+        seed,
+        status: 'infrastructure_error',
+        reason: error.message,
+        agentActions: 0,
+        simulatedBusinessDays: 0,
+        finalTerms: null,
+        ...summarizeGrade(infrastructureGrade(policiesFor(environment.bundle.model, scenario), [error.message])),
+        agent: agent.name,
+        transcriptFile: '',
+      };
+    }
+    const { grade, transcriptFile } = await gradeAndStore(environment, { scenario, file }, seed, outcome, agent.name);
+    mirrorMetrics.episodesEnded.inc({ status: grade.status === 'graded' ? outcome.status : 'infrastructure_error' });
+    const { transcript: _transcript, ...summary } = outcome;
+    return { ...summary, ...summarizeGrade(grade), agent: agent.name, transcriptFile };
+  };
+  return { gradeAndStore, play };
+};
+
+/** A played episode as a rollout records its trial: the rules it broke (milestones are no rules), once each. */
+export const trialResultOf = (played: PlayedEpisode): Omit<RolloutEpisodeResult, 'task' | 'trial'> => ({
+  episodeId: played.episodeId || null,
+  status: played.status,
+  passed: played.passed,
+  reward: played.reward,
+  violations: [...new Set(played.verdicts.filter((v) => v.status === 'fail' && !v.milestone).map((v) => v.rule))],
+  reason: played.reason,
+});

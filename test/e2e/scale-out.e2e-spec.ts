@@ -1,0 +1,225 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { Client, Connection } from '@temporalio/client';
+import { DataSource } from 'typeorm';
+
+import { repositoryRoot } from '@test/support/cli-runner';
+import { startEpisodeHarness } from '@test/support/episode-harness';
+import { testInstanceKey } from '@test/support/instance-key';
+import { testOperatorKey } from '@test/support/operator-key';
+import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { loadConfig } from '@libs/config';
+import { episodePlayer, trialResultOf } from '@libs/episode-host';
+import { createDataSource, StackRepository } from '@libs/persistence';
+import { referenceAgents, ReferenceAgent } from '@libs/reference-agents';
+import type { RolloutPlan, RolloutReport } from '@libs/rollouts';
+import { ingestStack } from '@libs/stack-ingestion';
+import {
+  RolloutProgress,
+  rolloutProgressQuery,
+  rolloutWorkflowId,
+  rolloutWorkflowType,
+  sharedRolloutTaskQueue,
+} from '@libs/workflow-contracts';
+
+// The smallest procurement scenario of the examples, with the agent every benchmark uses.
+const bundle = path.join(repositoryRoot, 'examples', 'acme-manufacturing');
+const scenarioId = 'single-supplier-negotiation';
+const agent = 'diligent';
+const episodes = 100;
+const tenant = 'test';
+
+/** A built app as its own process; resolves with its output once a line matches `ready`. */
+const startApp = (
+  app: 'gateway' | 'worker',
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repositoryRoot, 'dist', 'apps', app, 'src', 'main.js')], {
+      cwd: repositoryRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) {
+        resolve({ child, match, output: () => output });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code, signal) => reject(new Error(`the ${app} exited (${code ?? signal}): ${output}`)));
+  });
+
+const exited = (child: ChildProcess): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
+
+interface RecordedTrial {
+  task: string;
+  episode_id: string | null;
+  status: string;
+  passed: boolean | null;
+  reward: number | null;
+  violations: string[];
+}
+
+/** What must be the same with and without crashes: everything graded about a trial, not the episode's id. */
+const graded = (trial: { status: string; passed: boolean | null; reward: number | null; violations: string[] }) => ({
+  status: trial.status,
+  passed: trial.passed,
+  reward: trial.reward,
+  violations: [...trial.violations].sort(),
+});
+
+/**
+ * Real: two built gateway processes and two built worker processes sharing one PostgreSQL and one Temporal dev
+ * server, the twins reached only through the gateways. One gateway and one worker are killed with SIGKILL in the
+ * middle of a rollout of 100 episodes: every trial must still end graded, once, with the grade an undisturbed run
+ * of the same seed gets (played in a single process with its own in-process gateway and worker).
+ */
+describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () => {
+  it('grades every trial once, as an undisturbed run of the same seeds does', async () => {
+    const database = await createTestDatabase();
+    const dataSource: DataSource = createDataSource(database.url);
+    await dataSource.initialize();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-scale-out-'));
+    const address = requireEnvironment('TEMPORAL_ADDRESS');
+    const connection = await Connection.connect({ address });
+    const temporal = new Client({ connection });
+    const apps: ChildProcess[] = [];
+    const episodeQueue = `scale-out-${randomUUID()}`;
+    const shared = {
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: address,
+      MIRROR_TENANT: tenant,
+      MIRROR_OPERATOR_KEY: testOperatorKey,
+      MIRROR_INSTANCE_KEY: testInstanceKey,
+      MIRROR_DATA_DIR: dataDir,
+    };
+    try {
+      const { model, version } = await ingestStack({ kind: 'path', path: bundle });
+      await new StackRepository(dataSource).saveVersion(tenant, version, model);
+
+      const gateways = await Promise.all(
+        [0, 1].map(() =>
+          startApp('gateway', { ...shared, GATEWAY_PORT: '0' }, /listening on (http:\/\/127\.0\.0\.1:\d+)/),
+        ),
+      );
+      apps.push(...gateways.map((g) => g.child));
+      const urls = gateways.map((g) => g.match[1]);
+      const workers = await Promise.all(
+        [0, 1].map(() =>
+          startApp(
+            'worker',
+            { ...shared, MIRROR_TASK_QUEUE: episodeQueue, MIRROR_GATEWAY_URL: urls.join(',') },
+            /rollout trials through/,
+          ),
+        ),
+      );
+      apps.push(...workers.map((w) => w.child));
+
+      const plan: RolloutPlan = {
+        id: randomUUID(),
+        stackVersion: version,
+        bundle: path.basename(bundle),
+        agent,
+        tasks: Array.from({ length: episodes }, (_, i) => `${scenarioId}@${i + 1}`),
+        trials: 1,
+        concurrency: 8,
+      };
+      const handle = await temporal.workflow.start(rolloutWorkflowType, {
+        args: [plan],
+        taskQueue: sharedRolloutTaskQueue(episodeQueue),
+        workflowId: rolloutWorkflowId(plan.id),
+      });
+
+      // Mid-way: a third of the trials recorded, eight in flight.
+      for (;;) {
+        const progress = await handle.query<RolloutProgress>(rolloutProgressQuery).catch(() => undefined);
+        if (progress && progress.done >= episodes / 3) {
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      gateways[0].child.kill('SIGKILL');
+      workers[0].child.kill('SIGKILL');
+      await Promise.all([exited(gateways[0].child), exited(workers[0].child)]);
+
+      const report = (await handle.result()) as RolloutReport;
+      expect(report.overall.episodes).toBe(episodes);
+      expect(report.overall.infrastructureErrors).toBe(0);
+      expect(report.overall.graded).toBe(episodes);
+
+      // Every task recorded once, each with an episode of its own that was graded and stored.
+      const trials = await dataSource.query<RecordedTrial[]>(
+        'SELECT task, episode_id, status, passed, reward, violations FROM rollout_episodes WHERE rollout_id = $1',
+        [plan.id],
+      );
+      expect(trials.map((t) => t.task).sort()).toEqual([...plan.tasks].sort());
+      expect(trials.every((t) => t.episode_id !== null && t.status !== 'infrastructure_error')).toBe(true);
+      const recorded = new Set(trials.map((t) => t.episode_id!));
+      expect(recorded.size).toBe(episodes);
+      const gradedEpisodes = await dataSource.query<{ episode_id: string }[]>(
+        'SELECT DISTINCT episode_id FROM episode_grades WHERE episode_id = ANY($1)',
+        [[...recorded]],
+      );
+      expect(gradedEpisodes).toHaveLength(episodes);
+
+      // The kills interrupted some trials: their first episodes were left (never recorded) and played again.
+      const played = await dataSource.query<{ id: string; scenario_seed: string }[]>(
+        'SELECT id, scenario_seed FROM episodes WHERE scenario_id = $1',
+        [scenarioId],
+      );
+      const interrupted = [
+        ...new Set(played.filter((e) => !recorded.has(e.id)).map((e) => Number(e.scenario_seed))),
+      ].sort((a, b) => a - b);
+      expect(interrupted.length).toBeGreaterThan(0);
+
+      // The undisturbed run: those seeds and a few others, one process, its own gateway and worker in process.
+      const reference = await startEpisodeHarness({ worker: true, bundle });
+      try {
+        const { play } = episodePlayer({
+          config: { ...loadConfig(), MIRROR_TENANT: tenant, MIRROR_DATA_DIR: dataDir },
+          dataSource: reference.dataSource,
+          signals: reference.signals,
+          log: { log: () => undefined },
+          transcripts: dataDir,
+        });
+        const scenario = model.scenarios.find((s) => s.scenario.id === scenarioId)!;
+        const seeds = [...new Set([...interrupted, 1, 2, 3])];
+        for (const seed of seeds) {
+          const undisturbed = trialResultOf(
+            await play(
+              { bundle: { model, version }, context: reference.context },
+              scenario,
+              seed,
+              referenceAgents.get(agent) as ReferenceAgent,
+            ),
+          );
+          const disturbed = trials.find((t) => t.task === `${scenarioId}@${seed}`)!;
+          expect({ seed, ...graded(disturbed) }).toEqual({ seed, ...graded(undisturbed) });
+        }
+      } finally {
+        await reference.stop();
+      }
+    } finally {
+      for (const child of apps) {
+        child.kill('SIGTERM');
+      }
+      await Promise.all(apps.map(exited));
+      await connection.close();
+      await dataSource.destroy();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 3_600_000);
+});
