@@ -6,7 +6,7 @@ import type { LoggedEvent } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
 import type { StoredGrade } from './episode-grade.repository';
-import type { LiveEpisodeRow, TrajectoryStepRow } from './live-episode.repository';
+import { LiveEpisodeRepository, LiveEpisodeRow, TrajectoryStepRow } from './live-episode.repository';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -259,35 +259,8 @@ export class ReviewRepository {
   }
 
   /** The calls an outside agent made through the episode API, in order (none for built-in agents). */
-  async trajectory(tenantId: string, episodeId: string): Promise<TrajectoryStepRow[]> {
-    const rows = await this.dataSource.query<
-      {
-        index: number;
-        at: Date;
-        wall_ms: number;
-        business_time: string;
-        call: TrajectoryStepRow['call'];
-        observation: TrajectoryStepRow['observation'];
-        counted: boolean;
-        seq_before: number;
-        seq_after: number;
-      }[]
-    >(
-      `SELECT s.* FROM live_episode_steps s JOIN episodes ep ON ep.id = s.episode_id AND ep.tenant_id = $1
-       WHERE s.episode_id = $2 ORDER BY s.index`,
-      [tenantId, episodeId],
-    );
-    return rows.map((r) => ({
-      index: r.index,
-      at: iso(r.at),
-      wallMs: r.wall_ms,
-      businessTime: r.business_time,
-      call: r.call,
-      observation: r.observation,
-      counted: r.counted,
-      seqBefore: r.seq_before,
-      seqAfter: r.seq_after,
-    }));
+  trajectory(tenantId: string, episodeId: string): Promise<TrajectoryStepRow[]> {
+    return new LiveEpisodeRepository(this.dataSource).steps(tenantId, episodeId);
   }
 
   async annotations(tenantId: string, episodeId: string): Promise<AnnotationRow[]> {
