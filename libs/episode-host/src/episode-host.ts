@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 
 import { loadConfig, MirrorConfig, resolveOperatorKey } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
-import { AgentForInstance, RunnerContext, WorkflowSignals } from '@libs/episode-runs';
+import { AgentForInstance, WorkflowSignals } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 import type { Grade } from '@libs/graders';
 import {
@@ -19,8 +19,6 @@ import {
   RepositoryStackSource,
   StackRepository,
 } from '@libs/persistence';
-import type { Scenario } from '@libs/scenarios';
-import type { StackModel } from '@libs/stack-ingestion';
 import {
   observeGateway,
   temporalClientInterceptors,
@@ -33,36 +31,7 @@ import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
 import { episodePlayer } from './episode-player';
-import type { summarizeGrade } from './grade-summary';
-
-/** A bundle the host serves: its id (`mirror up` uses the bundle's folder name), folder, model and stored version. */
-export interface HostedBundle {
-  id: string;
-  path: string;
-  model: StackModel;
-  version: string;
-}
-
-/** One bundle's episodes as the runner starts them: its stack version stored, its files readable. */
-export interface HostedEnvironment {
-  bundle: HostedBundle;
-  context: RunnerContext;
-}
-
-/** A scenario of a bundle with the file it came from (the run records it, so the episode can be graded again). */
-export interface ScenarioOfBundle {
-  scenario: Scenario;
-  file: string;
-}
-
-/** One episode as `run` and `check` report it: the outcome without its transcript, the grade, where the rest is. */
-export type PlayedEpisode = Omit<EpisodeOutcome, 'transcript' | 'status'> &
-  ReturnType<typeof summarizeGrade> & {
-    /** `infrastructure_error`: the episode could not run or end (no reward, not the agent's failure). */
-    status: EpisodeOutcome['status'] | 'infrastructure_error';
-    agent: string;
-    transcriptFile: string;
-  };
+import type { HostedBundle, HostedEnvironment, PlayedEpisode, ScenarioOfBundle } from './hosted-episodes';
 
 export interface EpisodeHost {
   config: MirrorConfig;

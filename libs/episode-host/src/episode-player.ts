@@ -21,7 +21,7 @@ import type { RolloutEpisodeResult } from '@libs/rollouts';
 import { mirrorMetrics } from '@libs/telemetry';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
-import type { HostedBundle, PlayedEpisode, ScenarioOfBundle } from './episode-host';
+import type { HostedBundle, PlayedEpisode, ScenarioOfBundle } from './hosted-episodes';
 import { recordEpisodeGrade } from './episode-evidence';
 import { rubricJudge, summarizeGrade } from './grade-summary';
 
