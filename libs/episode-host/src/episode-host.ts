@@ -95,9 +95,10 @@ export const startEpisodeHost = async (
   const operatorKey = resolveOperatorKey(config);
   Runtime.install({
     logger: new DefaultLogger('WARN'),
-    // The SDK core's own lines went to stdout (into `--json` output). Forwarded to the logger (stderr) instead, from
-    // ERROR: its warning that a workflow task ran over 5 s is what a `wait` running the parties' steps does by design.
-    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+    // The SDK core's own lines went into `--json` output: only ERROR is printed now (its warning that a workflow task
+    // ran over 5 s is what a `wait` running the parties' steps does by design). Not forwarded to the JS logger: the
+    // forwarding channel kept `mirror up` alive after everything had stopped (SIGTERM never ended it).
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, console: {} } },
   });
   // Whatever started is stopped, newest first, even when a later service fails to start: a command never hangs on
   // a half-started environment.
