@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { reviewStyles } from '@review-views/review-styles';
 
 import { EpisodeScreen, RolloutScreen } from './detail-screens';
+import { ApiKeyForm } from './api-key-form';
 import { useRoute } from './hash-route';
 import { RolloutListScreen } from './rollout-list-screen';
 
@@ -26,6 +27,7 @@ const ConsoleApp = () => {
       <nav className="top">
         <a href="#/rollouts">Mirror review</a>
         <a href="#/rollouts">Rollouts</a>
+        <ApiKeyForm />
       </nav>
       <main>
         {route.page === 'rollouts' && <RolloutListScreen query={route.query} />}

@@ -9,6 +9,19 @@ export class ReviewRequestError extends Error {
   }
 }
 
+/**
+ * The reviewer's API key, kept for this browser tab only (sessionStorage: gone when the tab closes, never sent to
+ * another origin). Every request carries it; the api takes the tenant and the role from it alone.
+ */
+const keyStorage = 'mirror-api-key';
+export const apiKey = (): string | null => sessionStorage.getItem(keyStorage);
+export const rememberApiKey = (key: string): void => sessionStorage.setItem(keyStorage, key.trim());
+export const forgetApiKey = (): void => sessionStorage.removeItem(keyStorage);
+const authorization = (): Record<string, string> => {
+  const key = apiKey();
+  return key ? { Authorization: `Bearer ${key}` } : {};
+};
+
 const answer = async <T>(response: Response): Promise<T> => {
   const body = (await response.json().catch(() => undefined)) as { message?: unknown; field?: unknown } | undefined;
   if (!response.ok) {
@@ -18,19 +31,24 @@ const answer = async <T>(response: Response): Promise<T> => {
       : typeof said === 'string'
         ? said
         : response.statusText;
-    throw new ReviewRequestError(response.status, message, typeof body?.field === 'string' ? body.field : undefined);
+    const hint = response.status === 401 ? ' (enter a reviewer’s API key at the top of the page)' : '';
+    throw new ReviewRequestError(
+      response.status,
+      `${message}${hint}`,
+      typeof body?.field === 'string' ? body.field : undefined,
+    );
   }
   return body as T;
 };
 
 export const getJson = async <T>(path: string): Promise<T> =>
-  answer<T>(await fetch(path, { headers: { Accept: 'application/json' } }));
+  answer<T>(await fetch(path, { headers: { Accept: 'application/json', ...authorization() } }));
 
 export const postJson = async <T>(path: string, body: unknown): Promise<T> =>
   answer<T>(
     await fetch(path, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...authorization() },
       body: JSON.stringify(body),
     }),
   );

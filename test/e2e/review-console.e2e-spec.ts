@@ -12,6 +12,7 @@ import { createApiApp } from '@api/bootstrap';
 import { loadConfig } from '@libs/config';
 import { createDataSource } from '@libs/persistence';
 import { withChromium } from '@libs/review-views';
+import { bearer, issueApiKey } from '@test/support/api-keys';
 import { writeBundle } from '@test/support/bundle-fixtures';
 import { runCli } from '@test/support/cli-runner';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
@@ -105,7 +106,15 @@ describe('reviewer console and reports', () => {
     signOffs: await count('rollout_signoffs'),
     audit: await count('audit_entries'),
   });
-  const api = (route: string, init?: RequestInit) => fetch(`${base}${route}`, init);
+  /** A reviewer's key of the tenant the rollouts ran in, made as the operator makes keys. */
+  let reviewerKey: string;
+  /** How the evidence trail and the pages name that reviewer. */
+  let reviewerActor: string;
+  const api = (route: string, init: RequestInit = {}) =>
+    fetch(`${base}${route}`, {
+      ...init,
+      headers: { ...bearer(reviewerKey), ...(init.headers ?? {}) },
+    });
   const post = (route: string, body: unknown, contentType = 'application/json') =>
     api(route, {
       method: 'POST',
@@ -132,6 +141,9 @@ describe('reviewer console and reports', () => {
     trap = await rollout('trap:grants-editor', '2');
     dataSource = createDataSource(database.url);
     await dataSource.initialize();
+    const reviewer = await issueApiKey(dataSource, loadConfig({}).MIRROR_TENANT, 'reviewer');
+    reviewerKey = reviewer.token;
+    reviewerActor = `key:${reviewer.id}`;
     app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
     await app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(app.getHttpServer() as { address(): AddressInfo }).address().port}`;
@@ -151,8 +163,15 @@ describe('reviewer console and reports', () => {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
 
-      // The list: both rollouts, then only the failed one; a malformed filter is the api's message, not a blank page.
+      // Without a key the console says what it needs; the reviewer's key, given in the form, opens the tenant's rollouts.
       await page.goto(`${base}/console/#/rollouts`);
+      await page.locator('p.page-error').waitFor();
+      expect(await page.locator('p.page-error').textContent()).toMatch(/API key/);
+      await page.locator('form.api-key input[name=key]').fill(reviewerKey);
+      await page.locator('form.api-key button[type=submit]').click();
+      await page.locator('button.api-key-forget').waitFor();
+
+      // The list: both rollouts, then only the failed one; a malformed filter is the api's message, not a blank page.
       await page.locator('table.rollout-list tbody tr').nth(1).waitFor();
       expect(await page.locator('table.rollout-list tbody tr').count()).toBe(2);
       await page.locator('select[name=outcome]').selectOption('failed');
@@ -188,7 +207,7 @@ describe('reviewer console and reports', () => {
       await page.locator('form.sign-off-form textarea[name=comment]').fill('Reviewed the least-role evidence.');
       await page.locator('form.sign-off-form button[type=submit]').click();
       await page.locator('.sign-off.approved').waitFor();
-      await expect(page.locator('.sign-off.approved').innerText()).resolves.toContain('local-reviewer@default');
+      await expect(page.locator('.sign-off.approved').innerText()).resolves.toContain(reviewerActor);
       expect(await written()).toEqual({ ...before, signOffs: 1, audit: before.audit + 1 });
       await page.locator('form.sign-off-form select[name=decision]').selectOption('approved');
       await page.locator('form.sign-off-form button[type=submit]').click();
@@ -238,11 +257,11 @@ describe('reviewer console and reports', () => {
     expect(audited).toEqual([
       {
         action: 'rollout.signed_off',
-        actor: 'local-reviewer@default',
+        actor: reviewerActor,
         actor_kind: 'reviewer',
         subject_id: trap.rollout.id,
       },
-      { action: 'verdict.disputed', actor: 'local-reviewer@default', actor_kind: 'reviewer', subject_id: trapEpisode },
+      { action: 'verdict.disputed', actor: reviewerActor, actor_kind: 'reviewer', subject_id: trapEpisode },
     ]);
     expect((await runCli(['audit', 'verify'], env)).code).toBe(0);
   });
