@@ -14,7 +14,10 @@ const score = (episodeId: string, gateway: string): number =>
 
 /** The gateways in the order an episode tries them: its owner first, then where it moves if the owner is gone. */
 export const gatewayOrder = (episodeId: string, gateways: readonly string[]): string[] =>
-  [...new Set(gateways)].sort((a, b) => score(episodeId, b) - score(episodeId, a) || a.localeCompare(b));
+  // One gateway (a process hosting its own twins) is every twin call's case: no hashing on that hot path.
+  gateways.length === 1
+    ? [gateways[0]]
+    : [...new Set(gateways)].sort((a, b) => score(episodeId, b) - score(episodeId, a) || a.localeCompare(b));
 
 /** Gateways this process found unreachable, until when: tried last meanwhile (an episode does not flap back and forth). */
 const unreachableUntil = new Map<string, number>();
