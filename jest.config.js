@@ -61,6 +61,7 @@ module.exports = {
     project('integration', ['<rootDir>/{apps,libs,twins,test}/**/*.int-spec.ts']),
     project('e2e', ['<rootDir>/test/e2e/**/*.e2e-spec.ts']),
   ],
+  testSequencer: '<rootDir>/test/support/slowest-first-sequencer.js',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Generous: a loaded machine makes the suite slower, never red (episodes wait on Temporal and the twins).

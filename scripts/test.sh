@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: installs what is missing, checks format, lint and types, then runs the
-# unit, integration and e2e tiers against a real PostgreSQL and a real Temporal dev server (started by the suite).
+# unit, integration and e2e tiers against a real PostgreSQL and a real Temporal dev server (started by the suite), and
+# the Python client's tests against a running `mirror up`.
+# Its budget is 20 minutes on two cores, so what only waits (pip's downloads, the Python stage) runs beside what
+# computes, and nothing is built twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/prerequisites.sh
@@ -9,13 +12,79 @@ require_node
 ensure_dependencies
 ensure_postgres_binaries
 ensure_report_tools
-log "checking format, lint and types"
-npm run --silent check
-build
-
 mkdir -p .mirror
+
+# The Python venvs (the client's, and the PyPI OpenEnv client's that an e2e test drives) are mostly pip downloading:
+# made in the background while format, lint, types and the build keep the cores busy.
+log "preparing the Python venvs in the background (.mirror/python-venvs.log)"
+(
+  bash clients/python/run-tests.sh --prepare &
+  client=$!
+  bash scripts/openenv-client/check.sh --prepare &
+  openenv=$!
+  status=0
+  wait "$client" || status=1
+  wait "$openenv" || status=1
+  exit "$status"
+) >.mirror/python-venvs.log 2>&1 &
+venvs_pid=$!
+
+# Each step into its own log, all at once (each is one process on one core); a failed step's log is printed.
+run_steps() {
+  local names=("$@") pids=() failed=0 i
+  for i in "${!names[@]}"; do
+    npm run --silent "${names[$i]}" >".mirror/step-${names[$i]//:/-}.log" 2>&1 &
+    pids[i]=$!
+  done
+  for i in "${!names[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      failed=1
+      log "${names[$i]} failed:"
+      cat ".mirror/step-${names[$i]//:/-}.log" >&2
+    fi
+  done
+  return "$failed"
+}
+
+# The same steps as `npm run check`, side by side; the build too unless npm ci's `prepare` just made it.
+steps=(format:check lint typecheck)
+[[ -n $built_by_install ]] || steps+=(build)
+log "checking format, lint and types$([[ -n $built_by_install ]] || echo ', and building')"
+run_steps "${steps[@]}"
+
+if ! wait "$venvs_pid"; then
+  log "preparing the Python venvs failed (the tests that use them will say so):"
+  cat .mirror/python-venvs.log >&2
+fi
+
+# The Python client (clients/python) against a running `mirror up`, as a trainer's Python stack meets Mirror. It
+# mostly waits on HTTP, so it runs beside jest (its own embedded database and Temporal; output kept until the end).
+python_stage() {
+  local status=0 api="" up_pid
+  node bin/mirror.js up examples/clinic-network --port 0 --json >.mirror/mirror-up.out 2>.mirror/mirror-up.err &
+  up_pid=$!
+  for _ in $(seq 1 600); do
+    api=$(node -e 'try { process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]).api ?? "") } catch {}' .mirror/mirror-up.out)
+    [[ -n $api ]] && break
+    kill -0 "$up_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if [[ -n $api ]]; then
+    MIRROR_URL="$api" bash clients/python/run-tests.sh || status=$?
+  else
+    echo "mirror up did not print its ready line:"
+    cat .mirror/mirror-up.err
+    status=1
+  fi
+  kill -TERM "$up_pid" 2>/dev/null || true
+  wait "$up_pid" 2>/dev/null || true
+  return "$status"
+}
+python_stage >.mirror/python-client.log 2>&1 &
+python_pid=$!
+
 results=.mirror/test-results.json
-log "running tests"
+log "running tests (the Python client's beside them)"
 status=0
 npx jest --ci --maxWorkers=2 --json --outputFile="$results" "$@" || status=$?
 if [[ -f $results ]]; then
@@ -26,27 +95,10 @@ if [[ -f $results ]]; then
   ' "$PWD/$results"
 fi
 
-# The Python client (clients/python) against a running `mirror up`, as a trainer's Python stack meets Mirror.
-log "running the Python client's tests against mirror up"
+log "the Python client's tests against mirror up"
 python_status=0
-node bin/mirror.js up examples/clinic-network --port 0 --json >.mirror/mirror-up.out 2>.mirror/mirror-up.err &
-up_pid=$!
-api=""
-for _ in $(seq 1 600); do
-  api=$(node -e 'try { process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]).api ?? "") } catch {}' .mirror/mirror-up.out)
-  [[ -n $api ]] && break
-  kill -0 "$up_pid" 2>/dev/null || break
-  sleep 0.5
-done
-if [[ -n $api ]]; then
-  MIRROR_URL="$api" bash clients/python/run-tests.sh || python_status=$?
-else
-  echo "mirror up did not print its ready line:" >&2
-  cat .mirror/mirror-up.err >&2
-  python_status=1
-fi
-kill -TERM "$up_pid" 2>/dev/null || true
-wait "$up_pid" 2>/dev/null || true
+wait "$python_pid" || python_status=$?
+cat .mirror/python-client.log
 echo "python client tests: $([[ $python_status -eq 0 ]] && echo passed || echo "failed ($python_status)")"
 [[ $status -ne 0 ]] && exit "$status"
 exit "$python_status"

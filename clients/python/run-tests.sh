@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python client's tests: a venv under .mirror/ (kept between runs; pip's cache allowed), the package installed
 # with its test extras, then pytest. Unit tests always; with MIRROR_URL set (a running `mirror up`), the integration
-# tests too. Extra arguments go to pytest.
+# tests too. Extra arguments go to pytest; `--prepare` alone only makes the venv (scripts/test.sh does it early).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,6 +22,7 @@ fi
 # Reinstalled every run (quick once the dependencies are there) so the tests always see this checkout's code.
 "$venv/bin/python" -m pip install --quiet "$here[test]"
 echo "run-tests.sh: venv ready in $(($(date +%s) - started)) s ($venv)"
+[[ "${1:-}" == "--prepare" ]] && exit 0
 
 cd "$here"
 # verifiers' harness finds uv (a test dependency) on PATH.

@@ -13,11 +13,14 @@ require_node() {
   fi
 }
 
-# npm ci when node_modules is missing or older than the lock file; `prepare` builds dist/ as part of it.
+# npm ci when node_modules is missing or older than the lock file; `prepare` builds dist/ as part of it, so
+# `built_by_install` says a build now would only repeat that one.
+built_by_install=""
 ensure_dependencies() {
   if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
     log "installing dependencies (npm ci)"
     npm ci --no-audit --no-fund
+    built_by_install=1
   fi
 }
 

@@ -3,16 +3,22 @@
 # HTTP MCP sessions) resets and steps a Mirror environment.
 #   scripts/openenv-client/check.sh                          against an in-memory environment (no services needed)
 #   scripts/openenv-client/check.sh <openenv base url>       e.g. http://127.0.0.1:3000/openenv/<environment>
+#   scripts/openenv-client/check.sh --prepare                only make the venv (scripts/test.sh does it early)
 # The client lives in a venv under the checkout (.venv-openenv), made on first use.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 venv=.venv-openenv
-if [[ ! -x "$venv/bin/python" ]]; then
+# Written last: a venv whose installs were cut short is made again, not used half-installed.
+ready="$venv/.installed"
+if [[ ! -f "$ready" ]]; then
+  rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --no-deps openenv==0.10.0
   "$venv/bin/pip" install --quiet -r scripts/openenv-client/requirements.txt
+  touch "$ready"
 fi
+[[ "${1:-}" == "--prepare" ]] && exit 0
 
 work="$(mktemp -d)"
 server_pid=""

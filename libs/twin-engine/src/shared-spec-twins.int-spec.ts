@@ -39,10 +39,21 @@ const specs: [string, string][] = [
   ['digitalocean', 'digitalocean/DigitalOcean-public.v2.yaml'],
 ];
 
-const engineFor = async (file: string) => {
+const ingestedEngine = async (file: string) => {
   const { model, version } = await ingestStack({ kind: 'path', path: path.join(sharedSpecsDir(), file) });
-  const source = new StaticStackSource(model);
-  const engine = new TwinEngine(new InMemoryEpisodeStore(), source);
+  return { model, version, engine: new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model)) };
+};
+
+/**
+ * One engine per spec for the whole file (ingestion has its own tests; DigitalOcean's alone takes seconds): each test
+ * still gets an episode of its own, on the world the engine built once for the seed, as a deployment's episodes do.
+ */
+const engines = new Map<string, ReturnType<typeof ingestedEngine>>();
+
+const engineFor = async (file: string) => {
+  const ingested = engines.get(file) ?? ingestedEngine(file);
+  engines.set(file, ingested);
+  const { model, version, engine } = await ingested;
   const episode = await engine.createEpisode({
     tenantId: 'test',
     stackVersion: version,
