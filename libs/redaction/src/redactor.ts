@@ -39,6 +39,11 @@ const markerSpans = (text: string): [number, number][] =>
 export class Redactor {
   constructor(private readonly allowed: ValueAllowance = AllowedValues.none) {}
 
+  /** The same redactor with these values also kept. */
+  allowing(values: readonly string[]): Redactor {
+    return new Redactor(AllowedValues.union(AllowedValues.of(values), this.allowed));
+  }
+
   /** What in the text would be redacted, allowed values and existing markers left out, overlaps merged. */
   findings(text: string): Finding[] {
     if (text.length < 6) {
