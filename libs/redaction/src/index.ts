@@ -4,3 +4,4 @@ export * from './personal-data';
 export * from './redaction-kinds';
 export * from './redactor';
 export * from './secret-rules';
+export * from './log-redaction';
