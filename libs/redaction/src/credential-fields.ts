@@ -93,13 +93,13 @@ const bearer = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{12,})/g;
 /** Credentials written out in text: a credential-named assignment with a real-looking value, or an HTTP credential. */
 export const findCredentialAssignments = (text: string): Finding[] => {
   const found: Finding[] = [];
-  for (const m of text.matchAll(assignment)) {
+  for (const m of /[:=]/.test(text) ? text.matchAll(assignment) : []) {
     if (isCredentialName(m[1]) && !isPlaceholder(m[2])) {
       const start = m.index + m[0].length - m[2].length;
       found.push({ kind: 'credential', start, end: start + m[2].length, detector: 'credential-name' });
     }
   }
-  for (const m of text.matchAll(bearer)) {
+  for (const m of /Bearer|Basic/.test(text) ? text.matchAll(bearer) : []) {
     if (!isPlaceholder(m[2])) {
       const start = m.index + m[0].length - m[2].length;
       found.push({ kind: 'credential', start, end: start + m[2].length, detector: 'http-credential' });

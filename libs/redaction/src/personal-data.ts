@@ -14,9 +14,11 @@ export const isReservedEmail = (address: string): boolean =>
   reservedDomain.test(address.slice(address.lastIndexOf('@') + 1));
 
 export const findEmails = (text: string): Finding[] =>
-  [...text.matchAll(emailPattern)]
-    .filter((m) => !isReservedEmail(m[0]))
-    .map((m) => ({ kind: 'email', start: m.index, end: m.index + m[0].length, detector: 'email-address' }));
+  !text.includes('@')
+    ? []
+    : [...text.matchAll(emailPattern)]
+        .filter((m) => !isReservedEmail(m[0]))
+        .map((m) => ({ kind: 'email', start: m.index, end: m.index + m[0].length, detector: 'email-address' }));
 
 /**
  * Phone numbers written with their country code (`+44 20 7946 0958`), valid by the full metadata of that country's
@@ -56,14 +58,16 @@ const cardPattern = /(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d.,]\d|-\d)/g;
 
 /** Payment card numbers: 13 to 19 digits (grouped by spaces or dashes or not), a scheme's prefix, Luhn-valid. */
 export const findCards = (text: string): Finding[] =>
-  [...text.matchAll(cardPattern)]
-    .filter((m) => {
-      const digits = m[0].replace(/[ -]/g, '');
-      // One separator style throughout (`4539 1488 …`, `4539-1488-…`): a date or a range has mixed or none in runs.
-      const separators = new Set(m[0].match(/[ -]/g) ?? []);
-      return separators.size <= 1 && cardIssuer.test(digits) && luhnValid(digits);
-    })
-    .map((m) => ({ kind: 'card', start: m.index, end: m.index + m[0].length, detector: 'card-luhn' }));
+  !/\d{4}/.test(text)
+    ? []
+    : [...text.matchAll(cardPattern)]
+        .filter((m) => {
+          const digits = m[0].replace(/[ -]/g, '');
+          // One separator style throughout (`4539 1488 …`, `4539-1488-…`): a date or a range has mixed or none in runs.
+          const separators = new Set(m[0].match(/[ -]/g) ?? []);
+          return separators.size <= 1 && cardIssuer.test(digits) && luhnValid(digits);
+        })
+        .map((m) => ({ kind: 'card', start: m.index, end: m.index + m[0].length, detector: 'card-luhn' }));
 
 /** IBAN lengths by country (ISO 13616 registry): a shape alone is not enough to call a code an account number. */
 const ibanLengths: Record<string, number> = {
@@ -162,22 +166,24 @@ const mod97 = (code: string): number => {
 
 /** IBANs (spaced in fours or not): a registered country's length and the ISO 7064 mod-97 check. */
 export const findIbans = (text: string): Finding[] =>
-  [...text.matchAll(ibanPattern)].flatMap((m) => {
-    const compact = m[0].replace(/ /g, '');
-    const length = ibanLengths[compact.slice(0, 2)];
-    if (length === undefined || compact.length < length) {
-      return [];
-    }
-    // A longer run may be an IBAN followed by more text ("… 3000 BIC"): keep the registered length's characters.
-    let consumed = 0;
-    let end = m.index;
-    while (consumed < length) {
-      if (m[0][end - m.index] !== ' ') {
-        consumed++;
-      }
-      end++;
-    }
-    return mod97(compact.slice(0, length)) === 1
-      ? [{ kind: 'iban' as const, start: m.index, end, detector: 'iban-mod97' }]
-      : [];
-  });
+  !/[A-Z]{2}\d{2}/.test(text)
+    ? []
+    : [...text.matchAll(ibanPattern)].flatMap((m) => {
+        const compact = m[0].replace(/ /g, '');
+        const length = ibanLengths[compact.slice(0, 2)];
+        if (length === undefined || compact.length < length) {
+          return [];
+        }
+        // A longer run may be an IBAN followed by more text ("… 3000 BIC"): keep the registered length's characters.
+        let consumed = 0;
+        let end = m.index;
+        while (consumed < length) {
+          if (m[0][end - m.index] !== ' ') {
+            consumed++;
+          }
+          end++;
+        }
+        return mod97(compact.slice(0, length)) === 1
+          ? [{ kind: 'iban' as const, start: m.index, end, detector: 'iban-mod97' }]
+          : [];
+      });

@@ -45,13 +45,13 @@ export class Redactor {
   }
 
   /** What in the text would be redacted, allowed values and existing markers left out, overlaps merged. */
-  findings(text: string): Finding[] {
+  findings(text: string, secrets: Finding[] = text.length < 6 ? [] : findSecrets(text)): Finding[] {
     if (text.length < 6) {
       return [];
     }
     const markers = markerSpans(text);
     const found = [
-      ...findSecrets(text),
+      ...secrets,
       ...findCredentialAssignments(text),
       ...findEmails(text),
       ...findPhones(text),
@@ -66,7 +66,10 @@ export class Redactor {
   }
 
   text(text: string, place = ''): Redacted<string> {
-    const findings = this.findings(text);
+    return this.replaced(text, this.findings(text), place);
+  }
+
+  private replaced(text: string, findings: Finding[], place: string): Redacted<string> {
     if (findings.length === 0) {
       return { value: text, redactions: [] };
     }
@@ -85,41 +88,97 @@ export class Redactor {
 
   /**
    * A JSON value with every string redacted, and a credential-named field's real-looking value replaced whole. The
-   * same object comes back when nothing was found (the common case costs no copy).
+   * same object comes back when nothing was found (the common case costs no copy). secretlint reads all the strings
+   * at once (a listing of fifty records is one pass, not fifty).
    */
   json<T>(value: T, place = ''): Redacted<T> {
+    const leaves: Leaf[] = [];
+    walkStrings(value, place, false, (leaf) => {
+      leaves.push(leaf);
+      return leaf.text;
+    });
+    if (leaves.length === 0) {
+      return { value, redactions: [] };
+    }
+    const secrets = secretsByLeaf(leaves);
     const redactions: Redaction[] = [];
-    const walk = (node: unknown, at: string, credential: boolean): unknown => {
-      if (typeof node === 'string') {
-        if (credential && !isPlaceholder(node) && !this.allowed.allows('credential', node)) {
-          redactions.push({ kind: 'credential', place: at, detector: 'credential-name' });
-          return redactionMarker('credential');
-        }
-        const redacted = this.text(node, at);
-        redactions.push(...redacted.redactions);
-        return redacted.value;
+    const replacements = leaves.map((leaf, index) => {
+      if (leaf.credential && !isPlaceholder(leaf.text) && !this.allowed.allows('credential', leaf.text)) {
+        redactions.push({ kind: 'credential', place: leaf.place, detector: 'credential-name' });
+        return redactionMarker('credential');
       }
-      if (Array.isArray(node)) {
-        let changed = false;
-        const items = node.map((item, index) => {
-          const next = walk(item, `${at}${pointerStep(index)}`, credential);
-          changed ||= next !== item;
-          return next;
-        });
-        return changed ? items : node;
-      }
-      if (typeof node === 'object' && node !== null && !(node instanceof Date)) {
-        let changed = false;
-        const entries = Object.entries(node).map(([key, item]) => {
-          const next = walk(item, `${at}${pointerStep(key)}`, isCredentialName(key));
-          changed ||= next !== item;
-          return [key, next] as const;
-        });
-        return changed ? Object.fromEntries(entries) : node;
-      }
-      return node;
-    };
-    const redacted = walk(value, place, false) as T;
+      const redacted = this.replaced(leaf.text, this.findings(leaf.text, secrets[index]), leaf.place);
+      redactions.push(...redacted.redactions);
+      return redacted.value;
+    });
+    if (redactions.length === 0) {
+      return { value, redactions };
+    }
+    let next = 0;
+    const redacted = walkStrings(value, place, false, () => replacements[next++]) as T;
     return { value: redacted, redactions };
   }
 }
+
+interface Leaf {
+  text: string;
+  place: string;
+  /** Under a field whose name says it holds a credential. */
+  credential: boolean;
+}
+
+/** Visits every string of a JSON value in order, building a copy only where `visit` changes one. */
+const walkStrings = (node: unknown, at: string, credential: boolean, visit: (leaf: Leaf) => string): unknown => {
+  if (typeof node === 'string') {
+    return visit({ text: node, place: at, credential });
+  }
+  if (Array.isArray(node)) {
+    let changed = false;
+    const items = node.map((item, index) => {
+      const next = walkStrings(item, `${at}${pointerStep(index)}`, credential, visit);
+      changed ||= next !== item;
+      return next;
+    });
+    return changed ? items : node;
+  }
+  if (typeof node === 'object' && node !== null && !(node instanceof Date)) {
+    let changed = false;
+    const entries = Object.entries(node).map(([key, item]) => {
+      const next = walkStrings(item, `${at}${pointerStep(key)}`, isCredentialName(key), visit);
+      changed ||= next !== item;
+      return [key, next] as const;
+    });
+    return changed ? Object.fromEntries(entries) : node;
+  }
+  return node;
+};
+
+/** Lines apart, so no rule's match runs from one string into the next. */
+const leafSeparator = '\n\n';
+
+/** secretlint over all the leaves at once, its findings handed back to the leaf each lies in. */
+const secretsByLeaf = (leaves: Leaf[]): Finding[][] => {
+  const starts: number[] = [];
+  let length = 0;
+  for (const leaf of leaves) {
+    starts.push(length);
+    length += leaf.text.length + leafSeparator.length;
+  }
+  const byLeaf: Finding[][] = leaves.map(() => []);
+  if (!leaves.some((leaf) => leaf.text.length >= 6)) {
+    return byLeaf;
+  }
+  for (const finding of findSecrets(leaves.map((leaf) => leaf.text).join(leafSeparator))) {
+    // The last leaf starting at or before the finding holds it (clipped to it, should a rule run past its end).
+    let index = starts.length - 1;
+    while (index > 0 && starts[index] > finding.start) {
+      index--;
+    }
+    const start = finding.start - starts[index];
+    const end = Math.min(finding.end - starts[index], leaves[index].text.length);
+    if (end > start) {
+      byLeaf[index].push({ ...finding, start, end });
+    }
+  }
+  return byLeaf;
+};
