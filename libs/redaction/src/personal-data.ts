@@ -13,12 +13,20 @@ const reservedDomain = /(^|\.)(example|test|invalid|localhost|example\.(com|net|
 export const isReservedEmail = (address: string): boolean =>
   reservedDomain.test(address.slice(address.lastIndexOf('@') + 1));
 
+/**
+ * A text that is only Message-IDs (`<id@host>`, RFC 5322), as a mail's `internetMessageId` or `References` is: ids a
+ * mail server issued, not anyone's address.
+ */
+const messageIds = /^\s*(<[^<>\s@]+@[^<>\s@]+>\s*)+$/;
+
 export const findEmails = (text: string): Finding[] =>
-  !text.includes('@')
+  messageIds.test(text)
     ? []
-    : [...text.matchAll(emailPattern)]
-        .filter((m) => !isReservedEmail(m[0]))
-        .map((m) => ({ kind: 'email', start: m.index, end: m.index + m[0].length, detector: 'email-address' }));
+    : !text.includes('@')
+      ? []
+      : [...text.matchAll(emailPattern)]
+          .filter((m) => !isReservedEmail(m[0]))
+          .map((m) => ({ kind: 'email', start: m.index, end: m.index + m[0].length, detector: 'email-address' }));
 
 /**
  * Phone numbers written with their country code (`+44 20 7946 0958`), valid by the full metadata of that country's
