@@ -4,8 +4,22 @@ import type { EpisodeEvent } from './episode-events';
 import type { EpisodeState } from './episode-state';
 import type { StackTwin } from './stack-twin';
 
-/** An event's own keys that say what it is and which record it is about: never redacted, so replay finds its record. */
-const structuralKeys = new Set(['type', 'table', 'id', 'parentId', 'service', 'operationId', 'status', 'name', 'key']);
+/**
+ * An event's own keys that say what it is, which record it is about and which retry it answers (an idempotency key and
+ * its caller's scope, compared on every retry): never redacted, so replay finds its record and a retry its answer.
+ */
+const structuralKeys = new Set([
+  'type',
+  'table',
+  'id',
+  'parentId',
+  'service',
+  'operationId',
+  'status',
+  'name',
+  'key',
+  'scope',
+]);
 
 const worldAllowances = new WeakMap<StackTwin, ValueAllowance>();
 
