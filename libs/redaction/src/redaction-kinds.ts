@@ -21,7 +21,10 @@ export interface Redaction {
   detector: string;
 }
 
-/** What stands in for a redacted value: its kind only, so neither the value nor its length is kept. */
+/**
+ * What stands in for a redacted value: its kind only, so neither the value nor its length is kept (an e-mail address
+ * keeps its domain after the marker).
+ */
 export const redactionMarker = (kind: RedactionKind): string => `[redacted:${kind}]`;
 
 /** A marker already in a text: redacting it again changes nothing. */
