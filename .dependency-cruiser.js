@@ -33,8 +33,8 @@ module.exports = {
       name: 'leaf-libraries',
       severity: 'error',
       comment:
-        'The stack model and bundle-document reading sit at the bottom: every library may read them, they read none.',
-      from: { path: '^libs/(stack-model|bundle-documents)/' },
+        'The stack model, bundle-document reading and redaction sit at the bottom: every library may read them, they read none.',
+      from: { path: '^libs/(stack-model|bundle-documents|redaction)/' },
       to: { path: '^(libs|twins|apps)/', pathNot: '^libs/$1/' },
     },
     {

@@ -47,9 +47,10 @@ const project = (displayName, testMatch) => ({
   testEnvironment: 'node',
   rootDir: __dirname,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
-  // MSW 2 and the CEL evaluator are ES-module-only packages; jest on Node 20 cannot require them untransformed.
+  // MSW 2, the CEL evaluator and secretlint are ES-module-only packages; jest on Node 20 cannot require them
+  // untransformed.
   transformIgnorePatterns: [
-    '/node_modules/(?!(until-async|rettime|@open-draft|@mswjs|msw|outvariant|strict-event-emitter|@marcbachmann)/)',
+    '/node_modules/(?!(until-async|rettime|@open-draft|@mswjs|msw|outvariant|strict-event-emitter|@marcbachmann|@secretlint)/)',
   ],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json'],
 });

@@ -67,20 +67,28 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       outcome,
       judge ? { judge } : {},
     );
+    // Graded as played; stored (run, grade and file) as the episode's log is, the world's values kept.
+    const { redactor } = await engine.episode(outcome.episodeId);
+    const redacted = redactor.json(outcome.transcript, '/transcript');
+    const stored = {
+      ...outcome,
+      transcript: redacted.value,
+      ...(redacted.redactions.length > 0 ? { redactions: redacted.redactions } : {}),
+    };
     await grades.saveRun(config.MIRROR_TENANT, {
       episodeId: outcome.episodeId,
       scenarioId: scenario.id,
       scenarioFile: file,
       seed,
       agent,
-      outcome,
+      outcome: stored,
     });
     await grades.saveGrade(
       config.MIRROR_TENANT,
       outcome.episodeId,
       grade.policies.join(','),
       grade.graderVersion,
-      grade,
+      redactor.json(grade).value,
     );
     const episode = await new PostgresEpisodeStore(dataSource).findEpisode(outcome.episodeId);
     await recordEpisodeGrade(dataSource, {
@@ -96,7 +104,7 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       },
     });
     const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
-    fs.writeFileSync(transcriptFile, `${JSON.stringify(outcome.transcript, null, 2)}\n`);
+    fs.writeFileSync(transcriptFile, `${JSON.stringify(stored.transcript, null, 2)}\n`);
     return { grade, transcriptFile };
   };
   const play = async (

@@ -416,8 +416,11 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
           at: new Date(began).toISOString(),
           wallMs: this.now() - began,
           businessTime: episode.now(),
-          call: { id: call.id, name: call.name, arguments: call.arguments },
-          observation: { is_error: observation.isError, structured: observation.structured, text: observation.text },
+          // Kept as the episode's log keeps what the call did: secrets and personal data not the world's redacted.
+          ...episode.redactor.json({
+            call: { id: call.id, name: call.name, arguments: call.arguments },
+            observation: { is_error: observation.isError, structured: observation.structured, text: observation.text },
+          }).value,
           counted,
           seqBefore,
           seqAfter: episode.state.seq,

@@ -56,6 +56,29 @@ describe(JsonLogger.name, () => {
     }
   });
 
+  it('writes secrets and personal data as markers only, in JSON and in text', () => {
+    const token = ['xoxb', '123456789012', '1234567890123', 'AbCdEfGhIjKlMnOpQrStUvWx'].join('-');
+    const card = '4539 1488 0343 6467';
+    const errors = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    for (const format of ['json', 'text'] as const) {
+      written.length = 0;
+      useConfiguredLogger({ MIRROR_LOG_FORMAT: format });
+      new Logger('twins').log(`agent posted ${token} and ${card}`);
+      new Logger('twins').warn({ body: { note: `card ${card}`, password: 'hunter2hunter2' } });
+      new Logger('twins').error(new Error(`refused anna.berg@gmail.com with ${token}`));
+
+      const output = written.join('');
+      expect(output).not.toMatch(/xoxb|4539|hunter2|anna\.berg/);
+      expect(output).toContain('agent posted [redacted:secret] and [redacted:card]');
+      expect(output).toContain('[redacted:credential]');
+      expect(output).toContain('refused [redacted:email]@gmail.com with [redacted:secret]');
+    }
+    errors.mockRestore();
+  });
+
   it('keeps text logs when the format is text', () => {
     expect(useConfiguredLogger({ MIRROR_LOG_FORMAT: 'text' })).not.toBeInstanceOf(JsonLogger);
     expect(useConfiguredLogger({ MIRROR_LOG_FORMAT: 'text' })).toBeInstanceOf(ConsoleLogger);

@@ -1,7 +1,12 @@
+import type { Redaction } from '@libs/redaction';
 import type { WorldRecord } from '@libs/synthetic-data';
 
-/** What an episode's event log holds. Record events carry the whole resulting record, so replay needs no logic. */
-export type EpisodeEvent =
+/**
+ * What an episode's event log holds. Record events carry the whole resulting record, so replay needs no logic. What
+ * was redacted from an event before it was stored (secrets, personal data that is not the world's) is noted on it by
+ * kind and place, never the value.
+ */
+export type EpisodeEvent = (
   | { type: 'record.created'; table: string; id: string; parentId?: string; record: WorldRecord }
   | { type: 'record.replaced' | 'record.updated'; table: string; id: string; record: WorldRecord }
   | { type: 'record.deleted'; table: string; id: string }
@@ -46,7 +51,8 @@ export type EpisodeEvent =
       response: RecordedResponse;
       /** Who sent it to which operation: the key answers only the same caller's same request (as Stripe's do). */
       scope?: string;
-    };
+    }
+) & { redactions?: Redaction[] };
 
 export interface RecordedResponse {
   status: number;

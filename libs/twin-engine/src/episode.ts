@@ -1,3 +1,5 @@
+import type { Redactor } from '@libs/redaction';
+
 import {
   EpisodeDescriptor,
   EpisodeEvent,
@@ -8,6 +10,7 @@ import {
 } from './episode-events';
 import { EpisodeCredentials } from './episode-credentials';
 import { EpisodeState } from './episode-state';
+import { episodeRedactor, redactEvent } from './event-redaction';
 import { FaultInjector } from './fault-injector';
 import { ReadMemo } from './read-memo';
 import { RouteMatch, ServiceTwin } from './service-twin';
@@ -100,6 +103,7 @@ export class Episode {
   private reads?: ReadMemo;
   /** What its twins sign and check tokens with, from the episode's own secret. */
   readonly credentials: EpisodeCredentials;
+  private redactorOfEpisode?: Redactor;
 
   constructor(
     readonly descriptor: EpisodeDescriptor,
@@ -113,6 +117,15 @@ export class Episode {
 
   get id(): string {
     return this.descriptor.id;
+  }
+
+  /**
+   * What the episode's writes are redacted by before they are stored and applied (so a rebuilt episode holds the same):
+   * secrets and personal data that are not the world's own. Its transcript and trajectory are redacted by it too.
+   */
+  get redactor(): Redactor {
+    this.redactorOfEpisode ??= episodeRedactor(this.twin, this.state);
+    return this.redactorOfEpisode;
   }
 
   /** Writes queued or running: an episode with none can be dropped from memory and rebuilt from its log. */
@@ -481,7 +494,7 @@ export class Episode {
         at: this.now(this.state.seq + index + 1),
         operationId: match.plan.operation.id,
         ...(actor !== undefined ? { actor } : {}),
-        event,
+        event: redactEvent(this.redactor, event),
       }));
       try {
         await this.store.append(this.id, logged);

@@ -13,8 +13,12 @@ import {
   verifyHead,
   verifyLinks,
 } from '@libs/evidence-trail';
+import { Redactor } from '@libs/redaction';
 
 import { installationSecret } from './installation-keys';
+
+/** Details are redacted before they are hashed: a reviewer's comment quoting a card keeps a marker in the chain. */
+const detailsRedactor = new Redactor();
 
 interface EntryRow {
   tenant_id: string;
@@ -72,9 +76,11 @@ export class AuditTrailRepository {
         `SELECT "seq", "hash" FROM "audit_heads" WHERE "tenant_id" = $1 FOR UPDATE`,
         [tenant],
       );
+      const { value: details, redactions } = detailsRedactor.json(record.details, '/details');
       // Milliseconds, as PostgreSQL and JavaScript both keep them exactly: the hash is over what is read back.
       const unhashed = {
         ...record,
+        details: redactions.length > 0 ? { ...details, redactions } : details,
         tenant,
         seq: Number(head.seq) + 1,
         id: randomUUID(),

@@ -1,3 +1,5 @@
+import { Redactor } from '@libs/redaction';
+
 /**
  * Sample data may hold secrets and personal data. Such fields are recognised by name or by value and only their
  * kind is kept ("redacted: looks like email addresses"), so nothing of them reaches the model, the database or a
@@ -34,5 +36,10 @@ export const redactionReason = (field: string, values: unknown[]): string | unde
       return `its values look like ${what}`;
     }
   }
-  return undefined;
+  // Any one value holding a secret or personal data (a card in a category, an address in a note) spoils the field:
+  // a category keeps its values, and prose its words.
+  const [found] = new Redactor().json(strings).redactions;
+  return found
+    ? `a value holds ${found.kind === 'iban' ? 'an IBAN' : `a ${found.kind}`} (${found.detector})`
+    : undefined;
 };

@@ -1,0 +1,31 @@
+/** What a redaction replaced: a credential by a maintained secret rule or by its field's name, or personal data. */
+export const redactionKinds = ['secret', 'credential', 'email', 'phone', 'card', 'iban'] as const;
+export type RedactionKind = (typeof redactionKinds)[number];
+
+/** A span of text a detector found, before the allowed values are taken out. */
+export interface Finding {
+  kind: RedactionKind;
+  start: number;
+  end: number;
+  /** Which detector found it (a secretlint rule id, `credential-name`, `luhn` …): for the record, never the value. */
+  detector: string;
+}
+
+/**
+ * A redaction as it is recorded beside what was redacted: its kind and where (a JSON pointer inside the stored value,
+ * after the caller's own place), never the value nor its length.
+ */
+export interface Redaction {
+  kind: RedactionKind;
+  place: string;
+  detector: string;
+}
+
+/**
+ * What stands in for a redacted value: its kind only, so neither the value nor its length is kept (an e-mail address
+ * keeps its domain after the marker).
+ */
+export const redactionMarker = (kind: RedactionKind): string => `[redacted:${kind}]`;
+
+/** A marker already in a text: redacting it again changes nothing. */
+export const markerPattern = /\[redacted:(?:secret|credential|email|phone|card|iban)\]/g;
