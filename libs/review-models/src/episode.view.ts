@@ -75,6 +75,7 @@ export const episodeView = ({ episode, log, grades, trajectory, annotations, rul
         stance: a.stance,
         comment: a.comment,
         reviewer: a.reviewer,
+        role: a.role,
         auditSeq: a.auditSeq,
         createdAt: a.createdAt,
         onOtherGrade: a.policies !== latest.policies || a.graderVersion !== latest.graderVersion,

@@ -72,6 +72,8 @@ export interface RuleViolations extends RuleTally {
 
 export interface SignOff {
   reviewer: string;
+  /** The role the reviewer acted in (`reviewer`, `admin`), from the evidence trail. */
+  role: string;
   decision: 'approved' | 'rejected';
   comment: string;
   auditSeq: number;
@@ -237,6 +239,8 @@ export interface Annotation {
   stance: 'agree' | 'dispute';
   comment: string;
   reviewer: string;
+  /** The role the reviewer acted in (`reviewer`, `admin`), from the evidence trail. */
+  role: string;
   auditSeq: number;
   createdAt: string;
   /** The grade it was made on, when that is not the grade shown. */

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 
+import type { ActorKind } from '@libs/evidence-trail';
 import type { Grade } from '@libs/graders';
 import { ReviewConflictError, ReviewRepository, RolloutRepository, StackRepository } from '@libs/persistence';
 
@@ -15,10 +16,14 @@ import { rolloutView } from './rollout.view';
 /** How many of the newest rollouts the list filters (the filters read facts aggregated per rollout). */
 export const rolloutsScanned = 500;
 
-/** Who is asking: the tenant whose data they may read, and the name their annotations are recorded under. */
+/**
+ * Who is asking: the tenant whose data they may read, the name their annotations are recorded under, and the role
+ * they act in (a reviewer's key, an admin's, `mirror up`'s local user), recorded as it is, never assumed.
+ */
 export interface Reviewer {
   tenantId: string;
   actor: string;
+  role: ActorKind;
 }
 
 /** The review's reads and writes, for the api and the report command alike; every one scoped by the tenant. */
@@ -93,6 +98,7 @@ export class ReviewService {
       stance: request.stance,
       comment: request.comment,
       reviewer: reviewer.actor,
+      role: reviewer.role,
     });
     return {
       id: row.id,
@@ -100,6 +106,7 @@ export class ReviewService {
       stance: row.stance,
       comment: row.comment,
       reviewer: row.reviewer,
+      role: row.role,
       auditSeq: row.auditSeq,
       createdAt: row.createdAt,
       onOtherGrade: false,
@@ -115,6 +122,7 @@ export class ReviewService {
       const { rolloutId: _id, ...row } = await this.review.signOff(reviewer.tenantId, {
         rolloutId,
         reviewer: reviewer.actor,
+        role: reviewer.role,
         ...request,
       });
       return row;

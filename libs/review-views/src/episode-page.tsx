@@ -72,8 +72,9 @@ const Verdict = ({ verdict, annotationForm }: { verdict: VerdictView; annotation
       <ul className="annotations">
         {verdict.annotations.map((a) => (
           <li key={a.id} className={`annotation ${a.stance}`}>
-            <strong>{a.stance === 'agree' ? 'Agreed' : 'Disputed'}</strong> by {a.reviewer} on {instant(a.createdAt)}{' '}
-            (evidence entry #{a.auditSeq}){a.onOtherGrade ? ', on an earlier grade' : ''}: {a.comment}
+            <strong>{a.stance === 'agree' ? 'Agreed' : 'Disputed'}</strong> by {a.reviewer} ({a.role}) on{' '}
+            {instant(a.createdAt)} (evidence entry #{a.auditSeq}){a.onOtherGrade ? ', on an earlier grade' : ''}:{' '}
+            {a.comment}
           </li>
         ))}
       </ul>
