@@ -191,6 +191,20 @@ export interface ApiCall {
   events: string[];
 }
 
+/** A call to the twins that changed nothing (a read, mostly), recorded beside the log: every caller's, built-in or not. */
+export interface QuietCall {
+  anchor: string;
+  /** The log's last event when it was answered. */
+  afterSeq: number;
+  at: string;
+  actor: string | null;
+  service: string;
+  operationId: string | null;
+  method: string;
+  path: string;
+  status: number;
+}
+
 export interface ToolCall {
   anchor: string;
   index: number;
@@ -272,6 +286,9 @@ export interface EpisodeView {
   chat: ChatThread[];
   mail: MailConversation[];
   calls: ApiCall[];
+  /** Calls that changed nothing, in the order answered: the first `quietCallsShown` of `quietCallCount`. */
+  quietCalls: QuietCall[];
+  quietCallCount: number;
   toolCalls: ToolCall[];
   stateDiff: RecordDiff[];
   verdicts: VerdictView[];

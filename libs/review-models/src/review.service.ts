@@ -2,7 +2,13 @@ import { DataSource } from 'typeorm';
 
 import type { ActorKind } from '@libs/evidence-trail';
 import type { Grade } from '@libs/graders';
-import { ReviewConflictError, ReviewRepository, RolloutRepository, StackRepository } from '@libs/persistence';
+import {
+  EpisodeCallRepository,
+  ReviewConflictError,
+  ReviewRepository,
+  RolloutRepository,
+  StackRepository,
+} from '@libs/persistence';
 
 import { episodeView } from './episode.view';
 import { PolicyRuleText, policyRules } from './policy-rules';
@@ -15,6 +21,9 @@ import { rolloutView } from './rollout.view';
 
 /** How many of the newest rollouts the list filters (the filters read facts aggregated per rollout). */
 export const rolloutsScanned = 500;
+
+/** How many of an episode's calls that changed nothing (reads) its page lists; the count says how many there are. */
+export const quietCallsShown = 2_000;
 
 /**
  * Who is asking: the tenant whose data they may read, the name their annotations are recorded under, and the role
@@ -31,8 +40,10 @@ export class ReviewService {
   private readonly review: ReviewRepository;
   private readonly rollouts: RolloutRepository;
   private readonly stacks: StackRepository;
+  private readonly quietCalls: EpisodeCallRepository;
 
   constructor(dataSource: DataSource) {
+    this.quietCalls = new EpisodeCallRepository(dataSource);
     this.review = new ReviewRepository(dataSource);
     this.rollouts = new RolloutRepository(dataSource);
     this.stacks = new StackRepository(dataSource);
@@ -62,14 +73,16 @@ export class ReviewService {
     if (!episode) {
       throw new ReviewError('NOT_FOUND', `no episode ${episodeId}`);
     }
-    const [log, grades, trajectory, annotations, rules] = await Promise.all([
+    const [log, grades, trajectory, quiet, count, annotations, rules] = await Promise.all([
       this.review.events(tenantId, episodeId),
       this.review.grades<Grade>(tenantId, episodeId),
       this.review.trajectory(tenantId, episodeId),
+      this.quietCalls.calls(tenantId, episodeId, quietCallsShown),
+      this.quietCalls.count(tenantId, episodeId),
       this.review.annotations(tenantId, episodeId),
       this.rulesOf(tenantId, episode.stackVersion),
     ]);
-    return episodeView({ episode, log, grades, trajectory, annotations, rules });
+    return episodeView({ episode, log, grades, trajectory, quiet: { calls: quiet, count }, annotations, rules });
   }
 
   /** Agrees with or disputes a verdict of the episode's latest grade; refused before anything is written. */
