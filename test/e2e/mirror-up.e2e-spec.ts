@@ -342,6 +342,10 @@ describe('mirror up', () => {
         expect(await page.locator('form.api-key').count()).toBe(0);
         await page.locator('section.tool-calls li').first().waitFor();
         await expect(page.locator('section.tool-calls').innerText()).resolves.toContain('finish_episode');
+        // The agent's reads through the tools are recorded where the twins answered them, with the agent as caller.
+        const reads = page.locator('section.quiet-calls tr.quiet-call', { hasText: 'invoices' });
+        expect(await reads.count()).toBeGreaterThan(0);
+        await expect(reads.first().innerText()).resolves.toMatch(/GET \/\S*invoices/);
         const form = page.locator('form.annotation-form').first();
         await form.waitFor();
         // An empty comment is refused with the api's message and nothing saved; then an agreement is saved.

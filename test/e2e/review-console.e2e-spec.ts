@@ -233,6 +233,13 @@ describe('reviewer console and reports', () => {
       const evidenceCall = page.locator('tr.call.evidence');
       expect(await evidenceCall.count()).toBe(1);
       await expect(evidenceCall.innerText()).resolves.toContain('post_collaborations');
+      // The built-in agent's reads, recorded beside the log: listed under the same caller as its write.
+      const agentActor = (await evidenceCall.locator('td').nth(2).innerText()).trim();
+      const agentReads = page.locator('section.quiet-calls tr.quiet-call', { hasText: agentActor });
+      expect(await agentReads.count()).toBeGreaterThan(0);
+      await expect(agentReads.first().innerText()).resolves.toMatch(/GET \//);
+      const recorded = await count(`episode_calls WHERE episode_id = '${trapEpisode}'`);
+      expect(await page.locator('section.quiet-calls tr.quiet-call').count()).toBe(Math.min(recorded, 2000));
       await verdict.locator('a', { hasText: 'the call' }).click();
       await expect(evidenceCall.isVisible()).resolves.toBe(true);
       const callPixels = await pixelStats(page, await evidenceCall.screenshot(), [colours.bad]);
