@@ -25,20 +25,32 @@ const ForgetKey = () => (
   </button>
 );
 
-/** Where a reviewer gives the console their API key; the page reloads so every view asks again. */
+/**
+ * Where a reviewer gives the console their API key; the page reloads so every view asks again (the api judges the
+ * key; an empty one is not sent at all).
+ */
 const ApiKeyForm = () => {
+  const [problem, setProblem] = useState<string | null>(null);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const key = new FormData(event.currentTarget).get('key');
-    if (typeof key === 'string' && key.trim() !== '') {
-      rememberApiKey(key);
-      location.reload();
+    if (typeof key !== 'string' || key.trim() === '') {
+      setProblem('enter an API key (mk_…) first');
+      return;
     }
+    rememberApiKey(key);
+    location.reload();
   };
   return (
     <form className="api-key" onSubmit={submit}>
       <input name="key" type="password" placeholder="API key (mk_…)" aria-label="API key" autoComplete="off" />
       <button type="submit">Use key</button>
+      {problem && (
+        <span className="form-error" role="alert">
+          {' '}
+          {problem}
+        </span>
+      )}
     </form>
   );
 };

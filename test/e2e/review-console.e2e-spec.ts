@@ -167,6 +167,15 @@ describe('reviewer console and reports', () => {
       await page.goto(`${base}/console/#/rollouts`);
       await page.locator('p.page-error').waitFor();
       expect(await page.locator('p.page-error').textContent()).toMatch(/API key/);
+      // An empty key is not sent; a wrong one is the api's reason, with a way to forget it.
+      await page.locator('form.api-key button[type=submit]').click();
+      await expect(page.locator('form.api-key .form-error').innerText()).resolves.toContain('enter an API key');
+      await page.locator('form.api-key input[name=key]').fill('mk_0123456789abcdef_not-a-secret');
+      await page.locator('form.api-key button[type=submit]').click();
+      await page.locator('nav.top .session.refused').waitFor();
+      await expect(page.locator('nav.top .session.refused').innerText()).resolves.toContain('not a Mirror API key');
+      await page.locator('button.api-key-forget').click();
+      await page.locator('form.api-key input[name=key]').waitFor();
       await page.locator('form.api-key input[name=key]').fill(reviewerKey);
       await page.locator('form.api-key button[type=submit]').click();
       await page.locator('button.api-key-forget').waitFor();
