@@ -4,6 +4,7 @@ import { RolloutPage } from '@review-views/rollout-page';
 import type { EpisodeView, RolloutView } from '@libs/review-models';
 
 import { links } from './hash-route';
+import { ReportDownloads } from './report-downloads';
 import { AnnotationForm, SignOffForm } from './review-forms';
 import { useResource } from './use-resource';
 
@@ -17,11 +18,7 @@ export const RolloutScreen = ({ id }: { id: string }) => {
   }
   return (
     <>
-      <p className="actions">
-        <a href={`/v1/review/rollouts/${encodeURIComponent(id)}/report.html`} download={`rollout-${id}.html`}>
-          Download the HTML report
-        </a>
-      </p>
+      <ReportDownloads kind="rollout" id={id} />
       <RolloutPage
         view={rollout.value}
         links={links}
@@ -41,11 +38,7 @@ export const EpisodeScreen = ({ id }: { id: string }) => {
   }
   return (
     <>
-      <p className="actions">
-        <a href={`/v1/review/episodes/${encodeURIComponent(id)}/report.html`} download={`episode-${id}.html`}>
-          Download the HTML report
-        </a>
-      </p>
+      <ReportDownloads kind="episode" id={id} />
       <EpisodePage
         view={episode.value}
         links={links}

@@ -3,9 +3,9 @@ import { createRoot } from 'react-dom/client';
 import { reviewStyles } from '@review-views/review-styles';
 
 import { EpisodeScreen, RolloutScreen } from './detail-screens';
-import { ApiKeyForm } from './api-key-form';
 import { useRoute } from './hash-route';
 import { RolloutListScreen } from './rollout-list-screen';
+import { SessionBar } from './session-bar';
 
 /**
  * The fragment holds the route, so an in-page link to a piece of evidence (`#c-7`) would replace the page: it
@@ -27,7 +27,7 @@ const ConsoleApp = () => {
       <nav className="top">
         <a href="#/rollouts">Mirror review</a>
         <a href="#/rollouts">Rollouts</a>
-        <ApiKeyForm />
+        <SessionBar />
       </nav>
       <main>
         {route.page === 'rollouts' && <RolloutListScreen query={route.query} />}

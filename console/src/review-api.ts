@@ -52,3 +52,26 @@ export const postJson = async <T>(path: string, body: unknown): Promise<T> =>
       body: JSON.stringify(body),
     }),
   );
+
+/**
+ * Saves a file the api makes (a report) under `filename`: fetched with the key like every request (a plain link
+ * would carry none), then handed to the browser as a download. A refusal is thrown with the api's message.
+ */
+export const download = async (path: string, filename: string): Promise<void> => {
+  const response = await fetch(path, { headers: authorization() });
+  if (!response.ok) {
+    await answer<never>(response);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  try {
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = filename;
+    document.body.append(link);
+    link.click();
+    link.remove();
+  } finally {
+    // The click has started the download from the blob; the URL is not needed after this turn.
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  }
+};

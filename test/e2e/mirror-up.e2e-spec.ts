@@ -3,6 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import type { Page } from 'playwright-core';
+
+import { createDataSource } from '@libs/persistence';
+import { withChromium } from '@libs/review-views';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
@@ -11,6 +15,7 @@ interface Ready {
   api: string;
   gateway: string;
   openapi: string;
+  console: string;
   environments: string[];
 }
 
@@ -48,11 +53,16 @@ const up = (
     void exited.then((code) => reject(new Error(`mirror up exited with ${code}: ${errors}`)));
   });
 
-/** Real: the built CLI as a process, PostgreSQL, the Temporal dev server, the clinic example. Mocked: nothing. */
+/**
+ * Real: the built CLI as a process (serving the built console), PostgreSQL, the Temporal dev server, the clinic
+ * example, Debian's Chromium. Mocked: nothing.
+ */
 describe('mirror up', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let served: Awaited<ReturnType<typeof up>>;
   let api: string;
+  /** The episode the Chat test drives to a graded end, for the console to show. */
+  let gradedEpisode: string | undefined;
 
   const request = async (
     method: string,
@@ -111,6 +121,7 @@ describe('mirror up', () => {
       api: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) as string,
       gateway: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) as string,
       openapi: `${api}/openapi.json`,
+      console: `${api}/console/`,
       environments: ['clinic-network'],
     });
     const document = (await (await fetch(served.ready.openapi)).json()) as {
@@ -310,6 +321,79 @@ describe('mirror up', () => {
     ]);
     expect(trajectory.body.steps[7].reward).toBe(finished.body.reward);
     expect(trajectory.body.events.length).toBeGreaterThan(0);
+    gradedEpisode = id;
+  });
+
+  it('serves the reviewer console at the one URL it prints: local mode, the episode page, an annotation as the local owner', async () => {
+    expect(gradedEpisode).toEqual(expect.any(String));
+    const dataSource = createDataSource(database.url);
+    await dataSource.initialize();
+    const annotations = async () =>
+      Number((await dataSource.query<{ n: string }[]>('SELECT count(*) AS n FROM review_annotations'))[0].n);
+    try {
+      await withChromium(async (context) => {
+        const page: Page = await context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        // No key asked for: the console says it is the local owner, and opens the episode the agent just played.
+        await page.goto(`${served.ready.console}#/episodes/${gradedEpisode}`);
+        await page.locator('nav.top .session').waitFor();
+        await expect(page.locator('nav.top .session').innerText()).resolves.toMatch(/Local mode: local \(admin\)/);
+        expect(await page.locator('form.api-key').count()).toBe(0);
+        await page.locator('section.tool-calls li').first().waitFor();
+        await expect(page.locator('section.tool-calls').innerText()).resolves.toContain('finish_episode');
+        // The agent's reads through the tools are recorded where the twins answered them, with the agent as caller.
+        const reads = page.locator('section.quiet-calls tr.quiet-call', { hasText: 'invoices' });
+        expect(await reads.count()).toBeGreaterThan(0);
+        await expect(reads.first().innerText()).resolves.toMatch(/GET \/\S*invoices/);
+        const form = page.locator('form.annotation-form').first();
+        await form.waitFor();
+        // An empty comment is refused with the api's message and nothing saved; then an agreement is saved.
+        const before = await annotations();
+        await form.locator('button[type=submit]').click();
+        await expect(form.locator('.form-error').innerText()).resolves.toContain('comment: say why');
+        expect(await annotations()).toBe(before);
+        await form.locator('select[name=stance]').selectOption('agree');
+        await form.locator('textarea[name=comment]').fill('Checked against the invoice.');
+        await form.locator('button[type=submit]').click();
+        await page.locator('.annotation.agree').waitFor();
+        await expect(page.locator('.annotation.agree').innerText()).resolves.toContain('local (admin)');
+        expect(errors).toEqual([]);
+      });
+      const audited = await dataSource.query<{ actor: string; actor_kind: string; action: string }[]>(
+        `SELECT actor, actor_kind, action FROM audit_entries WHERE action LIKE 'verdict.%'`,
+      );
+      expect(audited).toEqual([{ actor: 'local', actor_kind: 'admin', action: 'verdict.agreed' }]);
+
+      // The review API's bad input, in the episode API's app: the review routes' own messages, nothing saved.
+      const before = await annotations();
+      const annotate = `/v1/review/episodes/${gradedEpisode}/annotations`;
+      const refusals: [Awaited<ReturnType<typeof request>>, number, RegExp][] = [
+        [await request('POST', annotate, { raw: '{"rule":' }), 400, /not valid JSON/],
+        [await request('POST', annotate, { body: { rule: 'x', stance: 'maybe', comment: 'c' } }), 400, /stance/],
+        [
+          await request('POST', annotate, { body: { rule: 'x', stance: 'agree', comment: 'x'.repeat(70_000) } }),
+          413,
+          /too large/,
+        ],
+        [
+          await request('GET', `/v1/review/episodes/${gradedEpisode}/report?format=docx`),
+          400,
+          /format: must be html or pdf/,
+        ],
+        [await request('GET', '/v1/review/episodes/00000000-0000-4000-8000-000000000000'), 404, /no episode/],
+      ];
+      for (const [response, status, message] of refusals) {
+        expect([response.status, response.body.statusCode]).toEqual([status, status]);
+        expect(response.body.message).toMatch(message);
+      }
+      expect(await annotations()).toBe(before);
+      const report = await fetch(`${api}/v1/review/episodes/${gradedEpisode}/report?format=html`);
+      expect([report.status, report.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      expect(await report.text()).toContain(gradedEpisode);
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it('starts a group with identical starts, speaks the Responses shape, replays an idempotent call, and pings', async () => {

@@ -167,9 +167,19 @@ describe('reviewer console and reports', () => {
       await page.goto(`${base}/console/#/rollouts`);
       await page.locator('p.page-error').waitFor();
       expect(await page.locator('p.page-error').textContent()).toMatch(/API key/);
+      // An empty key is not sent; a wrong one is the api's reason, with a way to forget it.
+      await page.locator('form.api-key button[type=submit]').click();
+      await expect(page.locator('form.api-key .form-error').innerText()).resolves.toContain('enter an API key');
+      await page.locator('form.api-key input[name=key]').fill('mk_0123456789abcdef_not-a-secret');
+      await page.locator('form.api-key button[type=submit]').click();
+      await page.locator('nav.top .session.refused').waitFor();
+      await expect(page.locator('nav.top .session.refused').innerText()).resolves.toContain('not a Mirror API key');
+      await page.locator('button.api-key-forget').click();
+      await page.locator('form.api-key input[name=key]').waitFor();
       await page.locator('form.api-key input[name=key]').fill(reviewerKey);
       await page.locator('form.api-key button[type=submit]').click();
       await page.locator('button.api-key-forget').waitFor();
+      await expect(page.locator('nav.top .session').innerText()).resolves.toContain(`${reviewerActor} (reviewer)`);
 
       // The list: both rollouts, then only the failed one; a malformed filter is the api's message, not a blank page.
       await page.locator('table.rollout-list tbody tr').nth(1).waitFor();
@@ -196,6 +206,17 @@ describe('reviewer console and reports', () => {
       expect(chartPixels.inked).toBeGreaterThan(0.03);
       expect(chartPixels.near[0]).toBeGreaterThan(200);
 
+      // The report through the api, as the console downloads it (with the key): a PDF whose text has the rule.
+      const [pdfDownload] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator('.report-downloads button[data-format=pdf]').click(),
+      ]);
+      expect(pdfDownload.suggestedFilename()).toBe(`rollout-${trap.rollout.id}.pdf`);
+      const downloaded = path.join(shots, 'rollout.pdf');
+      await pdfDownload.saveAs(downloaded);
+      expect(fs.readFileSync(downloaded).subarray(0, 5).toString()).toBe('%PDF-');
+      expect(execFileSync('pdftotext', ['-layout', downloaded, '-']).toString()).toContain('§1.1 Least privilege');
+
       // Sign-off: refused without a decision (nothing saved), then approved, then refused a second time.
       const before = await written();
       await page.locator('form.sign-off-form button[type=submit]').click();
@@ -207,7 +228,7 @@ describe('reviewer console and reports', () => {
       await page.locator('form.sign-off-form textarea[name=comment]').fill('Reviewed the least-role evidence.');
       await page.locator('form.sign-off-form button[type=submit]').click();
       await page.locator('.sign-off.approved').waitFor();
-      await expect(page.locator('.sign-off.approved').innerText()).resolves.toContain(reviewerActor);
+      await expect(page.locator('.sign-off.approved').innerText()).resolves.toContain(`${reviewerActor} (reviewer)`);
       expect(await written()).toEqual({ ...before, signOffs: 1, audit: before.audit + 1 });
       await page.locator('form.sign-off-form select[name=decision]').selectOption('approved');
       await page.locator('form.sign-off-form button[type=submit]').click();
@@ -221,6 +242,13 @@ describe('reviewer console and reports', () => {
       const evidenceCall = page.locator('tr.call.evidence');
       expect(await evidenceCall.count()).toBe(1);
       await expect(evidenceCall.innerText()).resolves.toContain('post_collaborations');
+      // The built-in agent's reads, recorded beside the log: listed under the same caller as its write.
+      const agentActor = (await evidenceCall.locator('td').nth(2).innerText()).trim();
+      const agentReads = page.locator('section.quiet-calls tr.quiet-call', { hasText: agentActor });
+      expect(await agentReads.count()).toBeGreaterThan(0);
+      await expect(agentReads.first().innerText()).resolves.toMatch(/GET \//);
+      const recorded = await count(`episode_calls WHERE episode_id = '${trapEpisode}'`);
+      expect(await page.locator('section.quiet-calls tr.quiet-call').count()).toBe(Math.min(recorded, 2000));
       await verdict.locator('a', { hasText: 'the call' }).click();
       await expect(evidenceCall.isVisible()).resolves.toBe(true);
       const callPixels = await pixelStats(page, await evidenceCall.screenshot(), [colours.bad]);
@@ -251,8 +279,17 @@ describe('reviewer console and reports', () => {
       });
       expect(errors).toEqual([]);
     });
+    // An admin's key annotates too: recorded as the admin it is, not as a reviewer.
+    const admin = await issueApiKey(dataSource, loadConfig({}).MIRROR_TENANT, 'admin');
+    const byAdmin = await fetch(`${base}/v1/review/episodes/${trapEpisode}/annotations`, {
+      method: 'POST',
+      headers: { ...bearer(admin.token), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ rule: 'least-role', stance: 'agree', comment: 'Editor was more than asked.' }),
+    });
+    expect([byAdmin.status, ((await byAdmin.json()) as { role: string }).role]).toEqual([201, 'admin']);
     const audited = await dataSource.query<{ action: string; actor: string; actor_kind: string; subject_id: string }[]>(
-      `SELECT action, actor, actor_kind, subject_id FROM audit_entries WHERE actor_kind = 'reviewer' ORDER BY seq`,
+      `SELECT action, actor, actor_kind, subject_id FROM audit_entries WHERE action LIKE 'verdict.%' OR
+         action = 'rollout.signed_off' ORDER BY seq`,
     );
     expect(audited).toEqual([
       {
@@ -262,6 +299,7 @@ describe('reviewer console and reports', () => {
         subject_id: trap.rollout.id,
       },
       { action: 'verdict.disputed', actor: reviewerActor, actor_kind: 'reviewer', subject_id: trapEpisode },
+      { action: 'verdict.agreed', actor: `key:${admin.id}`, actor_kind: 'admin', subject_id: trapEpisode },
     ]);
     expect((await runCli(['audit', 'verify'], env)).code).toBe(0);
   });
@@ -282,7 +320,14 @@ describe('reviewer console and reports', () => {
       [api('/v1/review/rollouts/00000000-0000-4000-8000-000000000000'), 404, /no rollout/],
       [api('/v1/review/episodes/00000000-0000-4000-8000-000000000000'), 404, /no episode/],
       [api('/v1/review/episodes/../../etc/passwd'), 404, /./],
-      [api('/v1/review/episodes/not-an-id/report.html'), 404, /no episode/],
+      [api('/v1/review/episodes/not-an-id/report'), 404, /no episode/],
+      [api(`/v1/review/episodes/${episode}/report.html`), 404, /Cannot GET/],
+      [api(`/v1/review/episodes/${episode}/report?format=docx`), 400, /format: must be html or pdf, not "docx"/],
+      [api(`/v1/review/episodes/${episode}/report?format=html&format=pdf`), 400, /format: give it once/],
+      [api(`/v1/review/rollouts/${oracle.rollout.id}/report?format=pdf&inline=1`), 400, /inline: unknown parameter/],
+      [api('/v1/review/rollouts/00000000-0000-4000-8000-000000000000/report?format=pdf'), 404, /no rollout/],
+      [fetch(`${base}/v1/review/rollouts/${oracle.rollout.id}/report?format=pdf`), 401, /missing API key/],
+      [fetch(`${base}/v1/review/session`, { headers: { Authorization: 'Bearer mk_nope_nope' } }), 401, /./],
       [post(annotations, '{"rule":'), 400, /JSON/i],
       [post(annotations, 'rule=least-role', 'application/x-www-form-urlencoded'), 400, /JSON object/],
       [post(annotations, [1, 2]), 400, /JSON object/],
@@ -347,6 +392,14 @@ describe('reviewer console and reports', () => {
     expect(text).toContain('id=col_new1 table=collaborations');
     // Self-contained: no script, no stylesheet or image fetched from anywhere.
     expect(text).not.toMatch(/<script|<link|\ssrc=/i);
+    // The api serves the same file (the generation time aside) to a reviewer's key.
+    const served = await api(`/v1/review/rollouts/${trap.rollout.id}/report?format=html`);
+    expect([served.status, served.headers.get('content-disposition')]).toEqual([
+      200,
+      `attachment; filename="rollout-${trap.rollout.id}.html"`,
+    ]);
+    const generated = /generated [^·]+·/g;
+    expect((await served.text()).replace(generated, '')).toBe(text.replace(generated, ''));
 
     const printed = await runCli(['report', 'rollout', trap.rollout.id, '--format', 'pdf', '-o', pdf], env);
     expect(printed.code).toBe(0);

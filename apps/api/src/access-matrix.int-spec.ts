@@ -93,6 +93,12 @@ describe('authorisation matrix of the api app', () => {
       ok: [200],
       call: async (s, target) => s.delete(`/v1/keys/${await spareKey(tenantOf(target))}`),
     },
+    'GET /v1/review/session': {
+      rule: 'review:read',
+      scope: 'tenant',
+      ok: [200],
+      call: (s) => s.get('/v1/review/session'),
+    },
     'GET /v1/review/rollouts': {
       rule: 'review:read',
       scope: 'tenant',
@@ -105,11 +111,11 @@ describe('authorisation matrix of the api app', () => {
       ok: [200],
       call: (s, target) => s.get(`/v1/review/rollouts/${target.rolloutId}`),
     },
-    'GET /v1/review/rollouts/:id/report.html': {
+    'GET /v1/review/rollouts/:id/report': {
       rule: 'review:read',
       scope: 'resource',
       ok: [200],
-      call: (s, target) => s.get(`/v1/review/rollouts/${target.rolloutId}/report.html`),
+      call: (s, target) => s.get(`/v1/review/rollouts/${target.rolloutId}/report?format=html`),
     },
     // The rollout is still running: a sign-off the guard lets through is refused by the rollout's state (409).
     'POST /v1/review/rollouts/:id/sign-offs': {
@@ -125,11 +131,11 @@ describe('authorisation matrix of the api app', () => {
       ok: [200],
       call: (s, target) => s.get(`/v1/review/episodes/${target.episodeId}`),
     },
-    'GET /v1/review/episodes/:id/report.html': {
+    'GET /v1/review/episodes/:id/report': {
       rule: 'review:read',
       scope: 'resource',
       ok: [200],
-      call: (s, target) => s.get(`/v1/review/episodes/${target.episodeId}/report.html`),
+      call: (s, target) => s.get(`/v1/review/episodes/${target.episodeId}/report?format=html`),
     },
     // The episode has no grade yet: an annotation the guard lets through is refused by the episode's state (409).
     'POST /v1/review/episodes/:id/annotations': {

@@ -6,11 +6,11 @@ import { ACCESS_MODE, AccessGuard, AccessMode, Authenticator } from '@libs/acces
 import { MirrorConfig, MirrorSettings, resolveOperatorKey } from '@libs/config';
 import { ApiKeyRepository, StackRepository } from '@libs/persistence';
 import { RolloutsController } from '@libs/episode-api';
+import { ReviewApiModule } from '@libs/review-api';
 import { MetricsAccess, MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
-import { ReviewController } from './review/review.controller';
 import { KeysController } from './keys/keys.controller';
 import { StacksController } from './stacks/stacks.controller';
 import { StacksService } from './stacks/stacks.service';
@@ -25,14 +25,8 @@ export class ApiModule {
   static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [
-        StacksController,
-        RolloutsController,
-        KeysController,
-        HealthController,
-        ReviewController,
-        MetricsController,
-      ],
+      imports: [ReviewApiModule.forRoot(dataSource)],
+      controllers: [StacksController, RolloutsController, KeysController, HealthController, MetricsController],
       providers: [
         { provide: MirrorSettings, useValue: config },
         { provide: DataSource, useValue: dataSource },

@@ -5,10 +5,10 @@ import { DataSource } from 'typeorm';
 
 import { MirrorConfig } from '@libs/config';
 import { publishOpenApi } from '@libs/episode-api';
+import { mountReviewHttp } from '@libs/review-api';
 import { bundleLimits } from '@libs/stack-ingestion';
 
 import { ApiModule } from './api.module';
-import { serveConsole } from './review/console-files';
 
 /** Builds the HTTP app; shared by main.ts and the e2e tests so both serve exactly the same thing. */
 export const createApiApp = async (
@@ -22,10 +22,9 @@ export const createApiApp = async (
   });
   // Bundles arrive as raw bytes of any type; the ingester decides what they are. Over the limit is a 413.
   app.use('/v1/stacks', express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes }));
-  // Reviewers' annotations and sign-offs are small JSON objects; anything larger is refused with a 413.
-  app.use('/v1/review', express.json({ limit: '64kb' }));
   app.use('/v1/keys', express.json({ limit: '16kb' }));
-  serveConsole(app);
+  // The review routes' body reader and the reviewer console at /console.
+  mountReviewHttp(app);
   app.enableShutdownHooks();
   publishOpenApi(
     app,

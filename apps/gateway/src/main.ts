@@ -3,7 +3,14 @@ import { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 
 import { loadConfig, requireOperatorKey } from '@libs/config';
-import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
+import {
+  EpisodeCallLog,
+  EpisodeCallRepository,
+  openDatabase,
+  PostgresEpisodeStore,
+  RepositoryStackSource,
+  StackRepository,
+} from '@libs/persistence';
 import { collectProcessMetrics, observeGateway, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
 import { gatewayRequestHandler, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
@@ -25,11 +32,14 @@ const main = async (): Promise<void> => {
   const operatorKey = requireOperatorKey(config);
   const database = await openDatabase(config, logger);
   const { dataSource } = database;
+  // Reads leave no event in the log; they are recorded beside it, so reviewers see every call an agent made.
+  const calls = new EpisodeCallLog(new EpisodeCallRepository(dataSource), (message) => logger.warn(message));
   const engine = new TwinEngine(
     new PostgresEpisodeStore(dataSource),
     new RepositoryStackSource(new StackRepository(dataSource)),
     builtInPacks,
     memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
+    calls,
   );
   const { server, drain } = drainingServer(
     gatewayRequestHandler(engine, config.MIRROR_TENANT, { error: (message) => logger.error(message) }, operatorKey),
@@ -44,6 +54,7 @@ const main = async (): Promise<void> => {
   const stop = (): void => {
     logger.log('draining: new connections refused, requests in flight answered');
     void drain(30_000)
+      .then(() => calls.close())
       .then(() => database.close())
       .then(() => tracing?.stop())
       .finally(() => logger.log('stopped'));

@@ -1,4 +1,4 @@
-import { INestApplication, LoggerService, LogLevel } from '@nestjs/common';
+import { DynamicModule, INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import * as express from 'express';
@@ -62,13 +62,14 @@ export const createEpisodeApiApp = async (
 /**
  * The episode API over a running host, as `mirror up` serves it: a live-episode registry with the host's TTL and
  * capacity settings, and the app with the given protocol adapters mounted. The caller listens and, when done, closes
- * the app and then the registry. `access` says who may call the control-plane routes.
+ * the app and then the registry. `access` says who may call the control-plane routes; `modules` are served beside.
  */
 export const episodeApiOf = async (
   host: EpisodeHost,
   protocols: EpisodeApiOptions['protocols'],
   logger: LoggerService | LogLevel[] | false,
   access: AccessMode,
+  modules: readonly DynamicModule[] = [],
 ): Promise<{ app: INestApplication; registry: LiveEpisodeRegistry }> => {
   const registry = new LiveEpisodeRegistry(host, new LiveEpisodeRepository(host.dataSource), agentToolkit, {
     tenantId: host.config.MIRROR_TENANT,
@@ -77,7 +78,7 @@ export const episodeApiOf = async (
   });
   try {
     const app = await createEpisodeApiApp(
-      { registry, toolkit: agentToolkit, protocols, config: host.config, access },
+      { registry, toolkit: agentToolkit, protocols, config: host.config, access, modules },
       host.dataSource,
       logger,
     );

@@ -26,6 +26,8 @@ export interface EpisodeApiOptions {
    * one local user. Episode routes take the episode's own token either way.
    */
   access: AccessMode;
+  /** Modules served beside the episode API (`mirror up`'s review routes), each bringing its own controllers. */
+  modules?: readonly DynamicModule[];
 }
 
 /** The episode API and the protocol adapters over the same registry, and the rollouts stored beside them. */
@@ -34,6 +36,7 @@ export class EpisodesModule {
   static forRoot(options: EpisodeApiOptions, dataSource: DataSource): DynamicModule {
     return {
       module: EpisodesModule,
+      imports: [...(options.modules ?? [])],
       controllers: [EpisodesController, RolloutsController, MetricsController],
       providers: [
         { provide: LiveEpisodeRegistry, useValue: options.registry },

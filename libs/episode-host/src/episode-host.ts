@@ -13,6 +13,8 @@ import { AgentForInstance, WorkflowSignals } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 import type { Grade } from '@libs/graders';
 import {
+  EpisodeCallLog,
+  EpisodeCallRepository,
   instanceKey,
   openDatabase,
   PostgresEpisodeStore,
@@ -164,11 +166,15 @@ const startServices = async (
   // would also be harmful now: one arriving while the workflow's last task runs the parties' final steps (local
   // activities) makes Temporal refuse that task's completion, and the agent's `finish` update with it.
   // `signals` still routes nothing but keeps its place for the episodes' handles (live episodes forget theirs there).
+  // Reads leave no event in the log; they are recorded beside it, so reviewers see every call an agent made.
+  const calls = new EpisodeCallLog(new EpisodeCallRepository(database.dataSource), (message) => log.log(message));
+  stops.push(() => calls.close());
   const engine = new TwinEngine(
     new PostgresEpisodeStore(database.dataSource),
     new RepositoryStackSource(stacks),
     builtInPacks,
     memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
+    calls,
   );
   const gateway = createGatewayServer(
     engine,

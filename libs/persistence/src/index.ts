@@ -12,3 +12,5 @@ export * from './repositories/rollout.repository';
 export * from './repositories/audit-trail.repository';
 export * from './repositories/review.repository';
 export * from './repositories/api-key.repository';
+export * from './repositories/episode-call.repository';
+export * from './episode-call-log';

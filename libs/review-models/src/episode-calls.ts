@@ -1,11 +1,12 @@
-import type { TrajectoryStepRow } from '@libs/persistence';
+import type { EpisodeCallRow, TrajectoryStepRow } from '@libs/persistence';
 import type { LoggedEvent } from '@libs/twin-engine';
 
-import type { ApiCall, ToolCall } from './review-view-models';
+import type { ApiCall, QuietCall, ToolCall } from './review-view-models';
 import { recordAnchor } from './state-diff';
 
 export const callAnchor = (seq: number) => `c-${seq}`;
 export const toolAnchor = (index: number) => `t-${index}`;
+export const quietAnchor = (index: number) => `q-${index}`;
 
 const changeOf = (type: string): ApiCall['changes'][number]['change'] | undefined =>
   type === 'record.created'
@@ -18,8 +19,8 @@ const changeOf = (type: string): ApiCall['changes'][number]['change'] | undefine
 
 /**
  * The calls that wrote to the twins, from the log: consecutive events of one operation by one caller are one call
- * (its record changes, its domain events, its refusal). Reads change nothing and leave no event; an outside agent's
- * reads are in its tool calls.
+ * (its record changes, its domain events, its refusal). Reads change nothing and leave no event: they are the quiet
+ * calls, recorded beside the log.
  */
 export const apiCalls = (log: readonly LoggedEvent[]): ApiCall[] => {
   const calls: ApiCall[] = [];
@@ -81,4 +82,18 @@ export const toolCalls = (steps: readonly TrajectoryStepRow[]): ToolCall[] =>
     observation: observationText(step.observation.text),
     seqBefore: step.seqBefore,
     seqAfter: step.seqAfter,
+  }));
+
+/** The calls that changed nothing, as recorded beside the log, in the order they were answered. */
+export const quietCalls = (rows: readonly EpisodeCallRow[]): QuietCall[] =>
+  rows.map((row, index) => ({
+    anchor: quietAnchor(index),
+    afterSeq: row.afterSeq,
+    at: row.at,
+    actor: row.actor ?? null,
+    service: row.service,
+    operationId: row.operationId ?? null,
+    method: row.method,
+    path: row.path,
+    status: row.status,
   }));

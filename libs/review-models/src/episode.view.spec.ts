@@ -140,6 +140,7 @@ const annotation = (rule: string, policies: string): AnnotationRow => ({
   stance: 'dispute',
   comment: 'why',
   reviewer: 'r',
+  role: 'admin',
   auditSeq: 3,
   createdAt: '2026-12-01T00:00:00.000Z',
 });
@@ -264,7 +265,10 @@ describe(episodeView.name, () => {
     expect(sut.grade).toMatchObject({ policies: 'access@1', reward: 0, passed: false });
     expect(sut.otherGrades).toBe(1);
     expect(sut.verdicts[0]).toMatchObject({ description: 'Viewer only.', severity: 'major' });
-    expect(sut.verdicts[0].annotations.map((a) => a.onOtherGrade)).toEqual([false, true]);
+    expect(sut.verdicts[0].annotations.map((a) => [a.onOtherGrade, a.role])).toEqual([
+      [false, 'admin'],
+      [true, 'admin'],
+    ]);
     expect(sut.outcome).toEqual({ status: 'failed', reason: 'no' });
     expect(sut.events).toBe(10);
   });

@@ -1,8 +1,14 @@
 import type { Grade } from '@libs/graders';
-import type { AnnotationRow, ReviewedEpisodeRow, StoredGrade, TrajectoryStepRow } from '@libs/persistence';
+import type {
+  AnnotationRow,
+  EpisodeCallRow,
+  ReviewedEpisodeRow,
+  StoredGrade,
+  TrajectoryStepRow,
+} from '@libs/persistence';
 import type { LoggedEvent } from '@libs/twin-engine';
 
-import { apiCalls, toolCalls } from './episode-calls';
+import { apiCalls, quietCalls, toolCalls } from './episode-calls';
 import { chatThreads, mailConversations } from './episode-conversation';
 import type { PolicyRuleText } from './policy-rules';
 import type { ApiCall, EpisodeView, EvidenceLocation, RecordDiff, VerdictView } from './review-view-models';
@@ -13,6 +19,8 @@ export interface EpisodeMaterial {
   log: readonly LoggedEvent[];
   grades: readonly StoredGrade<Grade>[];
   trajectory: readonly TrajectoryStepRow[];
+  /** Calls that changed nothing, the first of them, and how many there are in all. */
+  quiet?: { calls: readonly EpisodeCallRow[]; count: number };
   annotations: readonly AnnotationRow[];
   rules: ReadonlyMap<string, PolicyRuleText>;
 }
@@ -48,7 +56,15 @@ const outcomeOf = (value: unknown): { status: string; reason: string } | null =>
  * twins (and an outside agent's every tool call), what the twins' state became, and each verdict of the latest grade
  * with its evidence located in those, and the reviewers' annotations beside it.
  */
-export const episodeView = ({ episode, log, grades, trajectory, annotations, rules }: EpisodeMaterial): EpisodeView => {
+export const episodeView = ({
+  episode,
+  log,
+  grades,
+  trajectory,
+  quiet = { calls: [], count: 0 },
+  annotations,
+  rules,
+}: EpisodeMaterial): EpisodeView => {
   const chat = chatThreads(log);
   const mail = mailConversations(log);
   const calls = apiCalls(log);
@@ -75,6 +91,7 @@ export const episodeView = ({ episode, log, grades, trajectory, annotations, rul
         stance: a.stance,
         comment: a.comment,
         reviewer: a.reviewer,
+        role: a.role,
         auditSeq: a.auditSeq,
         createdAt: a.createdAt,
         onOtherGrade: a.policies !== latest.policies || a.graderVersion !== latest.graderVersion,
@@ -115,6 +132,8 @@ export const episodeView = ({ episode, log, grades, trajectory, annotations, rul
     chat,
     mail,
     calls,
+    quietCalls: quietCalls(quiet.calls),
+    quietCallCount: quiet.count,
     toolCalls: toolCalls(trajectory),
     stateDiff: diff,
     verdicts,

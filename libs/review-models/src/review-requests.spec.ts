@@ -1,5 +1,5 @@
 import { ReviewError } from './review-input.error';
-import { parseAnnotationRequest, parseSignOffRequest } from './review-requests';
+import { parseAnnotationRequest, parseReportQuery, parseSignOffRequest } from './review-requests';
 
 const message = (parse: () => unknown) => {
   try {
@@ -45,5 +45,21 @@ describe(parseSignOffRequest.name, () => {
       comment: 'pass^2 is 0',
     });
     expect(message(() => parseSignOffRequest({ decision: 'fine' }))).toMatch(/decision: must be approved or rejected/);
+  });
+});
+
+describe(parseReportQuery.name, () => {
+  it('reads html (the default) or pdf', () => {
+    expect(parseReportQuery({})).toBe('html');
+    expect(parseReportQuery({ format: 'pdf' })).toBe('pdf');
+  });
+
+  it.each([
+    [{ format: 'docx' }, /INVALID_INPUT format: format: must be html or pdf, not "docx"/],
+    [{ format: ['html', 'pdf'] }, /format: give it once/],
+    [{ format: '' }, /must be html or pdf, not ""/],
+    [{ format: 'pdf', download: '1' }, /download: unknown parameter/],
+  ])('refuses %j naming the parameter', (query, expected) => {
+    expect(message(() => parseReportQuery(query))).toMatch(expected);
   });
 });

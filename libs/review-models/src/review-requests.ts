@@ -69,3 +69,23 @@ export const parseSignOffRequest = (body: unknown): SignOffRequest => {
   }
   return { decision: fields.decision, comment: comment(fields.comment, fields.decision === 'rejected') };
 };
+
+export const reportFormats = ['html', 'pdf'] as const;
+export type ReportFormat = (typeof reportFormats)[number];
+
+/** A report's query: `format` once, html (the default) or pdf, and nothing else. */
+export const parseReportQuery = (query: Record<string, unknown>): ReportFormat => {
+  for (const name of Object.keys(query)) {
+    if (name !== 'format') {
+      throw invalid(name, 'unknown parameter: a report takes only format=html|pdf');
+    }
+  }
+  const format = query.format ?? 'html';
+  if (typeof format !== 'string') {
+    throw invalid('format', 'give it once: html or pdf');
+  }
+  if (!(reportFormats as readonly string[]).includes(format)) {
+    throw invalid('format', `must be html or pdf, not ${JSON.stringify(format.slice(0, 40))}`);
+  }
+  return format as ReportFormat;
+};

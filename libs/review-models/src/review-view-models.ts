@@ -72,6 +72,8 @@ export interface RuleViolations extends RuleTally {
 
 export interface SignOff {
   reviewer: string;
+  /** The role the reviewer acted in (`reviewer`, `admin`), from the evidence trail. */
+  role: string;
   decision: 'approved' | 'rejected';
   comment: string;
   auditSeq: number;
@@ -189,6 +191,20 @@ export interface ApiCall {
   events: string[];
 }
 
+/** A call to the twins that changed nothing (a read, mostly), recorded beside the log: every caller's, built-in or not. */
+export interface QuietCall {
+  anchor: string;
+  /** The log's last event when it was answered. */
+  afterSeq: number;
+  at: string;
+  actor: string | null;
+  service: string;
+  operationId: string | null;
+  method: string;
+  path: string;
+  status: number;
+}
+
 export interface ToolCall {
   anchor: string;
   index: number;
@@ -237,6 +253,8 @@ export interface Annotation {
   stance: 'agree' | 'dispute';
   comment: string;
   reviewer: string;
+  /** The role the reviewer acted in (`reviewer`, `admin`), from the evidence trail. */
+  role: string;
   auditSeq: number;
   createdAt: string;
   /** The grade it was made on, when that is not the grade shown. */
@@ -268,6 +286,9 @@ export interface EpisodeView {
   chat: ChatThread[];
   mail: MailConversation[];
   calls: ApiCall[];
+  /** Calls that changed nothing, in the order answered: the first `quietCallsShown` of `quietCallCount`. */
+  quietCalls: QuietCall[];
+  quietCallCount: number;
   toolCalls: ToolCall[];
   stateDiff: RecordDiff[];
   verdicts: VerdictView[];

@@ -1,7 +1,14 @@
 import { DataSource } from 'typeorm';
 
+import type { ActorKind } from '@libs/evidence-trail';
 import type { Grade } from '@libs/graders';
-import { ReviewConflictError, ReviewRepository, RolloutRepository, StackRepository } from '@libs/persistence';
+import {
+  EpisodeCallRepository,
+  ReviewConflictError,
+  ReviewRepository,
+  RolloutRepository,
+  StackRepository,
+} from '@libs/persistence';
 
 import { episodeView } from './episode.view';
 import { PolicyRuleText, policyRules } from './policy-rules';
@@ -15,10 +22,17 @@ import { rolloutView } from './rollout.view';
 /** How many of the newest rollouts the list filters (the filters read facts aggregated per rollout). */
 export const rolloutsScanned = 500;
 
-/** Who is asking: the tenant whose data they may read, and the name their annotations are recorded under. */
+/** How many of an episode's calls that changed nothing (reads) its page lists; the count says how many there are. */
+export const quietCallsShown = 2_000;
+
+/**
+ * Who is asking: the tenant whose data they may read, the name their annotations are recorded under, and the role
+ * they act in (a reviewer's key, an admin's, `mirror up`'s local user), recorded as it is, never assumed.
+ */
 export interface Reviewer {
   tenantId: string;
   actor: string;
+  role: ActorKind;
 }
 
 /** The review's reads and writes, for the api and the report command alike; every one scoped by the tenant. */
@@ -26,8 +40,10 @@ export class ReviewService {
   private readonly review: ReviewRepository;
   private readonly rollouts: RolloutRepository;
   private readonly stacks: StackRepository;
+  private readonly quietCalls: EpisodeCallRepository;
 
   constructor(dataSource: DataSource) {
+    this.quietCalls = new EpisodeCallRepository(dataSource);
     this.review = new ReviewRepository(dataSource);
     this.rollouts = new RolloutRepository(dataSource);
     this.stacks = new StackRepository(dataSource);
@@ -57,14 +73,16 @@ export class ReviewService {
     if (!episode) {
       throw new ReviewError('NOT_FOUND', `no episode ${episodeId}`);
     }
-    const [log, grades, trajectory, annotations, rules] = await Promise.all([
+    const [log, grades, trajectory, quiet, count, annotations, rules] = await Promise.all([
       this.review.events(tenantId, episodeId),
       this.review.grades<Grade>(tenantId, episodeId),
       this.review.trajectory(tenantId, episodeId),
+      this.quietCalls.calls(tenantId, episodeId, quietCallsShown),
+      this.quietCalls.count(tenantId, episodeId),
       this.review.annotations(tenantId, episodeId),
       this.rulesOf(tenantId, episode.stackVersion),
     ]);
-    return episodeView({ episode, log, grades, trajectory, annotations, rules });
+    return episodeView({ episode, log, grades, trajectory, quiet: { calls: quiet, count }, annotations, rules });
   }
 
   /** Agrees with or disputes a verdict of the episode's latest grade; refused before anything is written. */
@@ -93,6 +111,7 @@ export class ReviewService {
       stance: request.stance,
       comment: request.comment,
       reviewer: reviewer.actor,
+      role: reviewer.role,
     });
     return {
       id: row.id,
@@ -100,6 +119,7 @@ export class ReviewService {
       stance: row.stance,
       comment: row.comment,
       reviewer: row.reviewer,
+      role: row.role,
       auditSeq: row.auditSeq,
       createdAt: row.createdAt,
       onOtherGrade: false,
@@ -115,6 +135,7 @@ export class ReviewService {
       const { rolloutId: _id, ...row } = await this.review.signOff(reviewer.tenantId, {
         rolloutId,
         reviewer: reviewer.actor,
+        role: reviewer.role,
         ...request,
       });
       return row;

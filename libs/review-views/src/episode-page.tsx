@@ -72,8 +72,9 @@ const Verdict = ({ verdict, annotationForm }: { verdict: VerdictView; annotation
       <ul className="annotations">
         {verdict.annotations.map((a) => (
           <li key={a.id} className={`annotation ${a.stance}`}>
-            <strong>{a.stance === 'agree' ? 'Agreed' : 'Disputed'}</strong> by {a.reviewer} on {instant(a.createdAt)}{' '}
-            (evidence entry #{a.auditSeq}){a.onOtherGrade ? ', on an earlier grade' : ''}: {a.comment}
+            <strong>{a.stance === 'agree' ? 'Agreed' : 'Disputed'}</strong> by {a.reviewer} ({a.role}) on{' '}
+            {instant(a.createdAt)} (evidence entry #{a.auditSeq}){a.onOtherGrade ? ', on an earlier grade' : ''}:{' '}
+            {a.comment}
           </li>
         ))}
       </ul>
@@ -281,10 +282,51 @@ export const EpisodePage = ({
             ))}
           </tbody>
         </table>
+      </section>
+      <section className="quiet-calls">
+        <h2>Calls that changed nothing</h2>
         <p className="note">
-          Reads change nothing and leave no event in the log; an outside agent's every call, reads included, is listed
-          below under its tool calls.
+          Reads, and calls the twins answered without a change or an attempt on record (malformed, faulted, replayed),
+          by every caller, built-in agents and people included; recorded beside the log, which holds only changes.
+          {view.quietCallCount > view.quietCalls.length &&
+            ` The first ${view.quietCalls.length} of ${view.quietCallCount} are shown.`}
         </p>
+        {view.quietCalls.length === 0 ? (
+          <p>None recorded.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th className="number">after #</th>
+                <th>time</th>
+                <th>caller</th>
+                <th>operation</th>
+                <th>request</th>
+                <th>result</th>
+              </tr>
+            </thead>
+            <tbody>
+              {view.quietCalls.map((c) => (
+                <tr key={c.anchor} id={c.anchor} className="quiet-call">
+                  <td className="number">{c.afterSeq}</td>
+                  <td>{instant(c.at)}</td>
+                  <td>{c.actor ?? 'unknown'}</td>
+                  <td>
+                    <code>
+                      {c.service}.{c.operationId ?? '(no operation)'}
+                    </code>
+                  </td>
+                  <td>
+                    <code>
+                      {c.method} {c.path}
+                    </code>
+                  </td>
+                  <td>{c.status}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </section>
       {view.toolCalls.length > 0 && (
         <section className="tool-calls">

@@ -36,6 +36,20 @@ const episode: EpisodeView = {
   ],
   mail: [],
   calls: [],
+  quietCalls: [
+    {
+      anchor: 'q-0',
+      afterSeq: 2,
+      at: '2026-06-01T09:00:02.000Z',
+      actor: 'E0',
+      service: 'erp',
+      operationId: 'listSuppliers',
+      method: 'GET',
+      path: '/suppliers?name=<script>',
+      status: 200,
+    },
+  ],
+  quietCallCount: 3,
   toolCalls: [],
   stateDiff: [],
   verdicts: [
@@ -63,6 +77,14 @@ describe(renderReportHtml.name, () => {
     expect(sut).toContain('<mark class="evidence-text">4.17 per unit</mark>');
     expect(sut).toContain('Here is the &lt;b&gt;secret&lt;/b&gt;');
     expect(sut).toContain('class="chat-message evidence"');
+  });
+
+  it('lists the calls that changed nothing, escaped, and says when only the first are shown', () => {
+    expect(sut).toContain(
+      '<tr id="q-0" class="quiet-call"><td class="number">2</td><td>2026-06-01 09:00:02 UTC</td><td>E0</td>' +
+        '<td><code>erp.listSuppliers</code></td><td><code>GET /suppliers?name=&lt;script&gt;</code></td><td>200</td></tr>',
+    );
+    expect(sut).toContain('The first 1 of 3 are shown.');
   });
 
   it('is one file: inline styles, no script, no request, a policy that forbids any', () => {

@@ -11,6 +11,8 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu San
 main, .report { max-width: 1100px; margin: 0 auto; padding: 16px 24px 48px; background: #fff; }
 nav.top { background: #1d232b; color: #fff; padding: 10px 24px; display: flex; gap: 18px; align-items: center; }
 nav.top a { color: #fff; text-decoration: none; font-weight: 600; }
+nav.top .session, nav.top form.api-key { margin-left: auto; font-size: 13px; } nav.top .session.refused { color: #ffb4ab; }
+.report-downloads { display: flex; gap: 10px; align-items: center; }
 h1 { font-size: 22px; margin: 8px 0 4px; } h2 { font-size: 17px; margin: 24px 0 8px; border-bottom: 1px solid var(--line);
   padding-bottom: 4px; break-after: avoid; } h3 { font-size: 15px; margin: 12px 0 4px; }
 .meta, .note { color: var(--muted); margin: 2px 0; } .note { font-size: 12px; }

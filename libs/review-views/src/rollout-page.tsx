@@ -184,8 +184,8 @@ export const RolloutPage = ({
         <ul>
           {view.signOffs.map((s) => (
             <li key={s.reviewer} className={`sign-off ${s.decision}`}>
-              <strong>{s.decision}</strong> by {s.reviewer} on {instant(s.signedAt)} (evidence entry #{s.auditSeq})
-              {s.comment ? `: ${s.comment}` : ''}
+              <strong>{s.decision}</strong> by {s.reviewer} ({s.role}) on {instant(s.signedAt)} (evidence entry #
+              {s.auditSeq}){s.comment ? `: ${s.comment}` : ''}
             </li>
           ))}
         </ul>

@@ -146,3 +146,31 @@ export interface FaultSettings {
   services?: Record<string, FaultRule>;
   operations?: Record<string, FaultRule>;
 }
+
+/**
+ * A call to an episode's twins that left no event in its log: a read, or a write that changed nothing and is not an
+ * attempt on record (a malformed call, a fault injected, an idempotent replay). The log holds what changed (and the
+ * business clock moves one second per event), so these are kept apart, for reviewers to see every call made.
+ */
+export interface ObservedCall {
+  tenantId: string;
+  episodeId: string;
+  /** The log's last sequence number when the call was answered: the call came after that event. */
+  afterSeq: number;
+  /** The episode's business time then. */
+  at: string;
+  service: string;
+  method: string;
+  /** The path under the service, with its query string, at most 500 characters. */
+  path: string;
+  /** The operation it reached, when the path named one. */
+  operationId?: string;
+  status: number;
+  /** Who called, from the call's credentials, when the twin knows them. */
+  actor?: string;
+}
+
+/** Where calls that left no event go: synchronous and never throwing (the answer must not wait on it). */
+export interface CallObserver {
+  observe(call: ObservedCall): void;
+}

@@ -1,6 +1,7 @@
 import type { Redactor } from '@libs/redaction';
 
 import {
+  CallObserver,
   EpisodeDescriptor,
   EpisodeEvent,
   EpisodeStore,
@@ -110,6 +111,8 @@ export class Episode {
     readonly twin: StackTwin,
     readonly state: EpisodeState,
     private readonly store: EpisodeStore,
+    /** Told of every call that leaves no event (reads above all), when someone records them. */
+    private readonly observer?: CallObserver,
   ) {
     this.faults = new FaultInjector(descriptor.faults, descriptor.seed);
     this.credentials = new EpisodeCredentials(descriptor.secret);
@@ -350,6 +353,49 @@ export class Episode {
     return result;
   }
 
+  /**
+   * Tells the observer of a call that left no event. The caller is resolved only here, so without an observer a read
+   * costs what it did; `match` is routed again for a remembered answer (the memo keeps answers, not routes).
+   */
+  private noteCall(
+    service: ServiceTwin | undefined,
+    serviceName: string,
+    request: TwinRequest,
+    url: string,
+    response: TwinResponse,
+    known?: { match?: RouteMatch; actor?: string },
+  ): void {
+    if (!this.observer) {
+      return;
+    }
+    let match = known?.match;
+    if (!match && service) {
+      const routed = service.route(request.method, request.path);
+      match = 'plan' in routed ? routed : undefined;
+    }
+    const now = this.now();
+    const actor =
+      known && 'actor' in known
+        ? known.actor
+        : match && service
+          ? service.principal(match, request, this.state, now, url, this.credentials)
+          : undefined;
+    const query = request.search ?? request.query.toString();
+    const path = query ? `${request.path}?${query.replace(/^\?/, '')}` : request.path;
+    this.observer.observe({
+      tenantId: this.descriptor.tenantId,
+      episodeId: this.id,
+      afterSeq: this.state.seq,
+      at: now,
+      service: serviceName,
+      method: request.method.toUpperCase(),
+      path: path.slice(0, 500),
+      ...(match ? { operationId: match.plan.operation.id } : {}),
+      status: response.status,
+      ...(actor !== undefined ? { actor } : {}),
+    });
+  }
+
   async handle(serviceName: string, request: TwinRequest, url: string): Promise<TwinResponse> {
     return this.dispatch(serviceName, request, url);
   }
@@ -361,10 +407,12 @@ export class Episode {
   dispatch(serviceName: string, request: TwinRequest, url: string): TwinResponse | Promise<TwinResponse> {
     const service = this.twin.services.get(serviceName);
     if (!service) {
-      return jsonResponse(404, {
+      const unknown = jsonResponse(404, {
         error: 'not_found',
         message: `the stack has no service "${serviceName}"; it has ${[...this.twin.services.keys()].join(', ')}`,
       });
+      this.noteCall(undefined, serviceName, request, url, unknown);
+      return unknown;
     }
     const method = request.method.toUpperCase();
     if ((method === 'GET' || method === 'HEAD') && !this.faults.active) {
@@ -374,16 +422,19 @@ export class Episode {
       const seq = this.state.seq;
       const known = this.reads.get(key, seq);
       if (known) {
+        this.noteCall(service, serviceName, request, url, known);
         return known;
       }
       const match = service.route(request.method, request.path);
       if (!('plan' in match)) {
         this.reads.set(key, seq, match);
+        this.noteCall(service, serviceName, request, url, match);
         return match;
       }
       const outcome = service.execute(match, request, this.state, this.now(), url, this.credentials);
       if (outcome.events.length === 0 && !service.refusesCredential(outcome.response)) {
         this.reads.set(key, seq, outcome.response);
+        this.noteCall(service, serviceName, request, url, outcome.response, { match });
         return outcome.response;
       }
       // An RPC-style API (Slack) may change state on a GET: then it is a write like any other. A refused credential
@@ -392,36 +443,49 @@ export class Episode {
     }
     const match = service.route(request.method, request.path);
     if (!('plan' in match)) {
+      this.noteCall(service, serviceName, request, url, match);
       return match;
     }
     const decision = this.faults.active ? this.faults.decide(serviceName, match.plan.operation.id) : undefined;
     if (decision && decision.kind !== 'none') {
-      switch (decision.kind) {
-        case 'rate-limited':
-          return {
-            ...service.errorResponse(429, 'rate_limited', 'rate limit exceeded', match),
-            headers: { 'content-type': 'application/json', 'retry-after': String(decision.retryAfterSeconds) },
-          };
-        case 'timeout':
-          return {
-            ...service.errorResponse(504, 'timeout', 'the upstream did not answer in time', match),
-            delayMs: decision.delayMs,
-          };
-        case 'error':
-          return {
-            ...service.errorResponse(503, 'service_unavailable', 'injected fault: service unavailable', match),
-            delayMs: decision.delayMs,
-          };
-      }
+      const faulted = this.faultAnswer(service, match, decision);
+      this.noteCall(service, serviceName, request, url, faulted, { match });
+      return faulted;
     }
     const delayMs = decision?.delayMs ?? 0;
     if (method === 'GET' || method === 'HEAD') {
       const outcome = service.execute(match, request, this.state, this.now(), url, this.credentials);
       if (outcome.events.length === 0 && !service.refusesCredential(outcome.response)) {
+        this.noteCall(service, serviceName, request, url, outcome.response, { match });
         return delayMs ? { ...outcome.response, delayMs } : outcome.response;
       }
     }
     return this.write(service, match, request, url, delayMs);
+  }
+
+  /** What an injected fault answers instead of the twin. */
+  private faultAnswer(
+    service: ServiceTwin,
+    match: RouteMatch,
+    decision: Exclude<ReturnType<FaultInjector['decide']>, { kind: 'none' }>,
+  ): TwinResponse {
+    switch (decision.kind) {
+      case 'rate-limited':
+        return {
+          ...service.errorResponse(429, 'rate_limited', 'rate limit exceeded', match),
+          headers: { 'content-type': 'application/json', 'retry-after': String(decision.retryAfterSeconds) },
+        };
+      case 'timeout':
+        return {
+          ...service.errorResponse(504, 'timeout', 'the upstream did not answer in time', match),
+          delayMs: decision.delayMs,
+        };
+      case 'error':
+        return {
+          ...service.errorResponse(503, 'service_unavailable', 'injected fault: service unavailable', match),
+          delayMs: decision.delayMs,
+        };
+    }
   }
 
   /** Runs a call in the episode's write chain and answers once its events are durable. */
@@ -433,9 +497,17 @@ export class Episode {
     delayMs: number,
   ): Promise<TwinResponse> {
     const key = request.headers['idempotency-key'];
+    const serviceName = service.service.name;
     const result = this.writes.then(async () => {
       if (this.state.closed) {
-        return service.errorResponse(409, 'episode_closed', 'the episode has ended: its twins are read-only', match);
+        const closed = service.errorResponse(
+          409,
+          'episode_closed',
+          'the episode has ended: its twins are read-only',
+          match,
+        );
+        this.noteCall(service, serviceName, request, url, closed, { match });
+        return closed;
       }
       const now = this.now(this.state.seq + 1);
       const actor = service.principal(match, request, this.state, now, url, this.credentials);
@@ -463,6 +535,7 @@ export class Episode {
             }
           : undefined;
       if (known && !outcome) {
+        this.noteCall(service, serviceName, request, url, known.response, { match, actor });
         return known.response;
       }
       const answer = outcome ?? service.execute(match, request, this.state, now, url, this.credentials);
@@ -475,6 +548,7 @@ export class Episode {
             ? refusalOf(service, answer.response, match)
             : credentialRefusal(service, answer.response, presented);
       if (answer.events.length === 0 && !refused) {
+        this.noteCall(service, serviceName, request, url, answer.response, { match, actor });
         return answer.response;
       }
       const events: EpisodeEvent[] = refused

@@ -5,7 +5,14 @@ import { defaultWorldSizes, worldKey, WorldSizes } from '@libs/synthetic-data';
 
 import { Episode, EpisodeClosedError } from './episode';
 import { newEpisodeSecret } from './episode-credentials';
-import { EpisodeDescriptor, EpisodeScenario, EpisodeStore, FaultSettings, LoggedEvent } from './episode-events';
+import {
+  CallObserver,
+  EpisodeDescriptor,
+  EpisodeScenario,
+  EpisodeStore,
+  FaultSettings,
+  LoggedEvent,
+} from './episode-events';
 import { EpisodeState } from './episode-state';
 import { episodeBaseBytes, worldHeapBytes } from './memory-estimate';
 import { PackRegistry } from './packs/twin-pack';
@@ -110,6 +117,8 @@ export class TwinEngine {
     /** The twin packs (Slack, mail, ERP …) stacks may use; `builtInPacks` from `twins/` in the apps. */
     private readonly packs: PackRegistry = new Map(),
     memory: EngineMemoryOptions = {},
+    /** Told of every call that leaves no event in an episode's log (reads), when the process records them. */
+    private readonly observer?: CallObserver,
   ) {
     this.budgetBytes = memory.budgetBytes;
     this.idleMs = memory.idleMs ?? 10_000;
@@ -145,7 +154,7 @@ export class TwinEngine {
       this.worldOf.delete(descriptor.id);
       throw error;
     }
-    const episode = new Episode(descriptor, twin, new EpisodeState(twin.world), this.store);
+    const episode = new Episode(descriptor, twin, new EpisodeState(twin.world), this.store, this.observer);
     this.track(descriptor.id, Promise.resolve(episode));
     return episode;
   }
@@ -353,7 +362,7 @@ export class TwinEngine {
     for (const event of await this.store.events(episodeId)) {
       state.apply(event);
     }
-    return new Episode(descriptor, twin, state, this.store);
+    return new Episode(descriptor, twin, state, this.store, this.observer);
   }
 
   private worldKeyOf(descriptor: EpisodeDescriptor): string {

@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 
-import { ReviewError } from '@libs/review-models';
 import { IngestionError, summarizeErrors } from '@libs/stack-ingestion';
 
-import { ingestionStatus, reviewStatus } from './to-http-status';
+import { ingestionStatus } from './to-http-status';
 
 /** Body-parser errors carry an HTTP status of their own (413 for a body over the limit, 400 for bad encoding). */
 const statusOfParserError = (error: unknown): number | undefined => {
@@ -15,7 +14,7 @@ const statusOfParserError = (error: unknown): number | undefined => {
 };
 
 /**
- * The one place errors become HTTP: `{ statusCode, code, message, errorId }`, plus the located `errors` list for a
+ * Where errors become HTTP (the review routes have their own filter, in libs/review-api, shared with `mirror up`): `{ statusCode, code, message, errorId }`, plus the located `errors` list for a
  * refused bundle. Unexpected errors are 500s whose cause is logged under the errorId, never sent to the client.
  */
 @Catch()
@@ -30,17 +29,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
       response
         .status(statusCode)
         .json({ statusCode, ...summarizeErrors(error), message: error.problems[0]?.message, errorId });
-      return;
-    }
-    if (error instanceof ReviewError) {
-      const statusCode = reviewStatus(error.code);
-      response.status(statusCode).json({
-        statusCode,
-        code: error.code,
-        message: error.message,
-        ...(error.field ? { field: error.field } : {}),
-        errorId,
-      });
       return;
     }
     if (error instanceof HttpException) {

@@ -1,6 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
 
-import type { ReviewErrorCode } from '@libs/review-models';
 import { IngestionErrorCode } from '@libs/stack-ingestion';
 
 export const ingestionStatus = (code: IngestionErrorCode): HttpStatus => {
@@ -18,16 +17,5 @@ export const ingestionStatus = (code: IngestionErrorCode): HttpStatus => {
     case 'SCENARIO_INVALID':
     case 'POLICY_INVALID':
       return HttpStatus.UNPROCESSABLE_ENTITY;
-  }
-};
-
-export const reviewStatus = (code: ReviewErrorCode): HttpStatus => {
-  switch (code) {
-    case 'INVALID_INPUT':
-      return HttpStatus.BAD_REQUEST;
-    case 'NOT_FOUND':
-      return HttpStatus.NOT_FOUND;
-    case 'CONFLICT':
-      return HttpStatus.CONFLICT;
   }
 };

@@ -3,15 +3,26 @@ import * as path from 'node:path';
 
 import { Command } from 'commander';
 
-import { localUser } from '@libs/access';
+import type { AccessMode } from '@libs/access';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { episodeApiOf } from '@libs/episode-api';
 import { loadConfig } from '@libs/config';
 import { HostedBundle, startEpisodeHost } from '@libs/episode-host';
+import { mountReviewHttp, ReviewApiModule } from '@libs/review-api';
 import { ingestStack } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
 import { integer, lenientOption } from '@cli/command-arguments';
 import { episodeProtocols } from '@cli/episode-protocols';
+
+/**
+ * Local single-user mode: the person at this machine runs episodes and reviews them, so they hold every permission of
+ * the process's tenant (this app serves no key or ingest routes), and their annotations are recorded as `local`, admin.
+ * Only for a server that listens on loopback and says so; anything reachable from elsewhere takes keys.
+ */
+const localOwner = (tenantId: string): AccessMode => ({
+  kind: 'local',
+  principal: { tenantId, role: 'admin', actor: 'local' },
+});
 
 interface UpOptions {
   lenient?: boolean;
@@ -44,13 +55,17 @@ const hostedBundles = async (paths: string[], lenient: boolean): Promise<HostedB
 };
 
 /**
- * `mirror up`: everything trainers and outside agents need, in one process, until SIGINT or SIGTERM: the episode API
- * (and its protocol adapters) on --port, the twins' gateway on the next port, a worker, and PostgreSQL and Temporal
- * (embedded unless DATABASE_URL / TEMPORAL_ADDRESS). Prints one line once ready.
+ * `mirror up`: everything trainers, outside agents and reviewers need, in one process, until SIGINT or SIGTERM: the
+ * episode API (and its protocol adapters), the review API and the reviewer console at /console on --port, the twins'
+ * gateway on the next port, a worker, and PostgreSQL and Temporal (embedded unless DATABASE_URL / TEMPORAL_ADDRESS).
+ * Prints one line once ready.
  */
 export const upCommand = (): Command =>
   new Command('up')
-    .description('serve bundles as environments for outside agents and trainers: the episode API, twins and a worker')
+    .description(
+      'serve bundles as environments for outside agents and trainers (the episode API, twins and a worker) and the ' +
+        'reviewer console over what they did',
+    )
     .argument('[bundles...]', 'bundle folders, each an environment named for its folder (default: this folder)')
     .option(
       '-p, --port <port>',
@@ -58,7 +73,7 @@ export const upCommand = (): Command =>
       integer('--port', 0, 65000),
       8080,
     )
-    .option('--json', 'print the ready line as JSON: {"api","gateway","openapi","environments"}')
+    .option('--json', 'print the ready line as JSON: {"api","gateway","openapi","console","environments"}')
     .addOption(lenientOption())
     .action(async (paths: string[], options: UpOptions) => {
       const bundles = await hostedBundles(paths, options.lenient === true);
@@ -70,22 +85,26 @@ export const upCommand = (): Command =>
       });
       let served: Awaited<ReturnType<typeof episodeApiOf>> | undefined;
       try {
-        // Local single-user mode, explicitly: loopback only, the one user a trainer of this process's tenant. A shared
+        // Local single-user mode, explicitly: loopback only, the one user the owner of this process's tenant. A shared
         // deployment serves the api app, which takes API keys.
-        served = await episodeApiOf(host, episodeProtocols, ['error', 'warn'], localUser(host.config.MIRROR_TENANT));
+        served = await episodeApiOf(host, episodeProtocols, ['error', 'warn'], localOwner(host.config.MIRROR_TENANT), [
+          ReviewApiModule.forRoot(host.dataSource),
+        ]);
         const { app } = served;
+        mountReviewHttp(app);
         await app.listen(options.port, '127.0.0.1');
         const api = (await app.getUrl()).replace('[::1]', '127.0.0.1');
         const ready = {
           api,
           gateway: host.gatewayUrl,
           openapi: `${api}/openapi.json`,
+          console: `${api}/console/`,
           environments: bundles.map((b) => b.id),
         };
         process.stdout.write(
           options.json
             ? `${JSON.stringify(ready)}\n`
-            : `Mirror is up: API ${ready.api} (OpenAPI ${ready.openapi}), gateway ${ready.gateway}, environments ${ready.environments.join(', ')}. Local mode: loopback only, no API keys. Ctrl-C stops it.\n`,
+            : `Mirror is up: API ${ready.api} (OpenAPI ${ready.openapi}), gateway ${ready.gateway}, environments ${ready.environments.join(', ')}. Reviewer console: ${ready.console}. Local mode: loopback only, no API keys. Ctrl-C stops it.\n`,
         );
         await new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);

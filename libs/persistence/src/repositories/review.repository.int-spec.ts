@@ -70,6 +70,8 @@ describe(ReviewRepository.name, () => {
     stance: 'dispute' as const,
     comment: 'read only was asked',
     reviewer: 'r1',
+    // An admin's key, not a reviewer's: the trail and the row say so.
+    role: 'admin' as const,
   };
 
   it('reads nothing of another tenant: not its episode, log, grades, rollouts or sign-offs', async () => {
@@ -111,11 +113,12 @@ describe(ReviewRepository.name, () => {
     expect(entry).toMatchObject({
       seq: saved.auditSeq,
       actor: 'r1',
-      actorKind: 'reviewer',
+      actorKind: 'admin',
       action: 'verdict.disputed',
       subject: { kind: 'episode', id: episodeId },
       details: { annotation: saved.id, rule: 'least-role', comment: 'read only was asked' },
     });
+    expect(saved.role).toBe('admin');
     await expect(sut.annotations('own', episodeId)).resolves.toEqual([saved]);
     await expect(sut.annotations('foreign', episodeId)).resolves.toEqual([]);
     await expect(new AuditTrailRepository(dataSource).verify('own')).resolves.not.toHaveProperty('broken');
@@ -124,24 +127,27 @@ describe(ReviewRepository.name, () => {
   it('signs a finished rollout off once per reviewer, never a running or foreign one, audited in the same transaction', async () => {
     const before = await rows();
     await expect(
-      sut.signOff('own', { rolloutId: runningId, reviewer: 'r1', decision: 'approved', comment: '' }),
+      sut.signOff('own', { rolloutId: runningId, reviewer: 'r1', role: 'reviewer', decision: 'approved', comment: '' }),
     ).rejects.toThrow(ReviewConflictError);
     await expect(
-      sut.signOff('foreign', { rolloutId, reviewer: 'r1', decision: 'approved', comment: '' }),
+      sut.signOff('foreign', { rolloutId, reviewer: 'r1', role: 'reviewer', decision: 'approved', comment: '' }),
     ).rejects.toThrow(/no rollout/);
     expect(await rows()).toEqual(before);
 
     const signed = await sut.signOff('own', {
       rolloutId,
       reviewer: 'r1',
+      role: 'reviewer',
       decision: 'rejected',
       comment: 'pass^1 is 0',
     });
-    await expect(sut.signOff('own', { rolloutId, reviewer: 'r1', decision: 'approved', comment: '' })).rejects.toThrow(
-      /already signed/,
-    );
+    await expect(
+      sut.signOff('own', { rolloutId, reviewer: 'r1', role: 'reviewer', decision: 'approved', comment: '' }),
+    ).rejects.toThrow(/already signed/);
     expect(await rows()).toEqual({ ...before, signOffs: 1, audit: before.audit + 1 });
-    await expect(sut.signOffs('own', rolloutId)).resolves.toEqual([signed]);
+    await expect(sut.signOffs('own', rolloutId)).resolves.toEqual([{ ...signed, role: 'reviewer' }]);
+    const [entry] = await new AuditTrailRepository(dataSource).page('own', signed.auditSeq - 1, 1);
+    expect(entry).toMatchObject({ actor: 'r1', actorKind: 'reviewer', action: 'rollout.signed_off' });
     await expect(sut.signOffs('foreign', rolloutId)).resolves.toEqual([]);
     await expect(sut.rolloutSummaries('own', 10)).resolves.toEqual(
       expect.arrayContaining([expect.objectContaining({ id: rolloutId, signOffs: 1 })]),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { DataSource } from 'typeorm';
 
+import type { ActorKind } from '@libs/evidence-trail';
 import type { LoggedEvent } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
@@ -50,6 +51,8 @@ export interface AnnotationRow {
   stance: 'agree' | 'dispute';
   comment: string;
   reviewer: string;
+  /** The role the reviewer acted in (`reviewer`, `admin`), as their evidence-trail entry records it. */
+  role: ActorKind;
   auditSeq: number;
   createdAt: string;
 }
@@ -59,6 +62,8 @@ export interface SignOffRow {
   reviewer: string;
   decision: 'approved' | 'rejected';
   comment: string;
+  /** The role the reviewer acted in (`reviewer`, `admin`), as their evidence-trail entry records it. */
+  role: ActorKind;
   auditSeq: number;
   signedAt: string;
 }
@@ -274,13 +279,17 @@ export class ReviewRepository {
         stance: AnnotationRow['stance'];
         comment: string;
         reviewer: string;
+        actor_kind: ActorKind;
         audit_seq: string;
         created_at: Date;
       }[]
-    >(`SELECT * FROM review_annotations WHERE tenant_id = $1 AND episode_id = $2 ORDER BY created_at, id`, [
-      tenantId,
-      episodeId,
-    ]);
+    >(
+      // The role is the evidence trail's: the entry written with the annotation, in the same transaction.
+      `SELECT a.*, au.actor_kind FROM review_annotations a
+       JOIN audit_entries au ON au.tenant_id = a.tenant_id AND au.seq = a.audit_seq
+       WHERE a.tenant_id = $1 AND a.episode_id = $2 ORDER BY a.created_at, a.id`,
+      [tenantId, episodeId],
+    );
     return rows.map((r) => ({
       id: r.id,
       episodeId: r.episode_id,
@@ -290,6 +299,7 @@ export class ReviewRepository {
       stance: r.stance,
       comment: r.comment,
       reviewer: r.reviewer,
+      role: r.actor_kind,
       auditSeq: Number(r.audit_seq),
       createdAt: iso(r.created_at),
     }));
@@ -309,7 +319,7 @@ export class ReviewRepository {
         tenantId,
         {
           actor: annotation.reviewer,
-          actorKind: 'reviewer',
+          actorKind: annotation.role,
           action: annotation.stance === 'agree' ? 'verdict.agreed' : 'verdict.disputed',
           subject: { kind: 'episode', id: annotation.episodeId },
           details: {
@@ -354,18 +364,22 @@ export class ReviewRepository {
         reviewer: string;
         decision: SignOffRow['decision'];
         comment: string;
+        actor_kind: ActorKind;
         audit_seq: string;
         signed_at: Date;
       }[]
-    >(`SELECT * FROM rollout_signoffs WHERE tenant_id = $1 AND rollout_id = $2 ORDER BY signed_at, reviewer`, [
-      tenantId,
-      rolloutId,
-    ]);
+    >(
+      `SELECT s.*, au.actor_kind FROM rollout_signoffs s
+       JOIN audit_entries au ON au.tenant_id = s.tenant_id AND au.seq = s.audit_seq
+       WHERE s.tenant_id = $1 AND s.rollout_id = $2 ORDER BY s.signed_at, s.reviewer`,
+      [tenantId, rolloutId],
+    );
     return rows.map((r) => ({
       rolloutId: r.rollout_id,
       reviewer: r.reviewer,
       decision: r.decision,
       comment: r.comment,
+      role: r.actor_kind,
       auditSeq: Number(r.audit_seq),
       signedAt: iso(r.signed_at),
     }));
@@ -398,7 +412,7 @@ export class ReviewRepository {
         tenantId,
         {
           actor: signOff.reviewer,
-          actorKind: 'reviewer',
+          actorKind: signOff.role,
           action: 'rollout.signed_off',
           subject: { kind: 'rollout', id: signOff.rolloutId },
           details: { rolloutId: signOff.rolloutId, decision: signOff.decision, comment: signOff.comment },

@@ -5,11 +5,11 @@ import type { INestApplication } from '@nestjs/common';
 import * as express from 'express';
 
 /**
- * Where `npm run build` puts the console (Vite's output): `dist/console`, found from the built app (dist/apps/api/src)
- * and from the sources (apps/api/src, as the tests run it) alike.
+ * Where `npm run build` puts the console (Vite's output): `dist/console`, found from the built library
+ * (dist/libs/review-api/src) and from the sources (libs/review-api/src, as the tests run it) alike.
  */
 export const consoleDirectory = (): string => {
-  const root = path.resolve(__dirname, '../../../..');
+  const root = path.resolve(__dirname, '../../..');
   return path.basename(root) === 'dist' ? path.join(root, 'console') : path.join(root, 'dist', 'console');
 };
 
