@@ -1,3 +1,4 @@
+import { Redactor } from '@libs/redaction';
 import type { CallObserver, ObservedCall } from '@libs/twin-engine';
 
 import { EpisodeCallRepository, EpisodeCallRow } from './repositories/episode-call.repository';
@@ -7,6 +8,8 @@ const flushEveryMs = 500;
 const batchSize = 500;
 /** Beyond this many unwritten calls (the database is down or slow), new ones are counted and dropped. */
 const maxBuffered = 20_000;
+/** A read's query string is the caller's text (a token or an address may ride in it): redacted before it is stored. */
+const pathRedactor = new Redactor();
 
 /**
  * Records the calls twins answer without an event (reads, mostly) off the answer's path: buffered, written in
@@ -60,7 +63,7 @@ export class EpisodeCallLog implements CallObserver {
     const byTenant = new Map<string, EpisodeCallRow[]>();
     for (const { tenantId, ...call } of batch) {
       const rows = byTenant.get(tenantId) ?? [];
-      rows.push(call);
+      rows.push({ ...call, path: pathRedactor.text(call.path).value });
       byTenant.set(tenantId, rows);
     }
     for (const [tenantId, rows] of byTenant) {
