@@ -13,6 +13,7 @@ import { CreateRollouts1764700000000 } from './migrations/1764700000000-create-r
 import { AuditTrail1764800000000 } from './migrations/1764800000000-audit-trail';
 import { ApiKeys1764900005000 } from './migrations/1764900005000-api-keys';
 import { ReviewAnnotations1764900006000 } from './migrations/1764900006000-review-annotations';
+import { IdempotencyKeysPerTenant1765000010000 } from './migrations/1765000010000-idempotency-keys-per-tenant';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -27,6 +28,7 @@ export const migrations = [
   AuditTrail1764800000000,
   ApiKeys1764900005000,
   ReviewAnnotations1764900006000,
+  IdempotencyKeysPerTenant1765000010000,
 ];
 
 /**

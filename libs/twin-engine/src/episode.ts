@@ -183,7 +183,7 @@ export class Episode {
         operationId: '_mirror.clock',
         event: { type: 'clock.set', at: new Date(target).toISOString() },
       };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
       return this.now();
     });
@@ -203,7 +203,7 @@ export class Episode {
         return;
       }
       const logged: LoggedEvent = { seq: this.state.seq + 1, at: this.now(this.state.seq + 1), operationId, event };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
     });
     this.chain(result);
@@ -258,7 +258,7 @@ export class Episode {
         },
       }));
       if (logged.length > 0) {
-        await this.store.append(this.id, logged);
+        await this.store.append(this.descriptor.tenantId, this.id, logged);
         logged.forEach((entry) => this.state.apply(entry));
       }
       return 'enrolled' as const;
@@ -298,7 +298,7 @@ export class Episode {
         operationId: '_mirror.setup',
         event: { type: 'record.created', table, id, record },
       };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
       return 'created' as const;
     });
@@ -329,7 +329,7 @@ export class Episode {
         operationId: '_mirror.setup',
         event: { type: 'record.updated', table, id, record: { ...current, ...fields } },
       };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
       return 'patched';
     });
@@ -484,7 +484,7 @@ export class Episode {
         event,
       }));
       try {
-        await this.store.append(this.id, logged);
+        await this.store.append(this.descriptor.tenantId, this.id, logged);
       } catch (error) {
         return jsonResponse(503, {
           error: 'unavailable',
