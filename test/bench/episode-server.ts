@@ -25,7 +25,7 @@ const main = async (): Promise<void> => {
   });
   const { app, registry } = await episodeApiOf(
     host,
-    [(api, port) => mountEpisodeProtocols(api, port)],
+    [(api, port, admit) => mountEpisodeProtocols(api, port, admit)],
     ['error', 'warn'],
     localUser(host.config.MIRROR_TENANT),
   );

@@ -28,6 +28,7 @@ import { CurrentPrincipal, EpisodeTokenAuth, Principal, Requires } from '@libs/a
 import { EpisodeRequestError, ToolCallShapeError, toolFormats, ToolFormat } from '@libs/agent-tools';
 import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry, StoredResponse } from '@libs/live-episodes';
 
+import { environmentNotFound } from './control-plane-admission';
 import { EpisodeErrorFilter } from './episode-error.filter';
 import { environmentView, gradeView, startView, statusView } from './episode-views';
 import { bodyOf, episodeRequest, groupRequest, jsonBody, taskOf } from './request-bodies';
@@ -360,14 +361,6 @@ export class EpisodesController {
     }
   }
 }
-
-/** Not found, as for a name no environment has: a key of another tenant learns nothing of what this server hosts. */
-const environmentNotFound = (environment: string) =>
-  new EpisodeRequestError(
-    'environment_not_found',
-    404,
-    `environment: no environment "${String(environment).slice(0, 80)}" (GET /v1/environments lists them)`,
-  );
 
 const integerQuery = (name: string, value: string, min: number, max: number): number => {
   const parsed = Number(value);
