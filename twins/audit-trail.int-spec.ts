@@ -47,7 +47,7 @@ describe('the audit trail of the twins', () => {
       },
       `http://twin.test/${service}${url}`,
     );
-  const since = async (seq: number) => (await engine.events(episode.id, seq)).filter((e) => e.seq > seq);
+  const since = async (seq: number) => (await engine.events('test', episode.id, seq)).filter((e) => e.seq > seq);
 
   it('names the caller on every event a write causes, and records refused writes with the reason', async () => {
     const agentErp = erpToken(episode.credentials.for('erp'), company.agent.id);
@@ -203,18 +203,18 @@ describe('the audit trail of the twins', () => {
     // The operator cannot change an ended episode either: a record patch, faults, the clock.
     const order0 = episode.state.ids('erp/purchase-orders')[0];
     await expect(episode.patchRecord('erp/purchase-orders', order0, { status: 'sent' })).resolves.toBe('closed');
-    await expect(engine.setFaults(episode.id, { services: { erp: { errorRate: 1 } } })).rejects.toThrow(
+    await expect(engine.setFaults('test', episode.id, { services: { erp: { errorRate: 1 } } })).rejects.toThrow(
       EpisodeClosedError,
     );
     await expect(episode.advanceClock('2027-01-01T00:00:00Z')).rejects.toThrow(EpisodeClosedError);
     expect(episode.state.seq).toBe(closedAt);
-    expect((await engine.events(episode.id, 0)).length).toBe(closedAt);
+    expect((await engine.events('test', episode.id, 0)).length).toBe(closedAt);
     // A reset starts a new episode with its own secret; the graded one keeps its history.
-    const reopened = await engine.reset(episode.id);
+    const reopened = await engine.reset('test', episode.id);
     expect(reopened.id).not.toBe(episode.id);
     expect(reopened.state.closed).toBe(false);
     expect(reopened.descriptor.secret).not.toBe(episode.descriptor.secret);
-    expect((await engine.episode(episode.id)).state.closed).toBe(true);
+    expect((await engine.episode('test', episode.id)).state.closed).toBe(true);
     const stale = await reopened.handle(
       'erp',
       {

@@ -25,7 +25,7 @@ const main = async (): Promise<void> => {
   });
   const { app, registry } = await episodeApiOf(
     host,
-    [(api, port) => mountEpisodeProtocols(api, port)],
+    [(api, port, admit) => mountEpisodeProtocols(api, port, admit)],
     ['error', 'warn'],
     localUser(host.config.MIRROR_TENANT),
   );
@@ -38,7 +38,7 @@ const main = async (): Promise<void> => {
         process.send?.({ id: request.id, rssMb: process.memoryUsage().rss / 2 ** 20 });
         return;
       }
-      const episode = await host.engine.episode(request.episodeId);
+      const episode = await host.engine.episode(host.config.MIRROR_TENANT, request.episodeId);
       const service = episode.twin.services.get(request.service);
       process.send?.({
         id: request.id,

@@ -109,8 +109,8 @@ void (async () => {
   }
   const ms = Date.now() - began;
   // What was evicted comes back as it was: the first episode, rebuilt, has every event it recorded.
-  const first = await engine.episode(ids[0]);
-  const recorded = (await engine.events(ids[0])).length;
+  const first = await engine.episode('bench', ids[0]);
+  const recorded = (await engine.events('bench', ids[0])).length;
   process.stdout.write(
     `${JSON.stringify({
       budgetMb,

@@ -27,7 +27,7 @@ const main = async (): Promise<void> => {
     sizes: { recordsPerResource: Number(records ?? 20), childrenPerParent: 3 },
   });
   const service = [...episode.twin.services.values()][0];
-  const server = createServiceOriginServer(engine, episode.id, service.service.name, {
+  const server = createServiceOriginServer(engine, 'bench', episode.id, service.service.name, {
     error: (m) => process.stderr.write(`${m}\n`),
   });
   server.listen(0, '127.0.0.1', () => {

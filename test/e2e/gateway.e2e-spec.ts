@@ -1,4 +1,4 @@
-import { json, startGateway } from '@test/support/gateway-harness';
+import { json, startGateway, tenant } from '@test/support/gateway-harness';
 import { operatorHeaders } from '@test/support/operator-key';
 
 /** Real: the gateway over HTTP, the twin engine, PostgreSQL event logs. Mocked: nothing. */
@@ -220,10 +220,10 @@ describe('twin gateway', () => {
     expect((await clock('not a time')).status).toBe(422);
 
     // Another engine on the same database rebuilds the episode from its log, clock jumps included.
-    const rebuilt = await gateway.freshEngine().episode(episode);
+    const rebuilt = await gateway.freshEngine().episode(tenant, episode);
     expect(rebuilt.now()).toBe(now);
     // Its secret too, so the tokens it issued still open its twins.
-    const original = await gateway.engine.episode(episode);
+    const original = await gateway.engine.episode(tenant, episode);
     expect(rebuilt.descriptor.secret).toBe(original.descriptor.secret);
     expect(Buffer.from(rebuilt.descriptor.secret, 'base64url')).toHaveLength(32);
   });

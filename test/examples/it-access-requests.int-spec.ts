@@ -166,7 +166,7 @@ describe('the IT desk example: access requests on Box', () => {
 
     // The setup put the named folder in Box; the requester's account is the world's, at the company's domain, and the
     // collaboration names both.
-    const episode = await harness.context.engine.episode(outcome.episodeId);
+    const episode = await harness.context.engine.episode(harness.context.tenantId, outcome.episodeId);
     const instance = instantiate(scenario, 3, episode.twin.world.company as Company, harness.context.instanceKey);
     const collaborations = episode.state
       .ids('box/collaborations')
@@ -224,7 +224,7 @@ describe('the IT desk example: access requests on Box', () => {
     for (let seed = 1; seed <= 24 && decided.size < 4; seed++) {
       const seen: { granted?: boolean } = {};
       const outcome = await runEpisode(harness.context, harness.signals, scenario, seed, approvalDesk(seen));
-      const episode = await harness.context.engine.episode(outcome.episodeId);
+      const episode = await harness.context.engine.episode(harness.context.tenantId, outcome.episodeId);
       const instance = instantiate(scenario, seed, episode.twin.world.company as Company, harness.context.instanceKey);
       // The head's decision is the instance's, and the desk saw it only through the head's own mark on Slack.
       expect(seen.granted).toBe(instance.values.approve);

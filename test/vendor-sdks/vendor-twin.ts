@@ -51,7 +51,7 @@ export const serveTwin = async (stackPath: string, seed = 7, allowOutsideRefs = 
   const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model), builtInPacks);
   const episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed });
   const [serviceName] = [...episode.twin.services.keys()];
-  const server: Server = createServiceOriginServer(engine, episode.id, serviceName, {
+  const server: Server = createServiceOriginServer(engine, 'test', episode.id, serviceName, {
     error: (message) => console.error(message),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

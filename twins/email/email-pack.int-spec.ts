@@ -151,7 +151,7 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
     expect(reply.body.content).toContain('0.12 EUR per bolt');
     expect(reply.body.content).toContain('Could you quote 5,000 M8 bolts');
 
-    const sentEvents = (await store.events(episode.id)).filter(
+    const sentEvents = (await store.events('test', episode.id)).filter(
       (logged) => logged.event.type === 'domain' && logged.event.name === 'email.sent',
     );
     expect(sentEvents.map((logged) => logged.event.type === 'domain' && logged.event.data)).toEqual([
@@ -252,7 +252,7 @@ describe('email twin through @microsoft/microsoft-graph-client', () => {
     expect(draft.isDraft).toBe(true);
     await agent.api(`/me/messages/${draft.id}/send`).post({});
     // What the graders read: text whatever the declared type, a PDF's bytes for them to extract its text.
-    const sent = (await store.events(episode.id)).findLast(
+    const sent = (await store.events('test', episode.id)).findLast(
       (logged) => logged.event.type === 'domain' && logged.event.name === 'email.sent',
     );
     expect((sent?.event as { data?: { attachments?: unknown } }).data?.attachments).toEqual([

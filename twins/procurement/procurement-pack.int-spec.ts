@@ -130,7 +130,7 @@ describe('procurement ERP twin through a generated openapi-fetch client', () => 
     expect(spent?.committed).toBeCloseTo(before?.committed ?? 0, 2);
     expect(spent?.spent).toBeCloseTo((before?.spent ?? 0) + po.total, 2);
 
-    const names = (await store.events(episode.id))
+    const names = (await store.events('test', episode.id))
       .map((logged) => logged.event)
       .flatMap((event) => (event.type === 'domain' ? [event.name] : []));
     expect(names).toEqual(

@@ -94,7 +94,7 @@ describe('Slack twin through @slack/web-api', () => {
     const thread = await web.conversations.replies({ channel, ts: parent.ts as string });
     expect(thread.messages?.map((m) => m.text)).toEqual(['PO-1042 for 2,400 EUR needs approval', 'Quote attached']);
 
-    const posted = (await store.events(episode.id))
+    const posted = (await store.events('test', episode.id))
       .map((logged) => logged.event)
       .filter((event) => event.type === 'domain' && event.name === 'slack.message.posted');
     expect(posted.slice(-2).map((event) => event.type === 'domain' && event.data)).toEqual([
@@ -174,13 +174,13 @@ describe('Slack twin through @slack/web-api', () => {
   });
 
   it('throttles with 429 and Retry-After when rate limits are switched on', async () => {
-    await engine.setFaults(episode.id, { services: { slack: { rateLimit: { requests: 1, windowSeconds: 60 } } } });
+    await engine.setFaults('test', episode.id, { services: { slack: { rateLimit: { requests: 1, windowSeconds: 60 } } } });
     try {
       const web = client(tokenOf('E0000'));
       await web.auth.test();
       await expect(web.auth.test()).rejects.toMatchObject({ code: ErrorCode.RateLimitedError });
     } finally {
-      await engine.setFaults(episode.id, undefined);
+      await engine.setFaults('test', episode.id, undefined);
     }
   });
 
@@ -221,7 +221,7 @@ describe('Slack twin through @slack/web-api', () => {
     await agent.chat.delete({ channel, ts: latest.messages?.[0]?.ts as string });
     const after = await agent.conversations.history({ channel });
     expect(after.messages?.map((m) => m.text)).toEqual(['Three quotes for M8 bolts']);
-    const deletions = (await store.events(episode.id)).filter(
+    const deletions = (await store.events('test', episode.id)).filter(
       (logged) => logged.event.type === 'domain' && logged.event.name === 'slack.message.deleted',
     );
     expect(deletions.map((logged) => logged.event.type === 'domain' && logged.event.data.text)).toEqual([

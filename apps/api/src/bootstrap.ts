@@ -6,7 +6,6 @@ import { DataSource } from 'typeorm';
 import { MirrorConfig } from '@libs/config';
 import { publishOpenApi } from '@libs/episode-api';
 import { mountReviewHttp } from '@libs/review-api';
-import { bundleLimits } from '@libs/stack-ingestion';
 
 import { ApiModule } from './api.module';
 
@@ -20,8 +19,15 @@ export const createApiApp = async (
     bodyParser: false,
     logger,
   });
-  // Bundles arrive as raw bytes of any type; the ingester decides what they are. Over the limit is a 413.
-  app.use('/v1/stacks', express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes }));
+  // Bundles are read by the ingest route itself, once the access guard has let the request through: an upload without
+  // a key (or with one that may not ingest) is refused before a byte of it is read, and its connection closed rather
+  // than drained, so a refused 50 MB upload costs the server nothing.
+  app.use('/v1/stacks', (request: express.Request, response: express.Response, next: express.NextFunction) => {
+    if (request.method === 'POST') {
+      response.setHeader('Connection', 'close');
+    }
+    next();
+  });
   app.use('/v1/keys', express.json({ limit: '16kb' }));
   // The review routes' body reader and the reviewer console at /console.
   mountReviewHttp(app);

@@ -20,6 +20,13 @@ export type AccessMode = { kind: 'keys'; authenticator: Authenticator } | { kind
 
 export const ACCESS_MODE = Symbol('mirror:access-mode');
 
+/**
+ * Who an `Authorization` header stands for under an access mode: the key's principal (or an `AccessError`), or the
+ * local user. For routes outside Nest's guard (protocol adapters' own), which must be held to the same rule.
+ */
+export const principalFor = (mode: AccessMode, authorization: string | undefined): Promise<Principal> =>
+  mode.kind === 'local' ? Promise.resolve(mode.principal) : mode.authenticator.authenticate(authorization);
+
 @Injectable()
 export class AccessGuard implements CanActivate {
   constructor(
@@ -48,11 +55,8 @@ export class AccessGuard implements CanActivate {
   }
 
   private async principal(authorization: string | undefined): Promise<Principal> {
-    if (this.mode.kind === 'local') {
-      return this.mode.principal;
-    }
     try {
-      return await this.mode.authenticator.authenticate(authorization);
+      return await principalFor(this.mode, authorization);
     } catch (error) {
       if (error instanceof AccessError) {
         throw error.status === 401 ? new UnauthorizedException(error.message) : new ForbiddenException(error.message);

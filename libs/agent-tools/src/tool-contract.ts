@@ -140,6 +140,30 @@ export interface EpisodeStatus {
 }
 
 /**
+ * A control-plane call of a protocol adapter (start an episode, read the environments) refused for its credential:
+ * 401 without a valid API key, 403 for a key whose role may not.
+ */
+export class ControlPlaneAccessError extends Error {
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Lets a control-plane call of a protocol adapter through, or throws: `ControlPlaneAccessError` for the key, or
+ * `EpisodeRequestError` 404 `environment_not_found` for a key of a tenant whose environments this server does not
+ * host. The episode API builds it from its access mode, so the adapters' routes are held to what its own routes are.
+ */
+export type ControlPlaneAdmission = (
+  authorization: string | undefined,
+  permission: 'environments:read' | 'episodes:run',
+  environment: string,
+) => Promise<void>;
+
+/**
  * The episodes' lifecycle as every protocol sees it (REST, OpenEnv): start one of an environment's tasks, read its
  * status, end it. Implemented by the live-episode registry; errors are `EpisodeAccessError` or `EpisodeRequestError`.
  */

@@ -9,6 +9,7 @@ import type { EpisodeHost } from '@libs/episode-host';
 import { agentToolkit, LiveEpisodeRegistry } from '@libs/live-episodes';
 import { LiveEpisodeRepository } from '@libs/persistence';
 
+import { controlPlaneAdmission } from './control-plane-admission';
 import { EpisodeApiOptions, EpisodesModule } from './episodes.module';
 
 /** The episode API's own routes (not the adapters' `/mcp`): their bodies are read as text and parsed by the route. */
@@ -46,8 +47,9 @@ export const createEpisodeApiApp = async (
   logger: LoggerService | LogLevel[] | false,
 ): Promise<INestApplication> => {
   const app = await NestFactory.create(EpisodesModule.forRoot(options, dataSource), { bodyParser: false, logger });
+  const admit = controlPlaneAdmission(options.access, options.registry.tenantId);
   for (const mount of options.protocols) {
-    mount(app, options.registry);
+    mount(app, options.registry, admit);
   }
   readEpisodeBodies(app);
   publishOpenApi(

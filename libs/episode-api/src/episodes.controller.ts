@@ -24,10 +24,11 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
-import { EpisodeTokenAuth, Requires } from '@libs/access';
+import { CurrentPrincipal, EpisodeTokenAuth, Principal, Requires } from '@libs/access';
 import { EpisodeRequestError, ToolCallShapeError, toolFormats, ToolFormat } from '@libs/agent-tools';
 import { AgentToolkit, IdempotentRequests, LiveEpisodeRegistry, StoredResponse } from '@libs/live-episodes';
 
+import { environmentNotFound } from './control-plane-admission';
 import { EpisodeErrorFilter } from './episode-error.filter';
 import { environmentView, gradeView, startView, statusView } from './episode-views';
 import { bodyOf, episodeRequest, groupRequest, jsonBody, taskOf } from './request-bodies';
@@ -79,8 +80,10 @@ export class EpisodesController {
   @Requires('environments:read')
   @ApiOperation({ summary: 'The environments this server hosts (one per bundle), their scenarios and seed splits' })
   @ApiResponse({ status: 200, schema: schemas.environments })
-  environments() {
-    return { environments: this.registry.environments().map(environmentView) };
+  environments(@CurrentPrincipal() principal: Principal) {
+    return {
+      environments: this.hosts(principal) ? this.registry.environments().map(environmentView) : [],
+    };
   }
 
   @Get('environments/:env/tasks')
@@ -92,6 +95,7 @@ export class EpisodesController {
   @ApiResponse({ status: 200, schema: schemas.tasks })
   @ApiResponse({ status: 404, description: 'environment_not_found', schema: errorSchema })
   tasks(
+    @CurrentPrincipal() principal: Principal,
     @Param('env') env: string,
     @Query('split') split = 'train',
     @Query('offset') offset = '0',
@@ -102,6 +106,7 @@ export class EpisodesController {
     }
     const from = integerQuery('offset', offset, 0, Number.MAX_SAFE_INTEGER);
     const count = integerQuery('limit', limit, 1, 1000);
+    this.hostedFor(principal, env);
     const page = this.registry.tasks(env, split, from, count);
     return {
       tasks: page.tasks,
@@ -129,13 +134,15 @@ export class EpisodesController {
   @ApiResponse({ status: 404, description: 'environment_not_found, task_not_found', schema: errorSchema })
   @ApiResponse({ status: 429, description: 'capacity_exhausted (with Retry-After)', schema: errorSchema })
   async create(
+    @CurrentPrincipal() principal: Principal,
     @Body() raw: unknown,
     @Headers('idempotency-key') key: string | undefined,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
     const body = bodyOf(episodeRequest, raw);
-    const result = await this.idempotent.run('POST /v1/episodes', key, body, async () => {
+    this.hostedFor(principal, body.environment);
+    const result = await this.idempotent.run(principal.tenantId, 'POST /v1/episodes', key, body, async () => {
       const start = await this.registry.start({
         environment: body.environment,
         task: taskOf(body),
@@ -154,13 +161,15 @@ export class EpisodesController {
   @ApiResponse({ status: 201, schema: schemas.group })
   @ApiResponse({ status: 429, description: 'capacity_exhausted (with Retry-After)', schema: errorSchema })
   async createGroup(
+    @CurrentPrincipal() principal: Principal,
     @Body() raw: unknown,
     @Headers('idempotency-key') key: string | undefined,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
     const body = bodyOf(groupRequest, raw);
-    const result = await this.idempotent.run('POST /v1/episodes:group', key, body, async () => {
+    this.hostedFor(principal, body.environment);
+    const result = await this.idempotent.run(principal.tenantId, 'POST /v1/episodes:group', key, body, async () => {
       const group = await this.registry.startGroup({
         environment: body.environment,
         task: taskOf(body),
@@ -212,7 +221,7 @@ export class EpisodesController {
       }
       throw error;
     }
-    const result = await this.idempotent.run(`POST /v1/episodes/${id}/tool_calls`, key, body, async () => {
+    const result = await this.idempotent.run(this.registry.tenantId, `POST /v1/episodes/${id}/tool_calls`, key, body, async () => {
       const done = await this.registry.call(id, token!, parsed.calls);
       const answer = this.toolkit.toolMessages(parsed.shape, done.observations);
       return {
@@ -274,7 +283,7 @@ export class EpisodesController {
   ): Promise<void> {
     const token = bearer(authorization);
     await this.registry.authorize(id, token);
-    const result = await this.idempotent.run(`POST /v1/episodes/${id}/grade`, key, {}, async () => {
+    const result = await this.idempotent.run(this.registry.tenantId, `POST /v1/episodes/${id}/grade`, key, {}, async () => {
       const graded = await this.registry.grade(id, token!);
       return { status: 200, body: gradeView(graded.status, graded.result) };
     });
@@ -309,7 +318,7 @@ export class EpisodesController {
   ): Promise<void> {
     const token = bearer(authorization);
     await this.registry.authorize(id, token);
-    const result = await this.idempotent.run(`DELETE /v1/episodes/${id}`, key, {}, async () => {
+    const result = await this.idempotent.run(this.registry.tenantId, `DELETE /v1/episodes/${id}`, key, {}, async () => {
       await this.registry.delete(id, token!);
       return { status: 200, body: { episode_id: id, status: 'deleted' } };
     });
@@ -331,11 +340,25 @@ export class EpisodesController {
   ): Promise<void> {
     const token = bearer(authorization);
     await this.registry.authorize(id, token);
-    const result = await this.idempotent.run(`POST /v1/episodes/${id}/ping`, key, {}, async () => {
+    const result = await this.idempotent.run(this.registry.tenantId, `POST /v1/episodes/${id}/ping`, key, {}, async () => {
       const { expiresAt } = await this.registry.ping(id, token!);
       return { status: 200, body: { episode_id: id, expires_at: expiresAt } };
     });
     send(response, result, result.replayed);
+  }
+
+  /**
+   * Whether this server's episodes are the caller's tenant's: the registry serves one tenant (the host's), and a key
+   * of another sees no environment of it. Episode routes need no such check: the episode's token is its own.
+   */
+  private hosts(principal: Principal): boolean {
+    return principal.tenantId === this.registry.tenantId;
+  }
+
+  private hostedFor(principal: Principal, environment: string): void {
+    if (!this.hosts(principal)) {
+      throw environmentNotFound(environment);
+    }
   }
 }
 

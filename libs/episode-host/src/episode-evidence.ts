@@ -16,8 +16,8 @@ import { AuditTrailRepository, EpisodeGradeRepository, PostgresEpisodeStore } fr
 const asJson = <T>(value: T): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 
 /** An episode's event log as its grading's digest is taken of it (and a bundle carries it). */
-export const storedEventLog = async (dataSource: DataSource, episodeId: string): Promise<unknown[]> =>
-  asJson(await new PostgresEpisodeStore(dataSource).events(episodeId)) as unknown[];
+export const storedEventLog = async (dataSource: DataSource, tenantId: string, episodeId: string): Promise<unknown[]> =>
+  asJson(await new PostgresEpisodeStore(dataSource).events(tenantId, episodeId)) as unknown[];
 
 export interface GradedEpisode {
   tenant: string;
@@ -37,7 +37,7 @@ export interface GradedEpisode {
  * produced them. The material itself stays in its tables; the chain commits to it.
  */
 export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedEpisode): Promise<AuditEntry> => {
-  const events = await storedEventLog(dataSource, graded.episodeId);
+  const events = await storedEventLog(dataSource, graded.tenant, graded.episodeId);
   const grades = await new EpisodeGradeRepository(dataSource).grades(graded.tenant, graded.episodeId);
   return new AuditTrailRepository(dataSource).append(graded.tenant, {
     actor: graded.actor ?? 'mirror:grader',
@@ -96,7 +96,7 @@ export const exportEvidence = async (
   for (const id of episodeIds) {
     episodes.push({
       id,
-      events: await storedEventLog(dataSource, id),
+      events: await storedEventLog(dataSource, tenant, id),
       grades: asJson(await grades.grades(tenant, id)) as unknown[],
     });
   }

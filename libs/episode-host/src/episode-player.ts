@@ -57,7 +57,7 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
     const { engine, gateways } = environment.context;
     if (gateways && gateways.length > 0) {
       // The twins were served elsewhere: this process's copy is brought to the log's end before it is graded.
-      await followLog(engine, await engine.episode(outcome.episodeId));
+      await followLog(engine, await engine.episode(environment.context.tenantId, outcome.episodeId));
     }
     const grade = await gradeRun(
       environment.context,
@@ -68,7 +68,7 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       judge ? { judge } : {},
     );
     // Graded as played; stored (run, grade and file) as the episode's log is, the world's values kept.
-    const { redactor } = await engine.episode(outcome.episodeId);
+    const { redactor } = await engine.episode(environment.context.tenantId, outcome.episodeId);
     const redacted = redactor.json(outcome.transcript, '/transcript');
     const stored = {
       ...outcome,
@@ -90,7 +90,7 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       grade.graderVersion,
       redactor.json(grade).value,
     );
-    const episode = await new PostgresEpisodeStore(dataSource).findEpisode(outcome.episodeId);
+    const episode = await new PostgresEpisodeStore(dataSource).findEpisode(config.MIRROR_TENANT, outcome.episodeId);
     await recordEpisodeGrade(dataSource, {
       tenant: config.MIRROR_TENANT,
       episodeId: outcome.episodeId,

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 
 import * as express from 'express';
 
-import { EpisodeLifecyclePort } from '@libs/agent-tools';
+import { ControlPlaneAdmission, EpisodeLifecyclePort } from '@libs/agent-tools';
 
 import { createEpisodeMcpEndpoint } from './mcp/episode-mcp-endpoint';
 import { OpenEnvEpisode, OpenEnvFacade } from './openenv/openenv-facade';
@@ -20,6 +20,12 @@ export interface EpisodeProtocolsOptions {
   allowedHostnames?: string[];
   /** Errors that are not the caller's (a port bug, a broken socket): the app logs them; callers get a bare 500. */
   onError?: (error: unknown) => void;
+  /**
+   * Who may read the environments and start episodes through the protocols: the episode API's own rule for its
+   * control-plane routes (an API key with the permission, of the tenant the server hosts; anyone on `mirror up`).
+   * Acting in a started episode takes that episode's token (or session) either way.
+   */
+  admit: ControlPlaneAdmission;
 }
 
 export interface EpisodeProtocols {
@@ -35,8 +41,9 @@ export interface EpisodeProtocols {
  */
 export const createEpisodeProtocols = (
   port: EpisodeLifecyclePort,
-  options: EpisodeProtocolsOptions = {},
+  options: EpisodeProtocolsOptions,
 ): EpisodeProtocols => {
+  const { admit } = options;
   const onError = options.onError ?? (() => undefined);
   const mcp = createEpisodeMcpEndpoint(port, { version: options.version, onError });
   const openEnv = new OpenEnvFacade(port, options.version);
@@ -59,17 +66,23 @@ export const createEpisodeProtocols = (
 
   const openEnvRoute = '/openenv/:env';
   const env = (request: express.Request): string => String(request.params.env);
-  router.get(`${openEnvRoute}/health`, (request, response) => {
+  /** Holds a control-plane route to the episode API's rule, before its body is read. */
+  const admitted =
+    (permission: 'environments:read' | 'episodes:run'): express.RequestHandler =>
+    (request, _response, next) => {
+      admit(request.headers.authorization, permission, env(request)).then(() => next(), next);
+    };
+  router.get(`${openEnvRoute}/health`, admitted('environments:read'), (request, response) => {
     openEnv.environment(env(request));
     response.json({ status: 'healthy' });
   });
-  router.get(`${openEnvRoute}/metadata`, (request, response) => {
+  router.get(`${openEnvRoute}/metadata`, admitted('environments:read'), (request, response) => {
     response.json(openEnv.metadata(env(request)));
   });
-  router.get(`${openEnvRoute}/schema`, (request, response) => {
+  router.get(`${openEnvRoute}/schema`, admitted('environments:read'), (request, response) => {
     response.json(openEnv.schema(env(request)));
   });
-  router.post(`${openEnvRoute}/reset`, json, async (request, response) => {
+  router.post(`${openEnvRoute}/reset`, admitted('episodes:run'), json, async (request, response) => {
     const { result } = await openEnv.reset(env(request), objectBody(request.body, 'reset'), (id) =>
       mcpUrl(request, id),
     );
@@ -86,6 +99,10 @@ export const createEpisodeProtocols = (
   });
   router.post(`${openEnvRoute}/mcp`, json, async (request, response) => {
     const body = objectBody(request.body, 'mcp');
+    if (body.method === 'openenv/session/create') {
+      // A new session starts an episode, as reset does: the caller's bearer is an API key here.
+      await admit(request.headers.authorization, 'episodes:run', env(request));
+    }
     const params = body.params as Record<string, unknown> | undefined;
     const sessionId = typeof params === 'object' && params !== null ? params.session_id : undefined;
     const token = bearerToken(request.headers.authorization);
@@ -114,7 +131,7 @@ export const createEpisodeProtocols = (
   return {
     router,
     attachWebSocket: (server) => {
-      attachOpenEnvWebSocket(server, openEnv, { mcpUrl, allowedHostnames, onError });
+      attachOpenEnvWebSocket(server, openEnv, { mcpUrl, allowedHostnames, onError, admit });
     },
   };
 };

@@ -6,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { WebSocket } from 'ws';
 
 import { InMemoryEpisodes } from '@test/support/episode-protocols/in-memory-episodes';
+import { everyoneAdmitted } from '@test/support/episode-protocols/protocol-server';
 
 import { mountEpisodeProtocols } from './mount-episode-protocols';
 
@@ -21,7 +22,7 @@ describe(mountEpisodeProtocols.name, () => {
     episodes = new InMemoryEpisodes();
     // As the api app is built: Nest's body parser off, so the protocols read their own bodies.
     app = await NestFactory.create(EmptyModule, { bodyParser: false, logger: false });
-    mountEpisodeProtocols(app, episodes);
+    mountEpisodeProtocols(app, episodes, everyoneAdmitted);
     await app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   });

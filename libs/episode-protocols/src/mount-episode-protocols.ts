@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 
 import { INestApplication, Logger } from '@nestjs/common';
 
-import { EpisodeLifecyclePort } from '@libs/agent-tools';
+import { ControlPlaneAdmission, EpisodeLifecyclePort } from '@libs/agent-tools';
 
 import { createEpisodeProtocols } from './episode-protocols';
 
@@ -15,12 +15,14 @@ import { createEpisodeProtocols } from './episode-protocols';
 export const mountEpisodeProtocols = (
   app: INestApplication,
   port: EpisodeLifecyclePort,
+  admit: ControlPlaneAdmission,
   options: { version?: string; allowedHostnames?: string[]; logger?: Logger } = {},
 ): void => {
   const logger = options.logger ?? new Logger('episode-protocols');
   const protocols = createEpisodeProtocols(port, {
     version: options.version,
     allowedHostnames: options.allowedHostnames,
+    admit,
     onError: (error) => logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error)),
   });
   app.use(protocols.router);

@@ -1,4 +1,4 @@
-import { EpisodeAccessError, EpisodeRequestError } from '@libs/agent-tools';
+import { ControlPlaneAccessError, EpisodeAccessError, EpisodeRequestError } from '@libs/agent-tools';
 
 /** An error as every protocol adapter answers it over HTTP: the REST API's `{ error: { code, message, episode_id? } }`. */
 export interface HttpErrorAnswer {
@@ -30,6 +30,14 @@ export const httpErrorAnswer = (error: unknown, episodeId?: string): HttpErrorAn
     const headers: Record<string, string> =
       error.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mirror-episode"' } : {};
     return { status: error.status, headers, body: body(error.code, error.message) };
+  }
+  if (error instanceof ControlPlaneAccessError) {
+    const headers: Record<string, string> = error.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mirror"' } : {};
+    return {
+      status: error.status,
+      headers,
+      body: body(error.status === 401 ? 'api_key_invalid' : 'forbidden', error.message),
+    };
   }
   if (error instanceof EpisodeRequestError) {
     const headers: Record<string, string> =

@@ -34,7 +34,7 @@ describe('reward hacking earns nothing and is flagged', () => {
     const scenario = harness.scenario(scenarioId);
     const started = await startEpisode(harness.context, harness.signals, scenario, seed);
     const learnKey = async () => {
-      const events = await harness.context.engine.events(started.episode.id, 0);
+      const events = await harness.context.engine.events(harness.context.tenantId, started.episode.id, 0);
       const approval = events.find(
         (e) => e.event.type === 'idempotency.recorded' && e.operationId === 'approvePurchaseOrder',
       );

@@ -164,7 +164,7 @@ describe('the endpoints an agent gets', () => {
       expect(opened.status).toBe(201);
 
       // Both writes are on record as the agent's own; the refused calls as attempts.
-      const events = await harness.context.engine.events(episode.id);
+      const events = await harness.context.engine.events(harness.context.tenantId, episode.id);
       const writes = events.filter(
         (e) => e.event.type === 'record.created' && /^(helpdesk|ledger)\//.test(e.event.table),
       );

@@ -25,7 +25,7 @@ describe('an agent’s own failures', () => {
     const scenario = harness.scenario(scenarioId);
     const outcome = await runEpisode(harness.context, harness.signals, scenario, seed, agent, options);
     const grade = await gradeRun(harness.context, scenario, seed, outcome.episodeId, outcome);
-    const events = await harness.context.engine.events(outcome.episodeId, 0);
+    const events = await harness.context.engine.events(harness.context.tenantId, outcome.episodeId, 0);
     return { outcome, grade, events };
   };
 

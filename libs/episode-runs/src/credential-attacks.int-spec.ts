@@ -89,7 +89,7 @@ describe('credentials and the control plane under attack', () => {
     });
   const own = (service: string, principal: string) => episode.tokenFor(service, principal) as string;
   const grade = async (id: string) =>
-    gradeRun({ engine, model, instanceKey: testInstanceKey }, scenario, seed, id, undefined);
+    gradeRun({ engine, tenantId: 'test', model, instanceKey: testInstanceKey }, scenario, seed, id, undefined);
   const identityVerdict = async (id: string) =>
     (await grade(id)).verdicts.find((v) => v.rule === 'acts-only-as-itself');
 
@@ -160,7 +160,7 @@ describe('credentials and the control plane under attack', () => {
 
     // Nothing changed; every forged credential is on record, with whom it claimed to be and no actor.
     expect(episode.state.get('erp/purchase-orders', order.id)?.status).toBe('draft');
-    const refused = (await engine.events(episode.id, 0)).filter((e) => e.event.type === 'operation.refused');
+    const refused = (await engine.events('test', episode.id, 0)).filter((e) => e.event.type === 'operation.refused');
     expect(refused).toHaveLength(forgedErp.length * 2 + 1 + forgedMail.length);
     expect(refused.every((e) => e.actor === undefined && (e.event as { status: number }).status === 401)).toBe(true);
     const claims = refused.map((e) => String((e.event as { claimed?: string }).claimed).toLowerCase());
@@ -192,12 +192,12 @@ describe('credentials and the control plane under attack', () => {
       });
     expect((await keyed(other.tokenFor('erp', company.agent.id) as string)).status).toBe(201);
     expect((await keyed(agentToken)).status).toBe(401);
-    const refused = (await engine.events(other.id, 0)).filter((e) => e.event.type === 'operation.refused');
+    const refused = (await engine.events('test', other.id, 0)).filter((e) => e.event.type === 'operation.refused');
     expect(refused.map((e) => e.event)).toEqual([
       expect.objectContaining({ status: 401, claimed: company.agent.id, operationId: 'listPurchaseOrders' }),
       expect.objectContaining({ status: 401, claimed: company.agent.id, operationId: 'createPurchaseOrder' }),
     ]);
-    const fork = await engine.fork(other.id);
+    const fork = await engine.fork('test', other.id);
     expect(fork.descriptor.secret).not.toBe(other.descriptor.secret);
     expect(
       (await erp(other.tokenFor('erp', company.agent.id) as string, '/purchase-orders', undefined, fork.id)).status,
@@ -257,7 +257,7 @@ describe('credentials and the control plane under attack', () => {
     expect(episode.state.get('erp/cost-centres', company.costCentres[0].code)?.frozen).toBe(false);
 
     // A service at the root of its own origin refuses the same paths.
-    const origin = createServiceOriginServer(engine, id, 'erp', { error: (message) => console.error(message) });
+    const origin = createServiceOriginServer(engine, 'test', id, 'erp', { error: (message) => console.error(message) });
     const originPort = await listen(origin);
     try {
       expect((await raw(originPort, 'GET', '/api/v1/../../_mirror/health')).status).toBe(400);
@@ -336,10 +336,10 @@ describe('credentials and the control plane under attack', () => {
     const reset = (await (await admin('/reset', 'POST')).json()) as { id: string; seq: number; closed: boolean };
     expect(reset).toMatchObject({ seq: 0, closed: false });
     expect(reset.id).not.toBe(ended.id);
-    expect((await engine.events(ended.id, 0)).length).toBe(closedAt);
+    expect((await engine.events('test', ended.id, 0)).length).toBe(closedAt);
 
     // Whatever gets into the log after the close (here written past the twins, into the store) is never graded.
-    await store.append(ended.id, [
+    await store.append('test', ended.id, [
       {
         seq: closedAt + 1,
         at: ended.now(closedAt + 1),

@@ -83,13 +83,13 @@ describe('parties declared as data', () => {
     );
     // Success is the scenario's predicate over what the twins recorded: the agent answered the customer.
     expect(outcome.status).toBe('succeeded');
-    const log = await harness.context.engine.events(outcome.episodeId);
+    const log = await harness.context.engine.events(harness.context.tenantId, outcome.episodeId);
     const domain = (name: string) =>
       log.filter(
         (e): e is LoggedEvent & { event: { type: 'domain'; data: Record<string, unknown> } } =>
           e.event.type === 'domain' && e.event.name === name,
       );
-    const episode = await harness.context.engine.episode(outcome.episodeId);
+    const episode = await harness.context.engine.episode(harness.context.tenantId, outcome.episodeId);
     const start = Date.parse(log[0].at);
     const company = episode.twin.world.company as Company;
     const instance = instantiate(harness.scenario('invoice-dispute'), 3, company, harness.context.instanceKey);
@@ -167,7 +167,7 @@ describe('parties declared as data', () => {
     expect(refunds.map((r) => r.status)).toEqual(['requested', 'approved', 'rejected']);
     expect(refunds[1].decided_by).toBe(controller.name);
 
-    const log = await harness.context.engine.events(started.episode.id);
+    const log = await harness.context.engine.events(harness.context.tenantId, started.episode.id);
     const said = log.flatMap((e) =>
       e.event.type === 'domain' &&
       e.event.name === 'slack.message.posted' &&
@@ -200,7 +200,7 @@ describe('parties declared as data', () => {
     // A business day: finance's reaction to "refund" comes first, the answer an hour after it.
     await started.session.wait(1);
     await started.session.finish();
-    const log = await harness.context.engine.events(started.episode.id);
+    const log = await harness.context.engine.events(harness.context.tenantId, started.episode.id);
     const answers = log.flatMap((e) =>
       e.event.type === 'domain' && e.event.name === 'slack.message.posted' && e.actor === controller.employeeId
         ? [{ at: e.at, data: e.event.data }]
@@ -229,7 +229,7 @@ describe('parties declared as data', () => {
     };
     const outcome = await runEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 4, quiet);
     expect(outcome.status).toBe('failed');
-    const log = await harness.context.engine.events(outcome.episodeId);
+    const log = await harness.context.engine.events(harness.context.tenantId, outcome.episodeId);
     const texts = log.flatMap((e) =>
       e.event.type === 'domain' && e.event.name === 'slack.message.posted' ? [String(e.event.data.text)] : [],
     );

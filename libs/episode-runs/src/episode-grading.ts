@@ -38,7 +38,7 @@ export const logAsOfClose = (logged: readonly LoggedEvent[]): LoggedEvent[] => {
  * rule's verdict with its evidence, the reward and per-step rewards, and the rubric judge's scores when one is set.
  */
 export const gradeRun = async (
-  context: { engine: TwinEngine; model: StackModel; instanceKey: string },
+  context: { engine: TwinEngine; tenantId: string; model: StackModel; instanceKey: string },
   scenario: Scenario,
   seed: number,
   episodeId: string,
@@ -46,10 +46,10 @@ export const gradeRun = async (
     Pick<EpisodeOutcome, 'status' | 'reason' | 'finalTerms' | 'transcript' | 'agentError' | 'agentActions'> | undefined,
   options: { policies?: PolicySet[]; judge?: RubricJudge } = {},
 ): Promise<Grade> => {
-  const episode = await context.engine.episode(episodeId);
+  const episode = await context.engine.episode(context.tenantId, episodeId);
   const company = episode.twin.world.company as Company;
   const instance = instantiate(scenario, seed, company, context.instanceKey);
-  const logged = await context.engine.events(episodeId, 0);
+  const logged = await context.engine.events(context.tenantId, episodeId, 0);
   const graded = logAsOfClose(logged);
   // The final state is the state at the close: rebuilt from the graded log when anything follows it.
   let state = episode.state;

@@ -87,20 +87,20 @@ export type AgentForInstance =
   ReferenceAgent | { name: string; forInstance: (instance: TaskInstance, insight: PlanInsight) => ReferenceAgent };
 
 /** The twins' records and log of a running episode, read in this process as the outcome judge reads them. */
-const liveRecords = (engine: TwinEngine, episodeId: string): EpisodeRecords => ({
-  tables: async () => [...(await engine.episode(episodeId)).twin.world.tables.keys()],
+const liveRecords = (engine: TwinEngine, tenantId: string, episodeId: string): EpisodeRecords => ({
+  tables: async () => [...(await engine.episode(tenantId, episodeId)).twin.world.tables.keys()],
   records: async (table) => {
-    const { state } = await engine.episode(episodeId);
+    const { state } = await engine.episode(tenantId, episodeId);
     return state.ids(table).flatMap((id) => state.get(table, id) ?? []) as Record<string, unknown>[];
   },
-  log: () => engine.events(episodeId),
-  now: async () => (await engine.episode(episodeId)).now(),
+  log: () => engine.events(tenantId, episodeId),
+  now: async () => (await engine.episode(tenantId, episodeId)).now(),
 });
 
 /** Whether a predicate holds in the episode now: what a reference plan waits on, never given to an agent under test. */
 const planInsight = (context: RunnerContext, episodeId: string, subject: PredicateSubject): PlanInsight => ({
   holds: async (predicate) =>
-    (await evaluatePredicates(liveRecords(context.engine, episodeId), subject, { until: predicate })).until.met,
+    (await evaluatePredicates(liveRecords(context.engine, context.tenantId, episodeId), subject, { until: predicate })).until.met,
 });
 
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
@@ -113,7 +113,7 @@ type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continu
  * state is the log applied in order, wherever it is applied.
  */
 export const followLog = async (engine: TwinEngine, episode: Episode): Promise<void> => {
-  for (const entry of await engine.events(episode.id, episode.state.seq)) {
+  for (const entry of await engine.events(episode.descriptor.tenantId, episode.id, episode.state.seq)) {
     if (entry.seq === episode.state.seq + 1) {
       episode.state.apply(entry);
     }

@@ -21,8 +21,8 @@ export interface StoredResponse {
 }
 
 /**
- * Mutations of the episode API under an `Idempotency-Key`: the same key with the same body (in the same scope: the
- * route and the episode) replays the first response; with another body it is refused (422 `idempotency_key_reused`);
+ * Mutations of the episode API under an `Idempotency-Key`: the same key with the same body (in the same tenant and
+ * scope: the route and the episode) replays the first response; with another body it is refused (422 `idempotency_key_reused`);
  * while the first is still being answered, 429 `idempotency_key_in_flight`. A request that failed keeps no key, so it
  * may be retried. Responses are kept in the database (a replayed creation holds the episode's token again).
  */
@@ -30,6 +30,7 @@ export class IdempotentRequests {
   constructor(private readonly repository: LiveEpisodeRepository) {}
 
   async run(
+    tenantId: string,
     scope: string,
     key: string | undefined,
     body: unknown,
@@ -46,7 +47,7 @@ export class IdempotentRequests {
       );
     }
     const hash = createHash('sha256').update(canonical(body)).digest('hex');
-    const claim = await this.repository.claimKey(scope, key, hash);
+    const claim = await this.repository.claimKey(tenantId, scope, key, hash);
     switch (claim.kind) {
       case 'other-body':
         throw new EpisodeRequestError(
@@ -68,10 +69,10 @@ export class IdempotentRequests {
     }
     try {
       const response = await work();
-      await this.repository.completeKey(scope, key, response.status, response.body);
+      await this.repository.completeKey(tenantId, scope, key, response.status, response.body);
       return { ...response, replayed: false };
     } catch (error) {
-      await this.repository.releaseKey(scope, key);
+      await this.repository.releaseKey(tenantId, scope, key);
       throw error;
     }
   }

@@ -103,6 +103,11 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     this.sweeper.unref();
   }
 
+  /** The tenant whose episodes this registry starts and answers for. */
+  get tenantId(): string {
+    return this.options.tenantId;
+  }
+
   get ttlSeconds(): number {
     return this.options.ttlSeconds;
   }
@@ -406,7 +411,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
         const seqBefore = await this.seqOf(live);
         const began = this.now();
         const { observation, counted, ends } = await this.perform(live, call);
-        const episode = await this.host.engine.episode(live.id);
+        const episode = await this.host.engine.episode(this.options.tenantId, live.id);
         if (counted) {
           live.steps++;
         }
@@ -447,7 +452,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   }
 
   private async seqOf(live: LiveEpisode): Promise<number> {
-    return (await this.host.engine.episode(live.id)).state.seq;
+    return (await this.host.engine.episode(this.options.tenantId, live.id)).state.seq;
   }
 
   /** One tool call as a span of the episode's trace (its twin requests and workflow updates inside), counted. */
@@ -481,7 +486,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
         outcome,
         this.options.agentName ?? 'episode-api',
       );
-      result = endedResult(outcome, grade, (await this.host.engine.episode(live.id)).now(), cause);
+      result = endedResult(outcome, grade, (await this.host.engine.episode(this.options.tenantId, live.id)).now(), cause);
     } catch (error) {
       result = infrastructureResult(messageOf(error), cause);
     }
@@ -529,7 +534,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       episodeId: live.id,
       status: 'running',
       steps: live.steps,
-      businessTime: (await this.host.engine.episode(live.id)).now(),
+      businessTime: (await this.host.engine.episode(this.options.tenantId, live.id)).now(),
       expiresAt: new Date(live.expiresAt).toISOString(),
     };
   }
@@ -545,7 +550,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
       episodeId: row.id,
       status,
       steps: row.steps,
-      businessTime: row.result?.businessTime ?? (await this.host.engine.episode(row.id)).now(),
+      businessTime: row.result?.businessTime ?? (await this.host.engine.episode(this.options.tenantId, row.id)).now(),
       expiresAt: row.expiresAt,
       ...(row.result
         ? {
@@ -606,7 +611,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     const steps = await this.repository.steps(this.options.tenantId, episodeId);
     // The twins' log holds what the agent's tools may not show it: it is given only once the episode has ended.
     const ended = !live || live.ending;
-    const events = ended ? await this.host.engine.events(episodeId, 0) : undefined;
+    const events = ended ? await this.host.engine.events(this.options.tenantId, episodeId, 0) : undefined;
     return trajectoryView(row, steps, events);
   }
 

@@ -14,6 +14,7 @@ import { AuditTrail1764800000000 } from './migrations/1764800000000-audit-trail'
 import { ApiKeys1764900005000 } from './migrations/1764900005000-api-keys';
 import { ReviewAnnotations1764900006000 } from './migrations/1764900006000-review-annotations';
 import { EpisodeCalls1764900009000 } from './migrations/1764900009000-episode-calls';
+import { IdempotencyKeysPerTenant1765000010000 } from './migrations/1765000010000-idempotency-keys-per-tenant';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -29,6 +30,7 @@ export const migrations = [
   ApiKeys1764900005000,
   ReviewAnnotations1764900006000,
   EpisodeCalls1764900009000,
+  IdempotencyKeysPerTenant1765000010000,
 ];
 
 /**

@@ -64,7 +64,7 @@ describe('calls that leave no event', () => {
     expect((await call({ path: '/nowhere', headers: auth })).status).toBe(404);
     expect((await episode.handle('no-such-service', request({ path: '/x' }), 'http://twin/x')).status).toBe(404);
 
-    const logged = await store.events(episode.id);
+    const logged = await store.events('tenant-a', episode.id);
     expect(logged.length).toBeGreaterThan(0);
     const afterWrite = logged[logged.length - 1].seq;
     const base = { tenantId: 'tenant-a', episodeId: episode.id, service, at: expect.any(String) as string };
@@ -103,7 +103,7 @@ describe('calls that leave no event', () => {
 
     // A token of nobody's making is an attempt on record: in the log, and not observed twice.
     expect((await call({ path: '/tickets', headers: { authorization: 'Bearer agent' } })).status).toBe(401);
-    expect(await store.events(episode.id)).toHaveLength(logged.length + 1);
+    expect(await store.events('tenant-a', episode.id)).toHaveLength(logged.length + 1);
     expect(observed).toHaveLength(6);
   });
 });

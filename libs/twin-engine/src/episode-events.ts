@@ -77,20 +77,30 @@ export interface LoggedEvent {
 
 /**
  * Where episodes and their events are kept: PostgreSQL in production (libs/persistence implements this port).
- * `append` must be durable when it resolves: the twin answers only after it.
+ * `append` must be durable when it resolves: the twin answers only after it. Every method is scoped to a tenant (a
+ * descriptor names its own): another tenant's episode is not found, and nothing is written to it.
  */
 export abstract class EpisodeStore {
   abstract createEpisode(episode: EpisodeDescriptor): Promise<void>;
   /**
    * Creates `episode` (a fork: `forkedFrom` set) with its source's events up to `forkedFrom.seq` as its own log, in
-   * one step: a fork of a long episode never passes through the caller, nor half-exists.
+   * one step: a fork of a long episode never passes through the caller, nor half-exists. The source must be an episode
+   * of the fork's tenant.
    */
   abstract forkEpisode(episode: ForkDescriptor): Promise<void>;
-  abstract findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined>;
-  abstract append(episodeId: string, events: LoggedEvent[]): Promise<void>;
+  abstract findEpisode(tenantId: string, episodeId: string): Promise<EpisodeDescriptor | undefined>;
+  /** Refuses (rejects) an episode the tenant does not own. */
+  abstract append(tenantId: string, episodeId: string, events: LoggedEvent[]): Promise<void>;
   /** The log in order, only the events after `after` and up to `until` when given: catching up reads what is new. */
-  abstract events(episodeId: string, range?: EventRange): Promise<LoggedEvent[]>;
-  abstract setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void>;
+  abstract events(tenantId: string, episodeId: string, range?: EventRange): Promise<LoggedEvent[]>;
+  abstract setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void>;
+}
+
+/** A write to an episode the tenant does not own (or that does not exist): refused whole, nothing stored. */
+export class EpisodeNotInTenantError extends Error {
+  constructor(tenantId: string, episodeId: string) {
+    super(`tenant ${tenantId} has no episode ${episodeId.slice(0, 64)}`);
+  }
 }
 
 /** A slice of an event log by sequence number: after `after` (exclusive), up to `until` (inclusive). */

@@ -84,7 +84,7 @@ describe('episodes and worlds evicted by a memory budget', () => {
     expect(engine.holds(second.episode.id)).toBe(true);
     expect(engine.evictions).toEqual({ episodes: 1, worlds: 1 });
 
-    const rebuilt = await engine.episode(first.episode.id);
+    const rebuilt = await engine.episode('test', first.episode.id);
     expect(rebuilt).not.toBe(first.episode);
     expect(rebuilt.twin).not.toBe(first.episode.twin);
     expect(rebuilt.state.seq).toBe(seq);
@@ -121,12 +121,12 @@ describe('episodes and worlds evicted by a memory budget', () => {
     const shared = await busyEpisode(bounded.engine, 7);
     const neighbour = await bounded.engine.createEpisode({ tenantId: 'test', stackVersion: version, seed: 7 });
     bounded.later(5000);
-    bounded.engine.loadedEpisode(neighbour.id);
+    bounded.engine.loadedEpisode('test', neighbour.id);
     await busyEpisode(bounded.engine, 8);
     expect(bounded.engine.holds(shared.episode.id)).toBe(false);
     expect(bounded.engine.holds(neighbour.id)).toBe(true);
     expect(bounded.engine.evictions.worlds).toBe(0);
-    expect((await bounded.engine.episode(shared.episode.id)).twin).toBe(neighbour.twin);
+    expect((await bounded.engine.episode('test', shared.episode.id)).twin).toBe(neighbour.twin);
 
     const unbounded = engineWith(undefined);
     const kept = await busyEpisode(unbounded.engine, 9);

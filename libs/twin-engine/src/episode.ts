@@ -199,7 +199,7 @@ export class Episode {
         operationId: '_mirror.clock',
         event: { type: 'clock.set', at: new Date(target).toISOString() },
       };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
       return this.now();
     });
@@ -219,7 +219,7 @@ export class Episode {
         return;
       }
       const logged: LoggedEvent = { seq: this.state.seq + 1, at: this.now(this.state.seq + 1), operationId, event };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
     });
     this.chain(result);
@@ -274,7 +274,7 @@ export class Episode {
         },
       }));
       if (logged.length > 0) {
-        await this.store.append(this.id, logged);
+        await this.store.append(this.descriptor.tenantId, this.id, logged);
         logged.forEach((entry) => this.state.apply(entry));
       }
       return 'enrolled' as const;
@@ -314,7 +314,7 @@ export class Episode {
         operationId: '_mirror.setup',
         event: { type: 'record.created', table, id, record },
       };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
       return 'created' as const;
     });
@@ -345,7 +345,7 @@ export class Episode {
         operationId: '_mirror.setup',
         event: { type: 'record.updated', table, id, record: { ...current, ...fields } },
       };
-      await this.store.append(this.id, [logged]);
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);
       return 'patched';
     });
@@ -571,7 +571,7 @@ export class Episode {
         event: redactEvent(this.redactor, event),
       }));
       try {
-        await this.store.append(this.id, logged);
+        await this.store.append(this.descriptor.tenantId, this.id, logged);
       } catch (error) {
         return jsonResponse(503, {
           error: 'unavailable',

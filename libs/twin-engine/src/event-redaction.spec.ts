@@ -58,14 +58,14 @@ describe('episode writes are redacted before they are stored', () => {
       phone: '+44 20 7946 0958',
     });
 
-    const stored = JSON.stringify(await store.events(episode.id));
+    const stored = JSON.stringify(await store.events('test', episode.id));
     expect(stored).not.toContain('4539');
     expect(stored).not.toContain('ghp_');
     expect(stored).not.toContain('someone.real');
     expect(stored).not.toContain('7946');
     expect(stored).toContain('card [redacted:card], token [redacted:secret]');
     expect(stored).toContain(JSON.stringify(worldContact.email));
-    const created = (await store.events(episode.id)).map((e) => e.event).filter((e) => e.redactions);
+    const created = (await store.events('test', episode.id)).map((e) => e.event).filter((e) => e.redactions);
     expect(created[0].redactions?.map(({ kind, place }) => [kind, place])).toEqual(
       expect.arrayContaining([
         ['card', '/record/name'],
@@ -76,7 +76,7 @@ describe('episode writes are redacted before they are stored', () => {
     );
 
     // What the episode holds is what its log holds: a rebuilt one is the same.
-    const rebuilt = await new TwinEngine(store, new StaticStackSource(model), new Map()).episode(episode.id);
+    const rebuilt = await new TwinEngine(store, new StaticStackSource(model), new Map()).episode('test', episode.id);
     expect(rebuilt.state.fingerprint()).toEqual(episode.state.fingerprint());
   });
 });

@@ -43,7 +43,7 @@ describe('writes with an Idempotency-Key', () => {
     const other = await create('persona:reply:2', 'Twice GmbH');
     expect((other.body as { id: string }).id).not.toBe((first.body as { id: string }).id);
 
-    const rebuilt = await new TwinEngine(store, new StaticStackSource(model)).episode(episode.id);
+    const rebuilt = await new TwinEngine(store, new StaticStackSource(model)).episode('t', episode.id);
     const afterRebuild = await rebuilt.handle(
       'procurement',
       {

@@ -1,5 +1,6 @@
 import {
   EpisodeDescriptor,
+  EpisodeNotInTenantError,
   EpisodeStore,
   EventRange,
   FaultSettings,
@@ -22,15 +23,21 @@ export class InMemoryEpisodeStore extends EpisodeStore {
     return Promise.resolve();
   }
 
-  findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined> {
+  /** The descriptor when the tenant owns the episode: what every method reaches an episode through. */
+  private owned(tenantId: string, episodeId: string): EpisodeDescriptor | undefined {
     const found = this.descriptors.get(episodeId);
+    return found?.tenantId === tenantId ? found : undefined;
+  }
+
+  findEpisode(tenantId: string, episodeId: string): Promise<EpisodeDescriptor | undefined> {
+    const found = this.owned(tenantId, episodeId);
     return Promise.resolve(found ? structuredClone(found) : undefined);
   }
 
-  append(episodeId: string, events: LoggedEvent[]): Promise<void> {
-    const log = this.logs.get(episodeId);
+  append(tenantId: string, episodeId: string, events: LoggedEvent[]): Promise<void> {
+    const log = this.owned(tenantId, episodeId) && this.logs.get(episodeId);
     if (!log) {
-      return Promise.reject(new Error(`no episode ${episodeId}`));
+      return Promise.reject(new EpisodeNotInTenantError(tenantId, episodeId));
     }
     // Events and the records in them are immutable once made (the engine relies on it), so the log keeps them as
     // given; reads hand out copies.
@@ -39,6 +46,9 @@ export class InMemoryEpisodeStore extends EpisodeStore {
   }
 
   forkEpisode(episode: ForkDescriptor): Promise<void> {
+    if (!this.owned(episode.tenantId, episode.forkedFrom.episodeId)) {
+      return Promise.reject(new EpisodeNotInTenantError(episode.tenantId, episode.forkedFrom.episodeId));
+    }
     const source = this.logs.get(episode.forkedFrom.episodeId) ?? [];
     this.descriptors.set(episode.id, structuredClone(episode));
     this.logs.set(
@@ -48,13 +58,13 @@ export class InMemoryEpisodeStore extends EpisodeStore {
     return Promise.resolve();
   }
 
-  events(episodeId: string, range?: EventRange): Promise<LoggedEvent[]> {
-    const log = this.logs.get(episodeId) ?? [];
+  events(tenantId: string, episodeId: string, range?: EventRange): Promise<LoggedEvent[]> {
+    const log = (this.owned(tenantId, episodeId) && this.logs.get(episodeId)) || [];
     return Promise.resolve(structuredClone(range ? log.filter((e) => inRange(e.seq, range)) : log));
   }
 
-  setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
-    const descriptor = this.descriptors.get(episodeId);
+  setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+    const descriptor = this.owned(tenantId, episodeId);
     if (descriptor) {
       descriptor.faults = faults;
     }

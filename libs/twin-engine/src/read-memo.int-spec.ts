@@ -70,7 +70,7 @@ describe('reads between writes', () => {
   });
 
   it('does not memoize while faults are on, because each faulty read draws its own fate', async () => {
-    const faulty = await engine.fork(episode.id);
+    const faulty = await engine.fork('test', episode.id);
     faulty.configureFaults({ services: { [service]: { errorRate: 0.5 } } });
     const statuses = new Set<number>();
     for (let i = 0; i < 40; i++) {

@@ -70,7 +70,7 @@ describe('resource state on real shapes', () => {
       expect((await call('GET', `/Accounts/${account}/Messages/${sid}.json`)).body.body).toBe('edited');
       expect((await call('DELETE', `/Accounts/${account}/Messages/${sid}.json`)).status).toBe(204);
       expect((await call('GET', `/Accounts/${account}/Messages/${sid}.json`)).status).toBe(404);
-      const told = (await engine.events(episode.id)).map((e) => e.event);
+      const told = (await engine.events('test', episode.id)).map((e) => e.event);
       expect(told).toContainEqual(expect.objectContaining({ type: 'domain', name: expect.stringMatching(/updated$/) }));
     });
 

@@ -139,7 +139,7 @@ describe('a spec twin in a world with people', () => {
     expect(refused.status).toBe(401);
     const other = episode.tokenFor('teams', agent) as string;
     expect((await call({ headers: { 'x-api-key': other } })).status).toBe(401);
-    const events = await engine.events(episode.id);
+    const events = await engine.events('test', episode.id);
     const created = events.filter((e) => e.event.type === 'record.created');
     expect(created.map((e) => e.actor)).toEqual([agent]);
     expect(events.map((e) => e.event)).toContainEqual(

@@ -159,24 +159,33 @@ export class TwinEngine {
     return episode;
   }
 
-  /** The episode, from memory or rebuilt from the store. */
-  episode(episodeId: string): Promise<Episode> {
+  /**
+   * The tenant's episode, from memory or rebuilt from the store. Another tenant's episode is not found, held in
+   * memory or not: the tenant comes from whoever serves the caller (the process's, a key's), never from the request.
+   */
+  episode(tenantId: string, episodeId: string): Promise<Episode> {
     let episode = this.episodes.get(episodeId);
     if (!episode) {
-      episode = this.rebuild(episodeId);
+      episode = this.rebuild(tenantId, episodeId);
       this.track(episodeId, episode);
-    } else {
-      this.touch(episodeId);
+      return episode;
     }
-    return episode;
+    this.touch(episodeId);
+    return episode.then((held) => {
+      if (held.descriptor.tenantId !== tenantId) {
+        throw new EpisodeNotFoundError(episodeId);
+      }
+      return held;
+    });
   }
 
-  /** The episode if it is in memory already; undefined means "ask `episode()`". */
-  loadedEpisode(episodeId: string): Episode | undefined {
+  /** The tenant's episode if it is in memory already; undefined means "ask `episode()`". */
+  loadedEpisode(tenantId: string, episodeId: string): Episode | undefined {
     const episode = this.loaded.get(episodeId);
-    if (episode) {
-      this.touch(episodeId);
+    if (episode?.descriptor.tenantId !== tenantId) {
+      return undefined;
     }
+    this.touch(episodeId);
     return episode;
   }
 
@@ -245,19 +254,20 @@ export class TwinEngine {
    * The episode's log after a sequence number, durable events only: what workflows catch up from. Only the new
    * events are read, so a workflow that catches up before every turn pays for what happened since, not the history.
    */
-  async events(episodeId: string, afterSeq = 0): Promise<LoggedEvent[]> {
-    if (!this.episodes.has(episodeId) && !(await this.store.findEpisode(episodeId))) {
+  async events(tenantId: string, episodeId: string, afterSeq = 0): Promise<LoggedEvent[]> {
+    const held = this.loaded.get(episodeId)?.descriptor ?? (await this.store.findEpisode(tenantId, episodeId));
+    if (held?.tenantId !== tenantId) {
       throw new EpisodeNotFoundError(episodeId);
     }
-    return this.store.events(episodeId, afterSeq > 0 ? { after: afterSeq } : {});
+    return this.store.events(tenantId, episodeId, afterSeq > 0 ? { after: afterSeq } : {});
   }
 
   /**
    * Back to the world as it was, as a NEW episode (a fork before the first event): an episode's log is never
    * rewritten, so a graded history stays what was graded, and a reset is no way to hide what was done.
    */
-  reset(episodeId: string): Promise<Episode> {
-    return this.fork(episodeId, 0);
+  reset(tenantId: string, episodeId: string): Promise<Episode> {
+    return this.fork(tenantId, episodeId, 0);
   }
 
   /**
@@ -265,8 +275,8 @@ export class TwinEngine {
    * with a secret of its own: tokens of the source open nothing in the fork. The store copies the log itself, so a
    * fork at event 50,000 costs one statement; the fork's state is then replayed from its own log like any rebuild.
    */
-  async fork(episodeId: string, atSeq?: number): Promise<Episode> {
-    const source = await this.episode(episodeId);
+  async fork(tenantId: string, episodeId: string, atSeq?: number): Promise<Episode> {
+    const source = await this.episode(tenantId, episodeId);
     const seq = Math.min(atSeq ?? source.state.seq, source.state.seq);
     const descriptor: EpisodeDescriptor & { forkedFrom: { episodeId: string; seq: number } } = {
       ...source.descriptor,
@@ -275,16 +285,16 @@ export class TwinEngine {
       forkedFrom: { episodeId, seq },
     };
     await this.store.forkEpisode(descriptor);
-    return this.episode(descriptor.id);
+    return this.episode(tenantId, descriptor.id);
   }
 
   /** Faults for an open episode; an ended one refuses (faults injected after the end would re-judge it). */
-  async setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
-    const episode = await this.episode(episodeId);
+  async setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+    const episode = await this.episode(tenantId, episodeId);
     if (episode.state.closed) {
       throw new EpisodeClosedError(episodeId);
     }
-    await this.store.setFaults(episodeId, faults);
+    await this.store.setFaults(tenantId, episodeId, faults);
     episode.configureFaults(faults);
   }
 
@@ -350,8 +360,8 @@ export class TwinEngine {
     }
   }
 
-  private async rebuild(episodeId: string): Promise<Episode> {
-    const descriptor = await this.store.findEpisode(episodeId);
+  private async rebuild(tenantId: string, episodeId: string): Promise<Episode> {
+    const descriptor = await this.store.findEpisode(tenantId, episodeId);
     if (!descriptor) {
       throw new EpisodeNotFoundError(episodeId);
     }
@@ -359,7 +369,7 @@ export class TwinEngine {
     this.worldOf.set(episodeId, this.worldKeyOf(descriptor));
     const twin = await this.twinFor(descriptor);
     const state = new EpisodeState(twin.world);
-    for (const event of await this.store.events(episodeId)) {
+    for (const event of await this.store.events(tenantId, episodeId)) {
       state.apply(event);
     }
     return new Episode(descriptor, twin, state, this.store, this.observer);

@@ -3,15 +3,22 @@ import { createServer, Server } from 'node:http';
 
 import express from 'express';
 
-import { EpisodeLifecyclePort } from '@libs/agent-tools';
+import { ControlPlaneAdmission, EpisodeLifecyclePort } from '@libs/agent-tools';
 import { createEpisodeProtocols } from '@libs/episode-protocols';
 
-/** The episode protocols over a port, served on a free localhost port the way the api app mounts them. */
+/** `mirror up`'s rule: its one local user may do anything a trainer may. */
+export const everyoneAdmitted: ControlPlaneAdmission = () => Promise.resolve();
+
+/**
+ * The episode protocols over a port, served on a free localhost port the way the api app mounts them; `admit` is the
+ * control-plane rule (a keyed server's, or everyone's as on `mirror up`).
+ */
 export const serveProtocols = async (
   port: EpisodeLifecyclePort,
+  admit: ControlPlaneAdmission = everyoneAdmitted,
 ): Promise<{ baseUrl: string; server: Server; errors: unknown[]; close: () => Promise<void> }> => {
   const errors: unknown[] = [];
-  const protocols = createEpisodeProtocols(port, { onError: (error) => errors.push(error) });
+  const protocols = createEpisodeProtocols(port, { onError: (error) => errors.push(error), admit });
   const app = express();
   app.use(protocols.router);
   const server = createServer(app);

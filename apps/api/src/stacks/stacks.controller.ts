@@ -1,9 +1,23 @@
 import { BadRequestException, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import * as express from 'express';
 import type { Request, Response } from 'express';
 
 import { CurrentPrincipal, Principal, Requires } from '@libs/access';
+import { bundleLimits } from '@libs/stack-ingestion';
 
 import { StacksService } from './stacks.service';
+
+/** Bundles arrive as raw bytes of any type; the ingester decides what they are. Over the limit is a 413. */
+const bundleParser = express.raw({ type: () => true, limit: bundleLimits.maxTotalBytes });
+
+/** The request's body, read only now: after the access guard, never for a caller who may not ingest. */
+const readBundle = (request: Request, response: Response): Promise<unknown> =>
+  new Promise((resolve, reject) =>
+    bundleParser(request, response, (error?: unknown) =>
+      // body-parser's errors are Errors with an HTTP status (413, 400): the exception filter answers them.
+      error ? reject(error instanceof Error ? error : new Error('the body could not be read')) : resolve(request.body),
+    ),
+  );
 
 const defaultFileName = (contentType: string | undefined): string => {
   if (/json/.test(contentType ?? '')) {
@@ -32,12 +46,12 @@ export class StacksController {
     @Res() response: Response,
     @Query('filename') filename?: string,
   ): Promise<void> {
-    const body: unknown = request.body;
-    if (!Buffer.isBuffer(body) || body.length === 0) {
-      throw new BadRequestException('empty body: send a bundle archive or an OpenAPI document');
-    }
     if (filename !== undefined && !/^[\w.-]{1,128}$/.test(filename)) {
       throw new BadRequestException('filename may only hold letters, digits, ".", "-" and "_"');
+    }
+    const body = await readBundle(request, response);
+    if (!Buffer.isBuffer(body) || body.length === 0) {
+      throw new BadRequestException('empty body: send a bundle archive or an OpenAPI document');
     }
     const outcome = await this.stacks.ingest(
       principal,

@@ -49,7 +49,7 @@ const driftedEpisodes = async (
   }
   const drifted = [];
   for (const [episodeId, recorded] of latest) {
-    if (eventLogDigest(await storedEventLog(dataSource, episodeId)).digest !== recorded.digest) {
+    if (eventLogDigest(await storedEventLog(dataSource, tenant, episodeId)).digest !== recorded.digest) {
       drifted.push({
         episodeId,
         seq: recorded.seq,

@@ -41,9 +41,8 @@ export const gradeCommand = (): Command =>
       const result = await withDatabase(log, async ({ config, dataSource, stacks }) => {
         const grades = new EpisodeGradeRepository(dataSource);
         const episodes = new PostgresEpisodeStore(dataSource);
-        const found = await episodes.findEpisode(episodeId);
         // The command acts for MIRROR_TENANT: another tenant's episode is not there for it.
-        const descriptor = found?.tenantId === config.MIRROR_TENANT ? found : undefined;
+        const descriptor = await episodes.findEpisode(config.MIRROR_TENANT, episodeId);
         if (!descriptor) {
           throw new UsageError(`no episode "${episodeId}" is stored`);
         }
@@ -71,7 +70,12 @@ export const gradeCommand = (): Command =>
         const engine = new TwinEngine(episodes, new RepositoryStackSource(stacks), builtInPacks);
         const judge = rubricJudge(config);
         const grade: Grade = await gradeRun(
-          { engine, model: stored.model, instanceKey: await instanceKey(dataSource, config.MIRROR_INSTANCE_KEY) },
+          {
+            engine,
+            tenantId: descriptor.tenantId,
+            model: stored.model,
+            instanceKey: await instanceKey(dataSource, config.MIRROR_INSTANCE_KEY),
+          },
           scenario,
           task.seed,
           episodeId,

@@ -82,7 +82,7 @@ export const serveCommand = (): Command =>
         );
         const sizes = { recordsPerResource: options.records, childrenPerParent: 3 };
         const episodeId = seededUuid(hashSeed(config.MIRROR_TENANT, version, options.seed, JSON.stringify(sizes)));
-        const episode = await engine.episode(episodeId).catch((error: unknown) => {
+        const episode = await engine.episode(config.MIRROR_TENANT, episodeId).catch((error: unknown) => {
           if (error instanceof EpisodeNotFoundError) {
             return engine.createEpisode({
               id: episodeId,
@@ -102,7 +102,7 @@ export const serveCommand = (): Command =>
         const services = [];
         let next = options.port === 0 ? 0 : gatewayPort + 1;
         for (const twin of episode.twin.services.values()) {
-          const server = createServiceOriginServer(engine, episodeId, twin.service.name, errors);
+          const server = createServiceOriginServer(engine, config.MIRROR_TENANT, episodeId, twin.service.name, errors);
           servers.push(server);
           const port = await listen(server, next === 0 ? 0 : next++);
           // The agent's own token, where the service asks for one (a pack's people, a spec's declared security).

@@ -3,6 +3,8 @@ import type { Duplex } from 'node:stream';
 
 import { RawData, WebSocket, WebSocketServer } from 'ws';
 
+import { ControlPlaneAdmission } from '@libs/agent-tools';
+
 import { httpErrorAnswer } from '../protocol-errors';
 import { hostRefusal } from '../request-origin';
 import { OpenEnvEpisode, OpenEnvFacade } from './openenv-facade';
@@ -17,7 +19,9 @@ const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
  * speak. One connection holds one episode at a time: `reset` starts one (finishing the one it held), `step` acts on it,
  * `state` reads it, `mcp` carries OpenEnv's JSON-RPC, `close` or a dropped connection finishes it (OpenEnv destroys a
  * session's environment when its socket closes; Mirror grades what was done). The episode's token never has to travel:
- * the connection that started the episode is the one that may act on it.
+ * the connection that started the episode is the one that may act on it. Starting one takes what the episode API's
+ * start takes (`admit`, with the upgrade's `Authorization`): a socket without it is refused at the upgrade, and one
+ * attached to a session by its handle may act in that session's episode but start no other.
  */
 export const attachOpenEnvWebSocket = (
   server: Server,
@@ -26,9 +30,10 @@ export const attachOpenEnvWebSocket = (
     mcpUrl: (request: IncomingMessage, episodeId: string) => string;
     allowedHostnames: string[];
     onError: (error: unknown) => void;
+    admit: ControlPlaneAdmission;
   },
 ): WebSocketServer => {
-  const { mcpUrl, allowedHostnames, onError } = options;
+  const { mcpUrl, allowedHostnames, onError, admit } = options;
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = WS_PATH.exec(request.url ?? '');
@@ -53,9 +58,36 @@ export const attachOpenEnvWebSocket = (
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\nunknown session_id\n');
       return;
     }
-    sockets.handleUpgrade(request, socket, head, (ws) =>
-      openSession(ws, facade, { environment, sessionId, mcpUrl: (episodeId) => mcpUrl(request, episodeId) }, onError),
-    );
+    const authorization = request.headers.authorization;
+    const mayStart = () => admit(authorization, 'episodes:run', environment);
+    const upgrade = () =>
+      sockets.handleUpgrade(request, socket, head, (ws) =>
+        openSession(
+          ws,
+          facade,
+          { environment, sessionId, mayStart, mcpUrl: (episodeId) => mcpUrl(request, episodeId) },
+          onError,
+        ),
+      );
+    if (sessionId !== undefined) {
+      upgrade();
+      return;
+    }
+    mayStart().then(upgrade, (error: unknown) => {
+      let answer;
+      try {
+        answer = httpErrorAnswer(error);
+      } catch {
+        onError(error);
+        socket.end('HTTP/1.1 500 Internal Server Error\r\n\r\n');
+        return;
+      }
+      const headers = Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.end(
+        `HTTP/1.1 ${answer.status} ${answer.status === 401 ? 'Unauthorized' : answer.status === 403 ? 'Forbidden' : 'Not Found'}\r\n` +
+          `Content-Type: application/json\r\n${headers.join('')}\r\n${JSON.stringify(answer.body)}\n`,
+      );
+    });
   });
   server.on('close', () => sockets.close());
   return sockets;
@@ -64,10 +96,16 @@ export const attachOpenEnvWebSocket = (
 const openSession = (
   ws: WebSocket,
   facade: OpenEnvFacade,
-  at: { environment: string; sessionId?: string; mcpUrl: (episodeId: string) => string },
+  at: {
+    environment: string;
+    sessionId?: string;
+    /** Resolves when this socket may start episodes (throws the refusal otherwise). */
+    mayStart: () => Promise<void>;
+    mcpUrl: (episodeId: string) => string;
+  },
   onError: (error: unknown) => void,
 ): void => {
-  const { environment, sessionId, mcpUrl } = at;
+  const { environment, sessionId, mayStart, mcpUrl } = at;
   // Attached to an HTTP MCP session, the socket acts on that session's episode, and leaves closing it to the session.
   let episode: OpenEnvEpisode | undefined = sessionId === undefined ? undefined : facade.session(sessionId);
   // Messages are answered in the order they came: each waits for the one before.
@@ -98,6 +136,7 @@ const openSession = (
     const body = data as Record<string, unknown>;
     switch (type) {
       case 'reset': {
+        await mayStart();
         await finishHeld();
         const started = await facade.reset(environment, body, mcpUrl);
         episode = started.episode;
@@ -117,6 +156,9 @@ const openSession = (
           data: episode === undefined ? { episode_id: null, step_count: 0 } : await facade.state(episode),
         };
       case 'mcp': {
+        if (body.method === 'openenv/session/create') {
+          await mayStart();
+        }
         const { answer: rpc, created } = await facade.mcp(environment, episode, body, mcpUrl);
         if (created !== undefined) {
           await finishHeld();

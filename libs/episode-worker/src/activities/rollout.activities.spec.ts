@@ -12,9 +12,9 @@ const memoryStore = (): RolloutStore & { rows: Map<string, RolloutEpisodeResult>
   return {
     rows,
     open: () => Promise.resolve(),
-    episode: (rolloutId, task, trial) => Promise.resolve(rows.get(`${rolloutId}/${task}#${trial}`)),
-    recordEpisode: (rolloutId, result) => {
-      const key = `${rolloutId}/${result.task}#${result.trial}`;
+    episode: (tenantId, rolloutId, task, trial) => Promise.resolve(rows.get(`${tenantId}/${rolloutId}/${task}#${trial}`)),
+    recordEpisode: (tenantId, rolloutId, result) => {
+      const key = `${tenantId}/${rolloutId}/${result.task}#${result.trial}`;
       if (!rows.has(key)) {
         rows.set(key, result);
       }

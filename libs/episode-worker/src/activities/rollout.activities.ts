@@ -5,9 +5,14 @@ import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } 
 /** Where a rollout and its trials are kept (`RolloutRepository` in @libs/persistence). */
 export interface RolloutStore {
   open(tenantId: string, plan: RolloutPlan): Promise<void>;
-  episode(rolloutId: string, task: string, trial: number): Promise<RolloutEpisodeResult | undefined>;
-  recordEpisode(rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult>;
-  close(rolloutId: string, status: Exclude<RolloutStatus, 'running'>, report: RolloutReport | null): Promise<void>;
+  episode(tenantId: string, rolloutId: string, task: string, trial: number): Promise<RolloutEpisodeResult | undefined>;
+  recordEpisode(tenantId: string, rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult>;
+  close(
+    tenantId: string,
+    rolloutId: string,
+    status: Exclude<RolloutStatus, 'running'>,
+    report: RolloutReport | null,
+  ): Promise<void>;
 }
 
 export interface RolloutTrial {
@@ -48,7 +53,7 @@ export const createRolloutActivities = (dependencies: RolloutActivityDependencie
         `this worker serves stack version ${dependencies.stackVersion.slice(0, 12)}, not ${trial.stackVersion.slice(0, 12)}`,
       );
     }
-    const recorded = await dependencies.store.episode(trial.rolloutId, trial.task, trial.trial);
+    const recorded = await dependencies.store.episode(dependencies.tenantId, trial.rolloutId, trial.task, trial.trial);
     if (recorded) {
       return recorded;
     }
@@ -56,7 +61,7 @@ export const createRolloutActivities = (dependencies: RolloutActivityDependencie
     const beat = setInterval(() => context.heartbeat(), dependencies.heartbeatMs ?? 5_000);
     try {
       const played = await dependencies.play(trial);
-      return await dependencies.store.recordEpisode(trial.rolloutId, {
+      return await dependencies.store.recordEpisode(dependencies.tenantId, trial.rolloutId, {
         ...played,
         task: trial.task,
         trial: trial.trial,
@@ -68,13 +73,13 @@ export const createRolloutActivities = (dependencies: RolloutActivityDependencie
 
   /** A trial whose every attempt failed: recorded as an infrastructure error (unless an attempt recorded it). */
   recordTrial: (rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> =>
-    dependencies.store.recordEpisode(rolloutId, result),
+    dependencies.store.recordEpisode(dependencies.tenantId, rolloutId, result),
 
   closeRollout: (
     rolloutId: string,
     status: Exclude<RolloutStatus, 'running'>,
     report: RolloutReport | null,
-  ): Promise<void> => dependencies.store.close(rolloutId, status, report),
+  ): Promise<void> => dependencies.store.close(dependencies.tenantId, rolloutId, status, report),
 });
 
 export type RolloutActivities = ReturnType<typeof createRolloutActivities>;

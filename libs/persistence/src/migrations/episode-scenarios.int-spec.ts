@@ -53,8 +53,8 @@ describe(EpisodeScenarios1764500000000.name, () => {
 
     const store = new PostgresEpisodeStore(dataSource);
     for (const id of [played, fork, forkOfFork]) {
-      expect((await store.findEpisode(id))?.scenario).toEqual({ id: 'renewal', seed: 42 });
+      expect((await store.findEpisode('t', id))?.scenario).toEqual({ id: 'renewal', seed: 42 });
     }
-    expect((await store.findEpisode(bare))?.scenario).toBeUndefined();
+    expect((await store.findEpisode('t', bare))?.scenario).toBeUndefined();
   });
 });

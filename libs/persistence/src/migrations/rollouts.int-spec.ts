@@ -45,10 +45,10 @@ describe('the rollouts migration and repository', () => {
     const sut = new RolloutRepository(dataSource);
     await sut.open('t1', plan);
     await sut.open('t1', { ...plan, agent: 'changed' });
-    await sut.recordEpisode(plan.id, trial('a@1', 1));
-    await sut.recordEpisode(plan.id, trial('b@2', 2));
-    await sut.recordEpisode(plan.id, trial('b@2', 1));
-    await expect(sut.recordEpisode(plan.id, { ...trial('b@2', 1), reward: 1 })).resolves.toMatchObject({
+    await sut.recordEpisode('t1', plan.id, trial('a@1', 1));
+    await sut.recordEpisode('t1', plan.id, trial('b@2', 2));
+    await sut.recordEpisode('t1', plan.id, trial('b@2', 1));
+    await expect(sut.recordEpisode('t1', plan.id, { ...trial('b@2', 1), reward: 1 })).resolves.toMatchObject({
       reward: 0.25,
     });
     expect((await sut.episodes('t1', plan.id)).map((e) => `${e.task}#${e.trial}`)).toEqual(['b@2#1', 'b@2#2', 'a@1#1']);
@@ -56,9 +56,15 @@ describe('the rollouts migration and repository', () => {
     await expect(sut.find('t2', plan.id)).resolves.toBeUndefined();
     await expect(sut.episodes('t2', plan.id)).resolves.toEqual([]);
     await expect(sut.list('t2', { offset: 0, limit: 10 })).resolves.toEqual({ rollouts: [], total: 0 });
-    await sut.close(plan.id, 'cancelled', null);
+    // Another tenant's worker can neither read a trial, add one, nor close the rollout.
+    await expect(sut.episode('t2', plan.id, 'b@2', 1)).resolves.toBeUndefined();
+    await expect(sut.recordEpisode('t2', plan.id, trial('c@3', 1))).rejects.toThrow(`tenant t2 has no rollout ${plan.id}`);
+    await sut.close('t2', plan.id, 'completed', null);
+    await expect(sut.find('t1', plan.id)).resolves.toMatchObject({ status: 'running' });
+    expect(await sut.episodes('t1', plan.id)).toHaveLength(3);
+    await sut.close('t1', plan.id, 'cancelled', null);
     // Closed once: a late close (a retried activity) does not reopen or rewrite it.
-    await sut.close(plan.id, 'completed', null);
+    await sut.close('t1', plan.id, 'completed', null);
     await expect(sut.list('t1', { offset: 0, limit: 10 })).resolves.toMatchObject({
       rollouts: [{ id: plan.id, status: 'cancelled', stackVersion: plan.stackVersion }],
       total: 1,

@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
 
+import { EpisodeNotInTenantError } from '@libs/twin-engine';
+
 /** Which task an episode was: enough to rebuild its task instance and grade it again later. */
 export interface EpisodeRun<Outcome = unknown> {
   episodeId: string;
@@ -21,12 +23,8 @@ export interface StoredGrade<Grade = unknown> {
 
 const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
-/** A write about an episode the tenant does not own: refused whole, nothing stored. */
-export class EpisodeNotInTenantError extends Error {
-  constructor(tenantId: string, episodeId: string) {
-    super(`tenant ${tenantId} has no episode ${episodeId.slice(0, 64)}`);
-  }
-}
+// One error for a write about an episode the tenant does not own, whichever repository refused it.
+export { EpisodeNotInTenantError };
 
 /**
  * Runs and grades of episodes. A grade is kept per (policy versions, grader version): re-grading with a new policy

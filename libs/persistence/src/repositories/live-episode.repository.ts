@@ -212,10 +212,12 @@ export class LiveEpisodeRepository {
   }
 
   /**
-   * Claims an idempotency key for a request: `claimed` when it is new (the caller performs the request, then
-   * `completeKey` or `releaseKey`), else what was stored: the other body's hash, or the first response.
+   * Claims a tenant's idempotency key for a request: `claimed` when it is new (the caller performs the request, then
+   * `completeKey` or `releaseKey`), else what was stored: the other body's hash, or the first response. Keys are the
+   * tenant's own: another tenant's use of the same key is another key.
    */
   async claimKey(
+    tenantId: string,
     scope: string,
     key: string,
     bodyHash: string,
@@ -226,20 +228,20 @@ export class LiveEpisodeRepository {
     | { kind: 'replay'; status: number; response: unknown }
   > {
     const inserted = await this.dataSource.query<unknown[]>(
-      `INSERT INTO idempotency_keys (scope, key, body_hash) VALUES ($1, $2, $3)
-       ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
-      [scope, key, bodyHash],
+      `INSERT INTO idempotency_keys (tenant_id, scope, key, body_hash) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (tenant_id, scope, key) DO NOTHING RETURNING key`,
+      [tenantId, scope, key, bodyHash],
     );
     if (inserted.length > 0) {
       return { kind: 'claimed' };
     }
     const [row] = await this.dataSource.query<{ body_hash: string; status: number | null; response: unknown }[]>(
-      'SELECT body_hash, status, response FROM idempotency_keys WHERE scope = $1 AND key = $2',
-      [scope, key],
+      'SELECT body_hash, status, response FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3',
+      [tenantId, scope, key],
     );
     if (!row) {
       // Released between the two statements: the caller may try again.
-      return this.claimKey(scope, key, bodyHash);
+      return this.claimKey(tenantId, scope, key, bodyHash);
     }
     if (row.body_hash !== bodyHash) {
       return { kind: 'other-body' };
@@ -247,17 +249,17 @@ export class LiveEpisodeRepository {
     return row.status === null ? { kind: 'pending' } : { kind: 'replay', status: row.status, response: row.response };
   }
 
-  async completeKey(scope: string, key: string, status: number, response: unknown): Promise<void> {
+  async completeKey(tenantId: string, scope: string, key: string, status: number, response: unknown): Promise<void> {
     await this.dataSource.query(
-      'UPDATE idempotency_keys SET status = $3, response = $4 WHERE scope = $1 AND key = $2',
-      [scope, key, status, JSON.stringify(response)],
+      'UPDATE idempotency_keys SET status = $4, response = $5 WHERE tenant_id = $1 AND scope = $2 AND key = $3',
+      [tenantId, scope, key, status, JSON.stringify(response)],
     );
   }
 
-  async releaseKey(scope: string, key: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status IS NULL', [
-      scope,
-      key,
-    ]);
+  async releaseKey(tenantId: string, scope: string, key: string): Promise<void> {
+    await this.dataSource.query(
+      'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND status IS NULL',
+      [tenantId, scope, key],
+    );
   }
 }

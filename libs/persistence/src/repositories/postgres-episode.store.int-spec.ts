@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 
 import { DataSource } from 'typeorm';
 
 import { createTestDatabase } from '@test/support/test-services';
 import { ingestStack } from '@libs/stack-ingestion';
-import { EpisodeState, LoggedEvent, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+import { EpisodeNotInTenantError, EpisodeState, LoggedEvent, StaticStackSource, TwinEngine } from '@libs/twin-engine';
 
 import { createDataSource } from '../data-source';
 import { PostgresEpisodeStore } from './postgres-episode.store';
@@ -78,7 +79,7 @@ describe(PostgresEpisodeStore.name, () => {
     const log = longLog(table, template, length + extra);
     // 12,500 rows a statement: past the old limit, and four statements for the whole log.
     for (let start = 0; start < log.length; start += 12_500) {
-      await sut.append(sourceId, log.slice(start, start + 12_500));
+      await sut.append('test', sourceId, log.slice(start, start + 12_500));
     }
     engine.evict(sourceId);
   }, 600_000);
@@ -89,12 +90,12 @@ describe(PostgresEpisodeStore.name, () => {
   });
 
   it('forks at event 50,000 into the state that replaying the first 50,000 events gives', async () => {
-    const sourceTail = await sut.events(sourceId, { after: length });
+    const sourceTail = await sut.events('test', sourceId, { after: length });
     const started = Date.now();
-    const fork = await engine.fork(sourceId, length);
+    const fork = await engine.fork('test', sourceId, length);
     const forkMs = Date.now() - started;
 
-    const firstEvents = await sut.events(sourceId, { until: length });
+    const firstEvents = await sut.events('test', sourceId, { until: length });
     expect(firstEvents).toHaveLength(length);
     const replayed = new EpisodeState(fork.twin.world);
     firstEvents.forEach((event) => replayed.apply(event));
@@ -102,35 +103,60 @@ describe(PostgresEpisodeStore.name, () => {
     expect(fork.state.fingerprint()).toEqual(replayed.fingerprint());
     expect(fork.descriptor.forkedFrom).toEqual({ episodeId: sourceId, seq: length });
     // The fork's log is the source's first 50,000 events, and the source keeps all of its own.
-    expect(await sut.events(fork.id)).toEqual(firstEvents);
+    expect(await sut.events('test', fork.id)).toEqual(firstEvents);
     expect(sourceTail).toHaveLength(extra);
 
     // It lives on from there on its own: its next event is 50,001, and the source's log is as it was.
     await fork.advanceClock('2027-01-04T09:00:00.000Z');
-    expect((await sut.events(fork.id, { after: length })).map((e) => e.event)).toEqual([
+    expect((await sut.events('test', fork.id, { after: length })).map((e) => e.event)).toEqual([
       { type: 'clock.set', at: '2027-01-04T09:00:00.000Z' },
     ]);
-    expect(await sut.events(sourceId, { after: length })).toEqual(sourceTail);
+    expect(await sut.events('test', sourceId, { after: length })).toEqual(sourceTail);
     process.stdout.write(`fork at event ${length}: ${forkMs} ms (copy in PostgreSQL, replay of the fork's log)\n`);
   }, 600_000);
 
   it('forks an episode that is not in memory, and at any earlier event', async () => {
     engine.evict(sourceId);
-    const early = await engine.fork(sourceId, 12_345);
+    const early = await engine.fork('test', sourceId, 12_345);
     const replayed = new EpisodeState(early.twin.world);
-    (await sut.events(sourceId, { until: 12_345 })).forEach((event) => replayed.apply(event));
+    (await sut.events('test', sourceId, { until: 12_345 })).forEach((event) => replayed.apply(event));
     expect(early.state.seq).toBe(12_345);
     expect(early.state.fingerprint()).toEqual(replayed.fingerprint());
     // A fork asked beyond the log starts at its end, and says so.
-    const beyond = await engine.fork(sourceId, length * 2);
+    const beyond = await engine.fork('test', sourceId, length * 2);
     expect(beyond.descriptor.forkedFrom).toEqual({ episodeId: sourceId, seq: length + extra });
   }, 600_000);
 
   it('reads only what is new: the events after a sequence number, and a slice between two', async () => {
-    const tail = await engine.events(sourceId, length - 5);
+    const tail = await engine.events('test', sourceId, length - 5);
     expect(tail.map((e) => e.seq)).toEqual(Array.from({ length: 5 + extra }, (_, i) => length - 4 + i));
-    const slice = await sut.events(sourceId, { after: 100, until: 103 });
+    const slice = await sut.events('test', sourceId, { after: 100, until: 103 });
     expect(slice.map((e) => e.seq)).toEqual([101, 102, 103]);
-    expect(await engine.events(sourceId, length + extra)).toEqual([]);
+    expect(await engine.events('test', sourceId, length + extra)).toEqual([]);
+  }, 600_000);
+
+  it('reaches an episode only through its tenant: another reads nothing, writes nothing, forks nothing', async () => {
+    const [first] = await sut.events('test', sourceId, { until: 1 });
+    const next: LoggedEvent = { ...first, seq: length + extra + 1 };
+
+    await expect(sut.append('other', sourceId, [next])).rejects.toThrow(EpisodeNotInTenantError);
+    await expect(
+      sut.forkEpisode({
+        ...(await sut.findEpisode('test', sourceId))!,
+        id: randomUUID(),
+        tenantId: 'other',
+        forkedFrom: { episodeId: sourceId, seq: 10 },
+      }),
+    ).rejects.toThrow(EpisodeNotInTenantError);
+    await sut.setFaults('other', sourceId, { services: { procurement: { errorRate: 1 } } });
+
+    expect(await sut.findEpisode('other', sourceId)).toBeUndefined();
+    expect(await sut.events('other', sourceId, { until: 5 })).toEqual([]);
+    expect((await sut.findEpisode('test', sourceId))?.faults).toBeUndefined();
+    expect(await sut.events('test', sourceId, { after: length + extra })).toEqual([]);
+    const [{ count }] = await dataSource.query<{ count: string }[]>(
+      "SELECT count(*) AS count FROM episodes WHERE tenant_id = 'other'",
+    );
+    expect(count).toBe('0');
   }, 600_000);
 });

@@ -2,6 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import {
   EpisodeDescriptor,
+  EpisodeNotInTenantError,
   EpisodeStore,
   EventRange,
   FaultSettings,
@@ -31,10 +32,17 @@ interface EventRow {
   event: LoggedEvent['event'];
 }
 
+const isUuid = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
+
+/** The episode `$1` is the tenant's (`tenantParameter`): every event read and write goes through it. */
+const ownedEpisode = (tenantParameter: string) =>
+  `EXISTS (SELECT 1 FROM episodes o WHERE o.id = $1 AND o.tenant_id = ${tenantParameter})`;
+
 /**
  * Episodes and their event logs in PostgreSQL. Raw SQL on purpose: `append` sits on the write path of every twin
  * mutation, and one multi-row INSERT is the whole cost. The primary key (episode, seq) makes a double append fail
- * loudly instead of forking history.
+ * loudly instead of forking history. Every statement names the tenant: an episode id of another tenant reads nothing
+ * and writes nothing (the owning row is found by its primary key, one index probe per statement).
  */
 export class PostgresEpisodeStore extends EpisodeStore {
   constructor(private readonly dataSource: DataSource) {
@@ -48,12 +56,20 @@ export class PostgresEpisodeStore extends EpisodeStore {
   async forkEpisode(episode: ForkDescriptor): Promise<void> {
     // Copied inside PostgreSQL: a fork of a 50,000-event episode moves no event through this process, and binds three
     // parameters however long the log (rows as parameters passed PostgreSQL's 65,535 at about 10,900 events).
+    const source = episode.forkedFrom.episodeId;
     await this.dataSource.transaction(async (manager) => {
+      const [owned] = await manager.query<unknown[]>('SELECT 1 FROM episodes WHERE id = $1 AND tenant_id = $2', [
+        isUuid(source) ? source : null,
+        episode.tenantId,
+      ]);
+      if (!owned) {
+        throw new EpisodeNotInTenantError(episode.tenantId, source);
+      }
       await this.insertEpisode(manager, episode);
       await manager.query(
         `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event)
          SELECT $1, seq, at, operation_id, actor, event FROM episode_events WHERE episode_id = $2 AND seq <= $3`,
-        [episode.id, episode.forkedFrom.episodeId, episode.forkedFrom.seq],
+        [episode.id, source, episode.forkedFrom.seq],
       );
     });
   }
@@ -79,11 +95,14 @@ export class PostgresEpisodeStore extends EpisodeStore {
     );
   }
 
-  async findEpisode(episodeId: string): Promise<EpisodeDescriptor | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(episodeId)) {
+  async findEpisode(tenantId: string, episodeId: string): Promise<EpisodeDescriptor | undefined> {
+    if (!isUuid(episodeId)) {
       return undefined;
     }
-    const [row] = await this.dataSource.query<EpisodeRow[]>('SELECT * FROM episodes WHERE id = $1', [episodeId]);
+    const [row] = await this.dataSource.query<EpisodeRow[]>('SELECT * FROM episodes WHERE id = $1 AND tenant_id = $2', [
+      episodeId,
+      tenantId,
+    ]);
     if (!row) {
       return undefined;
     }
@@ -100,22 +119,27 @@ export class PostgresEpisodeStore extends EpisodeStore {
     };
   }
 
-  async setFaults(episodeId: string, faults: FaultSettings | undefined): Promise<void> {
-    await this.dataSource.query('UPDATE episodes SET faults = $2 WHERE id = $1', [
+  async setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+    await this.dataSource.query('UPDATE episodes SET faults = $2 WHERE id = $1 AND tenant_id = $3', [
       episodeId,
       faults ? JSON.stringify(faults) : null,
+      tenantId,
     ]);
   }
 
-  async append(episodeId: string, events: LoggedEvent[]): Promise<void> {
+  async append(tenantId: string, episodeId: string, events: LoggedEvent[]): Promise<void> {
     if (events.length === 0) {
       return;
     }
-    // One array per column: six parameters whatever the batch's size (a fork's or an import's as much as one write's).
-    await this.dataSource.query(
+    if (!isUuid(episodeId)) {
+      throw new EpisodeNotInTenantError(tenantId, episodeId);
+    }
+    // One array per column: seven parameters whatever the batch's size (a fork's or an import's as much as one write's).
+    const inserted = await this.dataSource.query<unknown[]>(
       `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event)
        SELECT $1, e.seq, e.at, e.operation_id, e.actor, e.event::jsonb
-       FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[]) AS e(seq, at, operation_id, actor, event)`,
+       FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[]) AS e(seq, at, operation_id, actor, event)
+       WHERE ${ownedEpisode('$7')} RETURNING seq`,
       [
         episodeId,
         events.map((event) => event.seq),
@@ -123,15 +147,23 @@ export class PostgresEpisodeStore extends EpisodeStore {
         events.map((event) => event.operationId),
         events.map((event) => event.actor ?? null),
         events.map((event) => JSON.stringify(event.event)),
+        tenantId,
       ],
     );
+    if (inserted.length === 0) {
+      throw new EpisodeNotInTenantError(tenantId, episodeId);
+    }
   }
 
-  async events(episodeId: string, range: EventRange = {}): Promise<LoggedEvent[]> {
+  async events(tenantId: string, episodeId: string, range: EventRange = {}): Promise<LoggedEvent[]> {
+    if (!isUuid(episodeId)) {
+      return [];
+    }
     const rows = await this.dataSource.query<EventRow[]>(
       `SELECT seq, at, operation_id, actor, event FROM episode_events
-       WHERE episode_id = $1 AND ($2::int IS NULL OR seq > $2) AND ($3::int IS NULL OR seq <= $3) ORDER BY seq`,
-      [episodeId, range.after ?? null, range.until ?? null],
+       WHERE episode_id = $1 AND ($2::int IS NULL OR seq > $2) AND ($3::int IS NULL OR seq <= $3) AND ${ownedEpisode('$4')}
+       ORDER BY seq`,
+      [episodeId, range.after ?? null, range.until ?? null, tenantId],
     );
     return rows.map((row) => ({
       seq: row.seq,

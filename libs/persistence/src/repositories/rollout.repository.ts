@@ -37,6 +37,13 @@ interface EpisodeRow {
   reason: string;
 }
 
+/** A trial written to a rollout the tenant does not own: refused whole, nothing stored. */
+export class RolloutNotInTenantError extends Error {
+  constructor(tenantId: string, rolloutId: string) {
+    super(`tenant ${tenantId} has no rollout ${rolloutId.slice(0, 64)}`);
+  }
+}
+
 const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 const toRollout = (row: RolloutRow): StoredRollout => ({
@@ -101,13 +108,16 @@ export class RolloutRepository {
     });
   }
 
-  /** Records a trial unless it is recorded already; returns the result stored, the first one. */
-  async recordEpisode(rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> {
+  /**
+   * Records a trial of the tenant's rollout unless it is recorded already; returns the result stored, the first one.
+   * A rollout of another tenant is refused whole, nothing stored.
+   */
+  async recordEpisode(tenantId: string, rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> {
     await this.dataSource.transaction(async (manager) => {
-      const inserted = await manager.query<{ tenant_id: string }[]>(
+      const inserted = await manager.query<unknown[]>(
         `INSERT INTO rollout_episodes (rollout_id, task, trial, episode_id, status, passed, reward, violations, reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (rollout_id, task, trial) DO NOTHING
-         RETURNING (SELECT tenant_id FROM rollouts WHERE id = $1)`,
+         SELECT id, $2, $3, $4, $5, $6, $7, $8, $9 FROM rollouts WHERE id = $1 AND tenant_id = $10
+         ON CONFLICT (rollout_id, task, trial) DO NOTHING RETURNING rollout_id`,
         [
           rolloutId,
           result.task,
@@ -118,10 +128,11 @@ export class RolloutRepository {
           result.reward,
           JSON.stringify(result.violations),
           result.reason,
+          tenantId,
         ],
       );
       if (inserted.length > 0) {
-        await this.audit(manager, inserted[0].tenant_id, rolloutId, 'rollout.trial_recorded', {
+        await this.audit(manager, tenantId, rolloutId, 'rollout.trial_recorded', {
           task: result.task,
           trial: result.trial,
           ...(result.episodeId ? { episodeId: result.episodeId } : {}),
@@ -131,14 +142,27 @@ export class RolloutRepository {
         });
       }
     });
-    return (await this.episode(rolloutId, result.task, result.trial))!;
+    const stored = await this.episode(tenantId, rolloutId, result.task, result.trial);
+    if (!stored) {
+      throw new RolloutNotInTenantError(tenantId, rolloutId);
+    }
+    return stored;
   }
 
-  async episode(rolloutId: string, task: string, trial: number): Promise<RolloutEpisodeResult | undefined> {
+  async episode(
+    tenantId: string,
+    rolloutId: string,
+    task: string,
+    trial: number,
+  ): Promise<RolloutEpisodeResult | undefined> {
+    if (!isUuid(rolloutId)) {
+      return undefined;
+    }
     const [row] = await this.dataSource.query<EpisodeRow[]>(
-      `SELECT task, trial, episode_id, status, passed, reward, violations, reason FROM rollout_episodes
-       WHERE rollout_id = $1 AND task = $2 AND trial = $3`,
-      [rolloutId, task, trial],
+      `SELECT e.task, e.trial, e.episode_id, e.status, e.passed, e.reward, e.violations, e.reason
+       FROM rollout_episodes e JOIN rollouts r ON r.id = e.rollout_id
+       WHERE e.rollout_id = $1 AND e.task = $2 AND e.trial = $3 AND r.tenant_id = $4`,
+      [rolloutId, task, trial, tenantId],
     );
     return row ? toEpisode(row) : undefined;
   }
@@ -160,23 +184,25 @@ export class RolloutRepository {
       .sort((a, b) => (order.get(a.task) ?? Infinity) - (order.get(b.task) ?? Infinity) || a.trial - b.trial);
   }
 
+  /** Closes the tenant's running rollout (once: a closed one stays as it was closed). */
   async close(
+    tenantId: string,
     rolloutId: string,
     status: Exclude<RolloutStatus, 'running'>,
     report: RolloutReport | null,
   ): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const closed = await manager.query<{ tenant_id: string; stack_version: string }[]>(
-        `UPDATE rollouts SET status = $2, report = $3, finished_at = now() WHERE id = $1 AND status = 'running'
-         RETURNING tenant_id, stack_version`,
-        [rolloutId, status, report === null ? null : JSON.stringify(report)],
+      const closed = await manager.query<{ stack_version: string }[]>(
+        `UPDATE rollouts SET status = $2, report = $3, finished_at = now()
+         WHERE id = $1 AND tenant_id = $4 AND status = 'running' RETURNING stack_version`,
+        [rolloutId, status, report === null ? null : JSON.stringify(report), tenantId],
       );
       // node-postgres gives an UPDATE's rows as [rows, count].
-      const rows = (Array.isArray(closed[0]) ? closed[0] : closed) as { tenant_id: string; stack_version: string }[];
+      const rows = (Array.isArray(closed[0]) ? closed[0] : closed) as { stack_version: string }[];
       if (rows.length > 0) {
         await this.audit(
           manager,
-          rows[0].tenant_id,
+          tenantId,
           rolloutId,
           'rollout.closed',
           { status, ...(report ? { report: materialDigest(report) } : {}) },

@@ -45,13 +45,13 @@ describe(ItemActions.name, () => {
   });
 
   it("answers an action on a ticket that does not exist with the spec's 404", async () => {
-    const before = (await engine.events(episode.id)).length;
+    const before = (await engine.events('test', episode.id)).length;
     const missing = await call('POST', '/tickets/987654/escalate');
     expect(missing.status).toBe(404);
     // The spec's 404 shape (its values are the response factory's business).
     expect(missing.headers['content-type']).toBe('application/problem+json');
     expect(Object.keys(json(missing))).toEqual(expect.arrayContaining(['type', 'title', 'status']));
-    expect(await engine.events(episode.id)).toHaveLength(before);
+    expect(await engine.events('test', episode.id)).toHaveLength(before);
   });
 
   it('changes the stored state the verb names and answers with the stored record', async () => {
@@ -82,7 +82,7 @@ describe(ItemActions.name, () => {
   it('tells each change as a domain event named for the verb, beside the update', async () => {
     const id = await openTicket();
     await call('POST', `/tickets/${id}/escalate`);
-    const names = (await engine.events(episode.id))
+    const names = (await engine.events('test', episode.id))
       .map((e) => e.event)
       .filter((e) => e.type === 'domain' && (e.data as { id?: unknown }).id === String(id))
       .map((e) => (e as { name: string }).name);

@@ -56,14 +56,14 @@ describe(ServiceBehaviours.name, () => {
   it("refuses a transition from a state it does not allow with the spec's 409, naming the state", async () => {
     const ticket = await open('low');
     expect((await call('POST', `/tickets/${String(ticket.id)}/close`)).status).toBe(200);
-    const before = (await engine.events(episode.id)).length;
+    const before = (await engine.events('test', episode.id)).length;
     const again = await call('POST', `/tickets/${String(ticket.id)}/escalate`);
     expect(again.status).toBe(409);
     expect(JSON.stringify(json(again))).toContain('is closed');
     // An update of a closed ticket is refused as well, and nothing was written.
     expect((await call('PATCH', `/tickets/${String(ticket.id)}`, { subject: 'x' })).status).toBe(409);
-    expect((await engine.events(episode.id)).filter((e) => e.event.type.startsWith('record.'))).toHaveLength(
-      (await engine.events(episode.id)).slice(0, before).filter((e) => e.event.type.startsWith('record.')).length,
+    expect((await engine.events('test', episode.id)).filter((e) => e.event.type.startsWith('record.'))).toHaveLength(
+      (await engine.events('test', episode.id)).slice(0, before).filter((e) => e.event.type.startsWith('record.')).length,
     );
     expect(json(await call('GET', `/tickets/${String(ticket.id)}`))).toMatchObject({ status: 'closed' });
   });
@@ -73,7 +73,7 @@ describe(ServiceBehaviours.name, () => {
     const low = await open('low');
     await call('POST', `/tickets/${String(low.id)}/close`);
     await call('POST', `/tickets/${String(high.id)}/close`);
-    const events = (await engine.events(episode.id)).map((e) => e.event);
+    const events = (await engine.events('test', episode.id)).map((e) => e.event);
     const made = events.flatMap((e) =>
       e.type === 'record.created' && e.table === 'helpdesk/surveys' ? [e.record] : [],
     );
@@ -82,7 +82,7 @@ describe(ServiceBehaviours.name, () => {
     ]);
     const survey = await call('GET', `/surveys/${String(made[0].id)}`);
     expect(json(survey)).toMatchObject({ ticket_id: high.id });
-    const names = (await engine.events(episode.id)).map((e) => e.event).filter((e) => e.type === 'domain');
+    const names = (await engine.events('test', episode.id)).map((e) => e.event).filter((e) => e.type === 'domain');
     expect(names.map((e) => (e as { name: string }).name)).toContain('helpdesk.surveys.created');
   });
 });

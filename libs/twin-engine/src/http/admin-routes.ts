@@ -186,29 +186,29 @@ const route = async (
   }
   const [, episodeId, , action] = match;
   if (method === 'GET' && !action) {
-    writeJson(response, 200, describe(await engine.episode(episodeId)));
+    writeJson(response, 200, describe(await engine.episode(tenantId, episodeId)));
   } else if (method === 'POST' && action === 'close') {
-    const episode = await engine.episode(episodeId);
+    const episode = await engine.episode(tenantId, episodeId);
     await episode.close();
     writeJson(response, 200, describe(episode));
   } else if (method === 'POST' && action === 'reset') {
-    writeJson(response, 200, describe(await engine.reset(episodeId)));
+    writeJson(response, 200, describe(await engine.reset(tenantId, episodeId)));
   } else if (method === 'POST' && action === 'fork') {
     const request = parseJson(forkRequest, body, response);
     if (request) {
-      writeJson(response, 201, describe(await engine.fork(episodeId, request.atSeq)));
+      writeJson(response, 201, describe(await engine.fork(tenantId, episodeId, request.atSeq)));
     }
   } else if (method === 'PUT' && action === 'faults') {
     const faults = parseJson(faultSettings, body, response);
     if (faults) {
-      const episode = await engine.episode(episodeId);
-      await engine.setFaults(episodeId, faults);
+      const episode = await engine.episode(tenantId, episodeId);
+      await engine.setFaults(tenantId, episodeId, faults);
       writeJson(response, 200, describe(episode));
     }
   } else if (method === 'POST' && action === 'records') {
     const request = parseJson(recordPatch, body, response);
     if (request) {
-      const episode = await engine.episode(episodeId);
+      const episode = await engine.episode(tenantId, episodeId);
       const patched = request.create
         ? await episode.seedRecord(request.table, request.id, request.set)
         : await episode.patchRecord(request.table, request.id, request.set);
@@ -227,7 +227,7 @@ const route = async (
     // An outside party of a scenario gets its account (a mailbox) before anyone writes to it.
     const request = parseJson(enrolment, body, response);
     if (request) {
-      const episode = await engine.episode(episodeId);
+      const episode = await engine.episode(tenantId, episodeId);
       const enrolled = await episode.enrol(request.service, { address: request.address, name: request.name });
       if (enrolled === 'closed') {
         throw new EpisodeClosedError(episodeId);
@@ -242,7 +242,7 @@ const route = async (
     }
   } else if (method === 'GET' && action === 'records') {
     // The records as the twins hold them, for judging an outcome: every table's name, or one table's records.
-    const episode = await engine.episode(episodeId);
+    const episode = await engine.episode(tenantId, episodeId);
     const table = new URLSearchParams(query).get('table');
     if (table === null) {
       writeJson(response, 200, { tables: [...episode.twin.world.tables.keys()] });
@@ -255,7 +255,7 @@ const route = async (
   } else if (method === 'GET' && action === 'log') {
     // The whole log as judging reads it: what happened in the products' terms, record changes and refusals.
     const after = Number(new URLSearchParams(query).get('after') ?? 0);
-    const logged = await engine.events(episodeId, Number.isFinite(after) ? after : 0);
+    const logged = await engine.events(tenantId, episodeId, Number.isFinite(after) ? after : 0);
     const judged = logged.filter(
       ({ event }) => event.type === 'domain' || event.type === 'operation.refused' || event.type.startsWith('record.'),
     );
@@ -264,7 +264,7 @@ const route = async (
     // A persona's token, asked for by the worker with the operator key: secrets never travel in workflow inputs.
     const request = parseJson(credentialRequest, body, response);
     if (request) {
-      const episode = await engine.episode(episodeId);
+      const episode = await engine.episode(tenantId, episodeId);
       const token = episode.tokenFor(request.service, request.principal, request.scopes);
       writeJson(
         response,
@@ -276,7 +276,7 @@ const route = async (
     }
   } else if (method === 'GET' && action === 'events') {
     const after = Number(new URLSearchParams(query).get('after') ?? 0);
-    const logged = await engine.events(episodeId, Number.isFinite(after) ? after : 0);
+    const logged = await engine.events(tenantId, episodeId, Number.isFinite(after) ? after : 0);
     writeJson(response, 200, {
       events: logged.flatMap((entry) =>
         entry.event.type === 'domain'
@@ -297,7 +297,7 @@ const route = async (
   } else if (method === 'POST' && action === 'clock') {
     const request = parseJson(clockRequest, body, response);
     if (request) {
-      const episode = await engine.episode(episodeId);
+      const episode = await engine.episode(tenantId, episodeId);
       try {
         await episode.advanceClock(request.at);
         writeJson(response, 200, describe(episode));

@@ -46,13 +46,14 @@ const refuseTraversal = (response: ServerResponse): void =>
  */
 const refuseTraversalAsTwin = async (
   engine: TwinEngine,
+  tenantId: string,
   episodeId: string,
   serviceName: string,
   method: string,
   path: string,
   response: ServerResponse,
 ): Promise<void> => {
-  const episode = engine.loadedEpisode(episodeId) ?? (await engine.episode(episodeId));
+  const episode = engine.loadedEpisode(tenantId, episodeId) ?? (await engine.episode(tenantId, episodeId));
   const twin = episode.twin.services.get(serviceName);
   if (!twin) {
     refuseTraversal(response);
@@ -81,6 +82,7 @@ const isOperator = (request: IncomingMessage, operatorKey: Buffer): boolean => {
  */
 const onRecord = async (
   engine: TwinEngine,
+  tenantId: string,
   episodeId: string | undefined,
   operationId: string,
   status: number,
@@ -89,7 +91,7 @@ const onRecord = async (
   if (!episodeId) {
     return;
   }
-  const episode = await engine.episode(episodeId).catch(() => undefined);
+  const episode = await engine.episode(tenantId, episodeId).catch(() => undefined);
   await episode?.recordOperatorAttempt(operationId, status, reason.slice(0, 300)).catch(() => undefined);
 };
 
@@ -159,6 +161,7 @@ const serveGateway = async (
     refuseTraversal(response);
     await onRecord(
       engine,
+      tenantId,
       /^\/e\/([^/]+)\//.exec(path)?.[1],
       'twin.traversal',
       400,
@@ -178,6 +181,7 @@ const serveGateway = async (
       const [, episodeId, action = 'episode'] = /^\/_mirror\/episodes\/([^/]+)(?:\/([^/]+))?/.exec(path) ?? [];
       await onRecord(
         engine,
+        tenantId,
         episodeId,
         `operator.${action}`,
         401,
@@ -198,7 +202,7 @@ const serveGateway = async (
     return;
   }
   const [, episodeId, serviceName, rest = '/'] = match;
-  const [episode, body] = await Promise.all([engine.episode(episodeId), readBody(request)]);
+  const [episode, body] = await Promise.all([engine.episode(tenantId, episodeId), readBody(request)]);
   const service = episode.twin.services.get(serviceName);
   const relative = stripBase(rest, service?.basePath ?? '');
   const url = `http://${request.headers.host ?? 'localhost'}${path}`;
@@ -211,6 +215,7 @@ const serveGateway = async (
  */
 export const createServiceOriginServer = (
   engine: TwinEngine,
+  tenantId: string,
   episodeId: string,
   serviceName: string,
   log: GatewayLog,
@@ -219,13 +224,13 @@ export const createServiceOriginServer = (
     const { path, query } = splitUrl(request.url ?? '/');
     if (isTraversal(path)) {
       request.resume();
-      void refuseTraversalAsTwin(engine, episodeId, serviceName, request.method ?? 'GET', path, response).catch(
+      void refuseTraversalAsTwin(engine, tenantId, episodeId, serviceName, request.method ?? 'GET', path, response).catch(
         (error: unknown) => fail(response, error, log),
       );
       return;
     }
     const url = `http://${request.headers.host ?? 'localhost'}${path}`;
-    const ready = engine.loadedEpisode(episodeId);
+    const ready = engine.loadedEpisode(tenantId, episodeId);
     if (ready && (request.method === 'GET' || request.method === 'HEAD')) {
       // The hot path: a read of an episode in memory is answered without a promise in between.
       request.resume();
@@ -243,7 +248,7 @@ export const createServiceOriginServer = (
       return;
     }
     void (async () => {
-      const [episode, body] = await Promise.all([engine.episode(episodeId), readBody(request)]);
+      const [episode, body] = await Promise.all([engine.episode(tenantId, episodeId), readBody(request)]);
       const relative = stripBase(path, episode.twin.services.get(serviceName)?.basePath ?? '');
       writeResponse(response, await episode.handle(serviceName, toTwinRequest(request, relative, query, body), url));
     })().catch((error: unknown) => fail(response, error, log));

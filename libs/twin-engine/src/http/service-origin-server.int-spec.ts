@@ -19,7 +19,7 @@ describe('a service origin refusing paths that could mean another route', () => 
     const { model, version } = await ingestStack({ kind: 'path', path: notes });
     const engine = new TwinEngine(new InMemoryEpisodeStore(), new StaticStackSource(model), new Map());
     const episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed: 3 });
-    server = createServiceOriginServer(engine, episode.id, [...episode.twin.services.keys()][0], {
+    server = createServiceOriginServer(engine, 'test', episode.id, [...episode.twin.services.keys()][0], {
       error: (message) => console.error(message),
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

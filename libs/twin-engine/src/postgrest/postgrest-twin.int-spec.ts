@@ -291,13 +291,13 @@ describe('a data twin through @supabase/postgrest-js', () => {
     expect(mine.data).toHaveLength(1);
     expect(theirs.data).toEqual([]);
     const agent = (episode.twin.world.company as Company).agent.id;
-    const events = await engine.events(episode.id);
+    const events = await engine.events('test', episode.id);
     const created = events.filter((e) => e.event.type === 'record.created');
     expect(created.map((e) => (e.event as { table: string }).table)).toContain('shop/books');
     expect(created.every((e) => e.actor === agent)).toBe(true);
     // A rebuilt episode (after a restart) reads the same rows from its log.
     engine.evict(episode.id);
-    episode = await engine.episode(episode.id);
+    episode = await engine.episode('test', episode.id);
     expect((await client().from('books').select('id, title').eq('id', 1001)).data).toEqual([
       { id: 1001, title: 'Quiet, revised' },
     ]);
@@ -454,7 +454,7 @@ describe('a data twin through @supabase/postgrest-js', () => {
       .from('books')
       .insert({ id: 5001, author_id: 1, title: 'x', price: 1 });
     expect([foreign.status, foreign.error?.code]).toEqual([401, 'PGRST301']);
-    const events = await engine.events(episode.id);
+    const events = await engine.events('test', episode.id);
     expect(events.some((e) => e.event.type === 'operation.refused' && e.event.status === 401)).toBe(true);
     expect((await client().from('books').select('id').eq('id', 5001)).data).toEqual([]);
   });
