@@ -26,7 +26,7 @@ import {
   Tracing,
   tracingFromConfig,
 } from '@libs/telemetry';
-import { createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
+import { CachedStackSource, createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
@@ -166,7 +166,7 @@ const startServices = async (
   // `signals` still routes nothing but keeps its place for the episodes' handles (live episodes forget theirs there).
   const engine = new TwinEngine(
     new PostgresEpisodeStore(database.dataSource),
-    new RepositoryStackSource(stacks),
+    new CachedStackSource(new RepositoryStackSource(stacks)),
     builtInPacks,
     memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
   );

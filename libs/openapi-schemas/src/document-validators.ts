@@ -29,6 +29,27 @@ const openApiFormats: Record<string, (value: string | number) => boolean> = {
  * cached: a 659-operation spec pays only for the operations that are called.
  */
 export class DocumentValidators {
+  private static readonly shared = new WeakMap<object, Map<Dialect, DocumentValidators>>();
+
+  /**
+   * The validators of a document, one set per document object and dialect, shared by every world built from the same
+   * model: compiling a schema costs milliseconds and a rollout builds a world per seed, each with the same schemas.
+   * Held only as long as the document is (a stack model dropped from memory takes its validators with it).
+   */
+  static of(document: Record<string, unknown>, dialect: Dialect): DocumentValidators {
+    let byDialect = DocumentValidators.shared.get(document);
+    if (!byDialect) {
+      byDialect = new Map();
+      DocumentValidators.shared.set(document, byDialect);
+    }
+    let validators = byDialect.get(dialect);
+    if (!validators) {
+      validators = new DocumentValidators(document, dialect);
+      byDialect.set(dialect, validators);
+    }
+    return validators;
+  }
+
   private readonly ajv: Ajv;
   private readonly cache = new Map<string, ValidateFunction>();
   private readonly bySchema = new WeakMap<object, ValidateFunction>();
@@ -101,7 +122,11 @@ export class DocumentValidators {
   validatorForSchema(schema: object): ValidateFunction {
     let validate = this.bySchema.get(schema);
     if (!validate) {
-      validate = this.compile(undefined, () => convertSchema(schema, this.conversion) as object);
+      const converted = convertSchema(schema, this.conversion) as object;
+      validate = this.compile(undefined, () => converted);
+      // ajv keeps every schema it compiled, by the object, for the life of its instance; this one is held by the
+      // source schema instead (the WeakMap above), so a schema built per call is not kept for as long as the document.
+      this.ajv.removeSchema(converted);
       this.bySchema.set(schema, validate);
     }
     return validate;
