@@ -120,14 +120,22 @@ export class DocumentValidators {
 
   /** The validator for a schema object taken from this document (its references resolve against the document). */
   validatorForSchema(schema: object): ValidateFunction {
-    let validate = this.bySchema.get(schema);
+    // A bare reference (an operation plan's parameter, made anew for every world built) is the same schema whatever
+    // the object: kept by what it names, so it is compiled once per document.
+    const reference = referenceOnly(schema);
+    const key = reference === undefined ? undefined : `reference ${reference}`;
+    let validate = key === undefined ? this.bySchema.get(schema) : this.cache.get(key);
     if (!validate) {
       const converted = convertSchema(schema, this.conversion) as object;
       validate = this.compile(undefined, () => converted);
       // ajv keeps every schema it compiled, by the object, for the life of its instance; this one is held by the
       // source schema instead (the WeakMap above), so a schema built per call is not kept for as long as the document.
       this.ajv.removeSchema(converted);
-      this.bySchema.set(schema, validate);
+      if (key === undefined) {
+        this.bySchema.set(schema, validate);
+      } else {
+        this.cache.set(key, validate);
+      }
     }
     return validate;
   }
@@ -187,6 +195,13 @@ const dropIdentities = (document: Record<string, unknown>): { pointer: string; k
   };
   visit(document, '');
   return dropped;
+};
+
+/** The target of a schema that is nothing but a `$ref`. */
+const referenceOnly = (schema: object): string | undefined => {
+  const keys = Object.keys(schema);
+  const reference = (schema as { $ref?: unknown }).$ref;
+  return keys.length === 1 && typeof reference === 'string' ? reference : undefined;
 };
 
 const lenient = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;
