@@ -15,7 +15,8 @@ const [databaseUrl, budgetArgument, episodesArgument] = process.argv.slice(2);
 const budgetMb = Number(budgetArgument);
 const episodes = Number(episodesArgument);
 const writesPerEpisode = 12;
-const sampleEvery = 25;
+/** Ten samples over the run (every 25 episodes at the least). */
+const sampleEvery = Math.max(25, Math.round(episodes / 10));
 
 const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024);
 

@@ -241,9 +241,8 @@ export const runThroughputBenchmarks = async (): Promise<void> => {
     console.log(
       `\nat ${top} at once: ${Math.round(topRate).toLocaleString('en')} episodes/hour — target ${target.toLocaleString('en')}: ${topRate >= target ? 'met' : 'NOT met'}`,
     );
-    const retainedGrowth = ((memoryEnd.rssMb - memoryStart.rssMb) / Math.max(1, played - playedAtStart)) * 1000;
     console.log(
-      `memory: host peak RSS ${Math.round(hostUse.peakMb)} MB over ${played} episodes (Temporal dev server peak ${Math.round(temporalPeak)} MB); RSS after a full GC went ${Math.round(memoryStart.rssMb)} → ${Math.round(memoryEnd.rssMb)} MB (heap ${Math.round(memoryStart.heapMb)} → ${Math.round(memoryEnd.heapMb)} MB) over ${played - playedAtStart} episodes: ${Math.round(retainedGrowth)} MB retained per 1,000 episodes (worlds and finished episodes stay in memory until eviction exists)`,
+      `memory: host peak RSS ${Math.round(hostUse.peakMb)} MB over ${played} episodes (Temporal dev server peak ${Math.round(temporalPeak)} MB); RSS after a full GC went ${Math.round(memoryStart.rssMb)} → ${Math.round(memoryEnd.rssMb)} MB (heap ${Math.round(memoryStart.heapMb)} → ${Math.round(memoryEnd.heapMb)} MB) over ${played - playedAtStart} episodes, while the twins' budget (MIRROR_TWIN_MEMORY_MB, ${process.env.MIRROR_TWIN_MEMORY_MB ?? 512} MB) fills: too few episodes to say what 1,000 cost (the memory benchmark, \`--only=memory\`, does)`,
     );
 
     // One worker against two, interleaved: the second is started before and stopped after each of its batches.

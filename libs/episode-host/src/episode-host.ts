@@ -28,7 +28,8 @@ import {
   Tracing,
   tracingFromConfig,
 } from '@libs/telemetry';
-import { createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
+import { serveInProcess } from '@libs/twin-client';
+import { CachedStackSource, createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
@@ -171,7 +172,7 @@ const startServices = async (
   stops.push(() => calls.close());
   const engine = new TwinEngine(
     new PostgresEpisodeStore(database.dataSource),
-    new RepositoryStackSource(stacks),
+    new CachedStackSource(new RepositoryStackSource(stacks)),
     builtInPacks,
     memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
     calls,
@@ -185,6 +186,9 @@ const startServices = async (
   observeGateway(gateway, { tenantId: config.MIRROR_TENANT, metricsKey: operatorKey });
   const gatewayPort = await listen(gateway, options.gatewayPort ?? 0);
   stops.push(() => new Promise((resolve) => gateway.close(resolve)));
+  // Personas', the operator's and in-process agents' twin calls reach it without a socket; agents over HTTP still can.
+  const unserve = serveInProcess(`http://127.0.0.1:${gatewayPort}`, gateway);
+  stops.push(() => Promise.resolve(unserve()));
   const nativeConnection = await NativeConnection.connect({ address: temporal.address });
   stops.push(() => nativeConnection.close());
   const connection = await Connection.connect({ address: temporal.address });

@@ -29,6 +29,27 @@ const openApiFormats: Record<string, (value: string | number) => boolean> = {
  * cached: a 659-operation spec pays only for the operations that are called.
  */
 export class DocumentValidators {
+  private static readonly shared = new WeakMap<object, Map<Dialect, DocumentValidators>>();
+
+  /**
+   * The validators of a document, one set per document object and dialect, shared by every world built from the same
+   * model: compiling a schema costs milliseconds and a rollout builds a world per seed, each with the same schemas.
+   * Held only as long as the document is (a stack model dropped from memory takes its validators with it).
+   */
+  static of(document: Record<string, unknown>, dialect: Dialect): DocumentValidators {
+    let byDialect = DocumentValidators.shared.get(document);
+    if (!byDialect) {
+      byDialect = new Map();
+      DocumentValidators.shared.set(document, byDialect);
+    }
+    let validators = byDialect.get(dialect);
+    if (!validators) {
+      validators = new DocumentValidators(document, dialect);
+      byDialect.set(dialect, validators);
+    }
+    return validators;
+  }
+
   private readonly ajv: Ajv;
   private readonly cache = new Map<string, ValidateFunction>();
   private readonly bySchema = new WeakMap<object, ValidateFunction>();
@@ -99,10 +120,22 @@ export class DocumentValidators {
 
   /** The validator for a schema object taken from this document (its references resolve against the document). */
   validatorForSchema(schema: object): ValidateFunction {
-    let validate = this.bySchema.get(schema);
+    // A bare reference (an operation plan's parameter, made anew for every world built) is the same schema whatever
+    // the object: kept by what it names, so it is compiled once per document.
+    const reference = referenceOnly(schema);
+    const key = reference === undefined ? undefined : `reference ${reference}`;
+    let validate = key === undefined ? this.bySchema.get(schema) : this.cache.get(key);
     if (!validate) {
-      validate = this.compile(undefined, () => convertSchema(schema, this.conversion) as object);
-      this.bySchema.set(schema, validate);
+      const converted = convertSchema(schema, this.conversion) as object;
+      validate = this.compile(undefined, () => converted);
+      // ajv keeps every schema it compiled, by the object, for the life of its instance; this one is held by the
+      // source schema instead (the WeakMap above), so a schema built per call is not kept for as long as the document.
+      this.ajv.removeSchema(converted);
+      if (key === undefined) {
+        this.bySchema.set(schema, validate);
+      } else {
+        this.cache.set(key, validate);
+      }
     }
     return validate;
   }
@@ -162,6 +195,13 @@ const dropIdentities = (document: Record<string, unknown>): { pointer: string; k
   };
   visit(document, '');
   return dropped;
+};
+
+/** The target of a schema that is nothing but a `$ref`. */
+const referenceOnly = (schema: object): string | undefined => {
+  const keys = Object.keys(schema);
+  const reference = (schema as { $ref?: unknown }).$ref;
+  return keys.length === 1 && typeof reference === 'string' ? reference : undefined;
 };
 
 const lenient = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;

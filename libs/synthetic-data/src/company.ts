@@ -328,6 +328,31 @@ export const synthesizeCompany = (
   declaration: CompanyDeclaration = {},
 ): Company => {
   const size: CompanySizes = { ...defaultCompanySizes, ...sizes };
+  // The world's twins and the episode's personas each need the company of the same seed, often at the same moment:
+  // it is built once (a few hundred people, each from a freshly seeded stream: tens of milliseconds) and shared.
+  const key = JSON.stringify([seed, size, declaration]);
+  const known = recentCompanies.get(key);
+  if (known) {
+    recentCompanies.delete(key);
+    recentCompanies.set(key, known);
+    return known;
+  }
+  const company = buildCompany(seed, size, declaration);
+  recentCompanies.set(key, company);
+  for (const oldest of recentCompanies.keys()) {
+    if (recentCompanies.size <= recentCompanyCount) {
+      break;
+    }
+    recentCompanies.delete(oldest);
+  }
+  return company;
+};
+
+/** Companies built lately, least recently used first: as many as a process has episodes starting at once, and more. */
+const recentCompanies = new Map<string, Company>();
+const recentCompanyCount = 64;
+
+const buildCompany = (seed: number, size: CompanySizes, declaration: CompanyDeclaration): Company => {
   const faker = new Faker({ locale: [en, base] });
   const generated = generatedIdentity(seed, faker);
   const companyName = declaration.name ?? generated.name;

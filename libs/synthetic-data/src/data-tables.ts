@@ -90,7 +90,7 @@ export const buildDataTables = (
       relation.from.fields.length === relation.to.fields.length,
   );
   const faker = new Faker({ locale: [en, base] });
-  const validators = new DocumentValidators(service.document, service.dialect);
+  const validators = DocumentValidators.of(service.document, service.dialect);
   const synthesizer = new ValueSynthesizer(service.document, faker, {
     ...defaultSynthesisOptions,
     isValid: (schema, value) => {

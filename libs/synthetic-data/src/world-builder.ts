@@ -326,7 +326,7 @@ export const buildWorld = (model: StackModel, stackVersion: string, seed: number
   let recordCount = 0;
   // A twin pack's service brings its own tables (see the twin engine); only specs of the stack's own are synthesized.
   for (const service of model.services.filter((s) => !s.pack)) {
-    const validators = new DocumentValidators(service.document, service.dialect);
+    const validators = DocumentValidators.of(service.document, service.dialect);
     const synthesizer = new ValueSynthesizer(service.document, faker, {
       ...defaultSynthesisOptions,
       direction: 'response',

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 
+import { fetchInProcess, GatewayAnswer } from './in-process-gateways';
+
 /**
  * How every process of a scaled-out deployment reaches an episode's twins when there are several gateways: each
  * episode has ONE gateway at a time, the same for every process (the agent's runner, the personas' activities on any
@@ -53,14 +55,15 @@ export const fetchOnGateways = async (
   path: string,
   init: RequestInit,
   resendable: boolean,
-): Promise<Response> => {
+): Promise<GatewayAnswer> => {
   const order = gatewayOrder(episodeId, gateways);
   const now = Date.now();
   const down = (gateway: string) => (unreachableUntil.get(gateway) ?? 0) > now;
   let failure: unknown;
   for (const gateway of [...order.filter((g) => !down(g)), ...order.filter(down)]) {
     try {
-      const response = await fetch(`${gateway}${path}`, init);
+      // A gateway of this very process is called without the loopback (see `serveInProcess`).
+      const response = await (fetchInProcess(gateway, path, init) ?? fetch(`${gateway}${path}`, init));
       unreachableUntil.delete(gateway);
       return response;
     } catch (error) {

@@ -1,2 +1,3 @@
 export * from './twin-client';
 export { episodeGateway, gatewayLostSince, gatewayOrder } from './gateway-pool';
+export { fetchInProcess, serveInProcess } from './in-process-gateways';

@@ -185,7 +185,7 @@ export class OperatorClient {
       // An operator's write (a clock move) that may have been done is left to the activity's own retry.
       method === 'GET',
     );
-    return { status: response.status, body: (await response.json()) as T };
+    return { status: response.status, body: JSON.parse(await response.text()) as T };
   }
 
   /** Gives someone outside the company an account on a service (a mailbox), so they can be written to and write. */

@@ -7,6 +7,7 @@ export * from './service-twin';
 export * from './operation-plan';
 export * from './stack-twin';
 export * from './twin-engine';
+export * from './cached-stack-source';
 export * from './in-memory-episode-store';
 export * from './msw-handlers';
 export * from './http/gateway-server';

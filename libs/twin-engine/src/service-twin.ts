@@ -129,7 +129,7 @@ export class ServiceTwin {
         ...(this.plans.some((plan) => plan.parameters.some((p) => p.in === 'cookie')) ? ['cookie'] : []),
       ]),
     ];
-    this.validators = new DocumentValidators(service.document, service.dialect);
+    this.validators = DocumentValidators.of(service.document, service.dialect);
     this.responses = new ResponseFactory(service, this.validators, seed);
     for (const plan of this.plans) {
       const { route, names } = toRoute(plan.operation.path);

@@ -54,17 +54,12 @@ export interface PurchaseOrder {
   lines: { quantity: number; unit_price: number }[];
 }
 
-const companies = new Map<string, Company>();
-/** The episode's company, rebuilt from its seed, sizes and declaration (deterministic: every worker, same people). */
-export const companyOf = (instance: TaskInstance): Company => {
-  const key = JSON.stringify([instance.worldSeed, instance.companySizes, instance.companyDeclaration]);
-  let company = companies.get(key);
-  if (!company) {
-    company = synthesizeCompany(instance.worldSeed, instance.companySizes, instance.companyDeclaration);
-    companies.set(key, company);
-  }
-  return company;
-};
+/**
+ * The episode's company, rebuilt from its seed, sizes and declaration (deterministic: every worker, same people).
+ * `synthesizeCompany` keeps the recent ones (a map here kept every episode's company for the life of the process).
+ */
+export const companyOf = (instance: TaskInstance): Company =>
+  synthesizeCompany(instance.worldSeed, instance.companySizes, instance.companyDeclaration);
 
 /** A persona's tokens, issued by the operator for the person it acts as. */
 export const tokensOf = (operator: OperatorClient, services: EpisodeServices) => ({
