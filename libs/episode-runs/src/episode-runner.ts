@@ -105,8 +105,17 @@ const planInsight = (context: RunnerContext, episodeId: string, subject: Predica
 
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
-/** When the episode's workflow hands over to a new run, when a caller (a test) wants it sooner than the defaults. */
-type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continueAsNewAfterUpdates'>;
+/**
+ * When the episode's workflow hands over to a new run, when a caller (a test) wants it sooner than the defaults; and
+ * the lease this process keeps on an episode whose agent it plays (`EpisodeWorkflowInput.leaseSeconds`).
+ */
+type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continueAsNewAfterUpdates' | 'leaseSeconds'>;
+
+/**
+ * The lease of an episode whose agent runs in this process (`runEpisode`): a process killed mid-episode leaves it
+ * open this long, not to its wall-clock limit. Renewed every third of it, so two renewals may be lost or late.
+ */
+export const episodeLeaseSeconds = 60;
 
 /**
  * Brings this process's copy of an episode up to its log, when another process (a shared gateway) writes it: the
@@ -212,7 +221,11 @@ export const startEpisode = async (
     unpin();
     throw error;
   });
-  signals.register(episode.id, handle, unpin);
+  const renewing = renewLease(handle, options.leaseSeconds);
+  signals.register(episode.id, handle, () => {
+    unpin();
+    renewing?.stop();
+  });
   mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
@@ -283,6 +296,7 @@ export const startEpisode = async (
     now: () => episode.now(),
     wait: async (businessDays?: number) => {
       const request: WaitRequest = businessDays === undefined ? {} : { businessDays };
+      renewing?.renewed();
       const waited = outcome
         ? undefined
         : await unlessEnded(() =>
@@ -320,6 +334,31 @@ export const startEpisode = async (
 };
 
 /**
+ * Keeps an episode's lease while this process lives: a `renewLease` signal every third of it, skipped when an update
+ * (which renews it too) went out since. `stop` when the episode is forgotten.
+ */
+const renewLease = (handle: WorkflowHandle, leaseSeconds: number | undefined) => {
+  if (leaseSeconds === undefined) {
+    return undefined;
+  }
+  const every = (leaseSeconds * 1000) / 3;
+  let contact = Date.now();
+  const timer = setInterval(() => {
+    if (Date.now() - contact >= every) {
+      contact = Date.now();
+      handle.signal(episodeWorkflowNames.renewLease).catch(() => undefined);
+    }
+  }, every / 2);
+  timer.unref();
+  return {
+    renewed: () => {
+      contact = Date.now();
+    },
+    stop: () => clearInterval(timer),
+  };
+};
+
+/**
  * One episode of a scenario with an agent: the episode on the twins, its workflow on Temporal, and the agent acting
  * through the twins until it finishes (or the workflow ends it). Returns the workflow's outcome.
  */
@@ -332,12 +371,13 @@ export const runEpisode = async (
   options: HandOver & { stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
   const started = Date.now();
+  const { stopGraceMs, ...handOver } = options;
   const { episode, handle, session, conduct, finished, instance, startAt, gatewayUrl } = await startEpisode(
     context,
     signals,
     scenario,
     seed,
-    options,
+    { leaseSeconds: episodeLeaseSeconds, ...handOver },
   );
   try {
     const agent =
@@ -359,7 +399,7 @@ export const runEpisode = async (
       () => true,
       () => false,
     );
-    const crash = await runAgent(agent, session, conduct, workflowEnded, options.stopGraceMs ?? 30_000);
+    const crash = await runAgent(agent, session, conduct, workflowEnded, stopGraceMs ?? 30_000);
     if (context.gateways && context.gateways.length > 0 && (await gatewayLostSince(gatewayUrl, started))) {
       // Its twins moved to another gateway mid-episode: what the agent saw of them is not what an agent is graded on.
       conduct.infrastructureFaults.push(`the episode's gateway ${gatewayUrl} was lost while the agent played`);
