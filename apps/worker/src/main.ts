@@ -16,8 +16,8 @@ type Stops = (() => Promise<unknown>)[];
 
 /**
  * With MIRROR_GATEWAY_URL, the worker also plays rollout trials (of any stored stack version) through those
- * gateways. It lets a trial it began run to its end when it stops (longer, the orchestrator kills it and Temporal
- * plays the trial again elsewhere).
+ * gateways. It lets a trial it began run to its end when it stops, for MIRROR_STOP_GRACE_SECONDS (longer, the trial
+ * is cut and Temporal plays it again elsewhere).
  */
 const startTrialWorker = async (
   config: MirrorConfig,
@@ -49,7 +49,7 @@ const startTrialWorker = async (
     tenantId: config.MIRROR_TENANT,
     store: new RolloutRepository(database.dataSource),
     play,
-    shutdownGraceTime: '10 minutes',
+    shutdownGraceTime: config.MIRROR_STOP_GRACE_SECONDS * 1000,
   });
 };
 
