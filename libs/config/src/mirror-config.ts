@@ -160,7 +160,7 @@ export const mirrorConfigSchema = z.object({
     .optional()
     .describe(
       'An OTLP/HTTP collector (`http://collector:4318`): traces of every episode go to `{endpoint}/v1/traces`. ' +
-        'Unset: no traces are recorded. Needs the `@opentelemetry/exporter-trace-otlp-http` package installed.',
+        'Unset: no traces are recorded.',
     ),
   OTEL_SERVICE_NAME: z
     .string()
