@@ -1,6 +1,7 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 
 import { createRolloutWorker } from '@libs/episode-worker';
+import { currentTracing, temporalWorkerPlugins } from '@libs/telemetry';
 import { RolloutRepository } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 import type { StackModel } from '@libs/stack-ingestion';
@@ -161,6 +162,8 @@ export const playRollout = async (
     stackVersion: version,
     store,
     play: trialPlayer(environment, model, rolloutAgents()),
+    // The rollout's workflow and trials in traces, each trial's episode linked to its trial.
+    plugins: temporalWorkerPlugins(currentTracing()),
   });
   const working = worker.run();
   try {

@@ -6,7 +6,13 @@ import { gatewayUrls, loadConfig, MirrorConfig, requireOperatorKey } from '@libs
 import { provideTemporal } from '@libs/embedded-services';
 import { createRolloutWorker, createWorker, voiceFromConfig } from '@libs/episode-worker';
 import { openDatabase, RolloutRepository } from '@libs/persistence';
-import { collectProcessMetrics, temporalWorkerPlugins, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
+import {
+  collectProcessMetrics,
+  currentTracing,
+  temporalWorkerPlugins,
+  tracingFromConfig,
+  useConfiguredLogger,
+} from '@libs/telemetry';
 import { sharedRolloutTaskQueue, taskQueues } from '@libs/workflow-contracts';
 
 import { startHealthServer } from './health-server';
@@ -50,6 +56,8 @@ const startTrialWorker = async (
     store: new RolloutRepository(database.dataSource),
     play,
     shutdownGraceTime: config.MIRROR_STOP_GRACE_SECONDS * 1000,
+    // The rollout's workflow and trials in traces, each trial's episode linked to its trial.
+    plugins: temporalWorkerPlugins(currentTracing()),
   });
 };
 

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { INestApplication, Logger } from '@nestjs/common';
 
 import { EpisodeLifecyclePort } from '@libs/agent-tools';
+import { protocolRequestSpans } from '@libs/telemetry';
 
 import { createEpisodeProtocols } from './episode-protocols';
 
@@ -23,6 +24,6 @@ export const mountEpisodeProtocols = (
     allowedHostnames: options.allowedHostnames,
     onError: (error) => logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error)),
   });
-  app.use(protocols.router);
+  app.use(protocolRequestSpans(), protocols.router);
   protocols.attachWebSocket(app.getHttpServer() as Server);
 };

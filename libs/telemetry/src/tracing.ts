@@ -9,6 +9,14 @@ import type { MirrorConfig } from '@libs/config';
 
 import { episodeRootIds } from './episode-trace';
 
+let current: Tracing | undefined;
+
+/**
+ * The tracing this process started, if any: a provider is the process's own (registered globally), so a worker made
+ * deep inside a command (a rollout's) traces as the process does without being handed it.
+ */
+export const currentTracing = (): Tracing | undefined => current;
+
 /** The tracer every Mirror span is made with (the Temporal interceptors use their own names). */
 export const mirrorTracer = (): Tracer => trace.getTracer('mirror');
 
@@ -38,16 +46,21 @@ export const startTracing = (options: TracingOptions): Tracing => {
     : new BatchSpanProcessor(options.exporter);
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor], idGenerator: episodeRootIds });
   provider.register();
-  return {
+  const started: Tracing = {
     resource,
     spanProcessor,
     stop: async () => {
+      if (current === started) {
+        current = undefined;
+      }
       await provider.shutdown();
       trace.disable();
       context.disable();
       propagation.disable();
     },
   };
+  current = started;
+  return started;
 };
 
 /** What a process needs of the settings to trace: where spans go and what the process is called there. */
