@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import type { MirrorConfig } from '@libs/config';
 import type { ServiceLog } from '@libs/embedded-services';
 import { episodePlayer, trialResultOf } from '@libs/episode-host';
-import { AgentForInstance, workflowIdOf, WorkflowSignals } from '@libs/episode-runs';
+import { AgentForInstance, workflowIdOf, RunningEpisodes } from '@libs/episode-runs';
 import { PlayTrial, scaledOutAgent, scaledOutAgentNames } from '@libs/episode-worker';
 import { instanceKey, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { parseTask } from '@libs/rollouts';
@@ -56,7 +56,7 @@ export const sharedGatewayTrials = async (options: SharedGatewayTrialOptions): P
   const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), stacks, builtInPacks);
   const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
   fs.mkdirSync(transcripts, { recursive: true });
-  const { play } = episodePlayer({ config, dataSource, signals: new WorkflowSignals(), log, transcripts });
+  const { play } = episodePlayer({ config, dataSource, signals: new RunningEpisodes(), log, transcripts });
   const key = await instanceKey(dataSource, config.MIRROR_INSTANCE_KEY);
   const models = new Map<string, Promise<{ version: string; model: StackModel } | undefined>>();
   const modelOf = (version: string) => {

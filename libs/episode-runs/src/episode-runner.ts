@@ -14,7 +14,6 @@ import {
   EpisodeServices,
   EpisodeWorkflowInput,
   episodeWorkflowNames,
-  SignalledEvent,
   taskQueues,
   WaitRequest,
   WaitResult,
@@ -45,31 +44,22 @@ export interface RunnerContext {
   readFile?: (file: string) => string | undefined;
 }
 
-/** Routes twin events to the workflows of the episodes this process runs. */
-export class WorkflowSignals {
-  private readonly running = new Map<string, WorkflowHandle>();
+/**
+ * The episodes this process is playing, each with what its run holds until it ends (a pin in memory, the lease's
+ * renewal): released when the episode is forgotten. Twin events no longer travel as signals (the workflow reads the
+ * log itself), so nothing is routed through here.
+ */
+export class RunningEpisodes {
   private readonly releases = new Map<string, () => void>();
 
-  /** `release` runs when the episode is forgotten: what its runner held for the run (a pin in memory). */
-  register(episodeId: string, handle: WorkflowHandle, release?: () => void): void {
-    this.running.set(episodeId, handle);
-    if (release) {
-      this.releases.set(episodeId, release);
-    }
+  register(episodeId: string, release: () => void): void {
+    this.releases.set(episodeId, release);
   }
 
   forget(episodeId: string): void {
-    this.running.delete(episodeId);
     this.releases.get(episodeId)?.();
     this.releases.delete(episodeId);
   }
-
-  readonly listener = async (episodeId: string, events: SignalledEvent[]): Promise<void> => {
-    const handle = this.running.get(episodeId);
-    if (handle) {
-      await handle.signal(episodeWorkflowNames.domainEvents, events).catch(() => undefined);
-    }
-  };
 }
 
 /** The stack's service of a pack, when it has one: any stack runs, a pack-less one too. */
@@ -151,12 +141,12 @@ const orInfrastructureError = async <T>(episodeId: string | undefined, work: () 
 };
 
 /**
- * Starts an episode of a scenario: the episode on the twins and its workflow on Temporal, registered for signals.
+ * Starts an episode of a scenario: the episode on the twins and its workflow on Temporal, registered as running.
  * Returns the workflow handle and the session an agent acts through.
  */
 export const startEpisode = async (
   context: RunnerContext,
-  signals: WorkflowSignals,
+  signals: RunningEpisodes,
   scenario: Scenario,
   seed: number,
   options: HandOver = {},
@@ -222,9 +212,9 @@ export const startEpisode = async (
     throw error;
   });
   const renewing = renewLease(handle, options.leaseSeconds);
-  signals.register(episode.id, handle, () => {
+  signals.register(episode.id, () => {
     unpin();
-    renewing?.stop();
+    renewing.stop();
   });
   mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
@@ -296,12 +286,13 @@ export const startEpisode = async (
     now: () => episode.now(),
     wait: async (businessDays?: number) => {
       const request: WaitRequest = businessDays === undefined ? {} : { businessDays };
-      renewing?.renewed();
       const waited = outcome
         ? undefined
         : await unlessEnded(() =>
-            followed(() =>
-              handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+            renewing.during(() =>
+              followed(() =>
+                handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+              ),
             ),
           );
       if (!waited) {
@@ -312,7 +303,9 @@ export const startEpisode = async (
     finish: async () => {
       if (!outcome) {
         const finished = await unlessEnded(() =>
-          followed(() => handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] })),
+          renewing.during(() =>
+            followed(() => handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] })),
+          ),
         );
         outcome = finished ?? ((await handle.result()) as EpisodeOutcome);
       }
@@ -335,24 +328,34 @@ export const startEpisode = async (
 
 /**
  * Keeps an episode's lease while this process lives: a `renewLease` signal every third of it, skipped when an update
- * (which renews it too) went out since. `stop` when the episode is forgotten.
+ * (which renews it, and holds it while it runs) went out since or is in flight. Never during `finish`: a signal
+ * arriving while the workflow's last task completes would make Temporal refuse that completion. `stop` when the
+ * episode is forgotten.
  */
 const renewLease = (handle: WorkflowHandle, leaseSeconds: number | undefined) => {
-  if (leaseSeconds === undefined) {
-    return undefined;
-  }
-  const every = (leaseSeconds * 1000) / 3;
+  const every = ((leaseSeconds ?? 0) * 1000) / 3;
   let contact = Date.now();
-  const timer = setInterval(() => {
-    if (Date.now() - contact >= every) {
-      contact = Date.now();
-      handle.signal(episodeWorkflowNames.renewLease).catch(() => undefined);
-    }
-  }, every / 2);
-  timer.unref();
+  let updating = 0;
+  const timer =
+    leaseSeconds === undefined
+      ? undefined
+      : setInterval(() => {
+          if (updating === 0 && Date.now() - contact >= every) {
+            contact = Date.now();
+            handle.signal(episodeWorkflowNames.renewLease).catch(() => undefined);
+          }
+        }, every / 2);
+  timer?.unref();
   return {
-    renewed: () => {
-      contact = Date.now();
+    /** Runs an update of the episode's workflow: the lease needs no signal meanwhile. */
+    during: async <T>(update: () => Promise<T>): Promise<T> => {
+      updating++;
+      try {
+        return await update();
+      } finally {
+        updating--;
+        contact = Date.now();
+      }
     },
     stop: () => clearInterval(timer),
   };
@@ -364,7 +367,7 @@ const renewLease = (handle: WorkflowHandle, leaseSeconds: number | undefined) =>
  */
 export const runEpisode = async (
   context: RunnerContext,
-  signals: WorkflowSignals,
+  signals: RunningEpisodes,
   scenario: Scenario,
   seed: number,
   agentFor: AgentForInstance,
