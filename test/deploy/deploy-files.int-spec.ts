@@ -44,6 +44,8 @@ const secretsEnv = { POSTGRES_PASSWORD: 'pw-for-the-test', MIRROR_OPERATOR_KEY: 
 interface ComposeService {
   image?: string;
   command?: string[];
+  stop_grace_period?: string;
+  deploy?: { replicas?: number };
   environment?: Record<string, string>;
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
@@ -74,10 +76,19 @@ describe('deploy/compose', () => {
   it('runs PostgreSQL, a Temporal server on it with its UI, and the api, gateway and worker apart, with health checks', () => {
     const services = compose.services;
     expect(Object.keys(services)).toEqual(
-      expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'migrate', 'api', 'gateway', 'worker']),
+      expect.arrayContaining([
+        'postgresql',
+        'temporal',
+        'temporal-ui',
+        'migrate',
+        'api',
+        'gateway-1',
+        'gateway-2',
+        'worker',
+      ]),
     );
     expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
-    for (const app of ['api', 'gateway', 'worker']) {
+    for (const app of ['api', 'gateway-1', 'gateway-2', 'worker']) {
       const service = services[app];
       expect(service.healthcheck?.test.join(' ')).toMatch(/healthz|readyz|health/);
       // Every app waits for the migrations to have succeeded.
@@ -89,8 +100,32 @@ describe('deploy/compose', () => {
     expect(services.migrate.command).toEqual(['bin/mirror.js', 'db', 'migrate']);
   });
 
+  /** Compose's durations as seconds (`90s`, `11m`, `1h30m`). */
+  const seconds = (duration: string | undefined): number =>
+    [...(duration ?? '').matchAll(/(\d+)(h|m|s)/g)].reduce(
+      (sum, [, n, unit]) => sum + Number(n) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's'],
+      0,
+    );
+
+  it('gives every worker every gateway by its own name, and minutes to stop, longer than Mirror takes', () => {
+    const services = compose.services;
+    const gateways = Object.entries(services).filter(([, s]) => s.command?.[0] === 'dist/apps/gateway/src/main.js');
+    expect(gateways.length).toBeGreaterThanOrEqual(2);
+    const worker = services.worker;
+    expect(worker.deploy?.replicas).toBeGreaterThanOrEqual(2);
+    // Each gateway service by its name and port, no round-robin name in front of several.
+    expect(worker.environment?.MIRROR_GATEWAY_URL?.split(',').sort()).toEqual(
+      gateways.map(([name, s]) => `http://${name}:${s.environment?.GATEWAY_PORT}`).sort(),
+    );
+    for (const [name, service] of [...gateways, ['worker', worker] as const]) {
+      const grace = Number(service.environment?.MIRROR_STOP_GRACE_SECONDS);
+      expect({ name, minutes: grace >= 120 }).toEqual({ name, minutes: true });
+      expect({ name, waitsLonger: seconds(service.stop_grace_period) > grace }).toEqual({ name, waitsLonger: true });
+    }
+  });
+
   it('sets only settings Mirror reads on its own services', () => {
-    for (const name of ['migrate', 'api', 'gateway', 'worker']) {
+    for (const name of ['migrate', 'api', 'gateway-1', 'gateway-2', 'worker']) {
       for (const variable of Object.keys(compose.services[name].environment ?? {})) {
         expect({ service: name, variable, known: settings.has(variable) }).toEqual({
           service: name,
@@ -107,6 +142,8 @@ interface K8sObject {
   metadata: { name: string; annotations?: Record<string, string> };
   spec: {
     replicas?: number;
+    serviceName?: string;
+    clusterIP?: string;
     template?: { spec: PodSpec };
   };
 }
@@ -121,8 +158,20 @@ interface Container {
 }
 interface PodSpec {
   containers: Container[];
+  terminationGracePeriodSeconds?: number;
   securityContext?: { runAsNonRoot?: boolean };
 }
+
+/** The Deployment or StatefulSet of a component (`review-mirror-<component>`). */
+const workload = (objects: K8sObject[], component: string): K8sObject => {
+  const found = objects.find(
+    (o) => ['Deployment', 'StatefulSet'].includes(o.kind) && o.metadata.name === `review-mirror-${component}`,
+  );
+  if (!found) {
+    throw new Error(`no Deployment or StatefulSet for ${component}`);
+  }
+  return found;
+};
 
 describe('deploy/helm', () => {
   const chart = deploy('helm', 'mirror');
@@ -138,13 +187,7 @@ describe('deploy/helm', () => {
 
   it('renders the api, gateway and worker with replicas, probes, resources, non-root, secrets by reference', () => {
     const objects = render('gateway.replicas=3', 'worker.replicas=4');
-    const deployment = (component: string): K8sObject => {
-      const found = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `review-mirror-${component}`);
-      if (!found) {
-        throw new Error(`no Deployment for ${component}`);
-      }
-      return found;
-    };
+    const deployment = (component: string): K8sObject => workload(objects, component);
     expect(deployment('gateway').spec.replicas).toBe(3);
     expect(deployment('worker').spec.replicas).toBe(4);
     for (const component of ['api', 'gateway', 'worker']) {
@@ -173,7 +216,24 @@ describe('deploy/helm', () => {
         .filter((o) => o.kind === 'Service')
         .map((o) => o.metadata.name)
         .sort(),
-    ).toEqual(['review-mirror-api', 'review-mirror-gateway']);
+    ).toEqual(['review-mirror-api', 'review-mirror-gateway', 'review-mirror-gateway-pods']);
+  });
+
+  it('gives every worker every gateway pod by name through a headless service, and minutes to stop', () => {
+    const objects = render('gateway.replicas=3', 'stopGraceSeconds=300');
+    const gateway = workload(objects, 'gateway');
+    expect(gateway.kind).toBe('StatefulSet');
+    const headless = objects.find((o) => o.kind === 'Service' && o.metadata.name === gateway.spec.serviceName);
+    expect(headless?.spec.clusterIP).toBe('None');
+    const env = (component: string) =>
+      new Map((workload(objects, component).spec.template?.spec.containers[0].env ?? []).map((e) => [e.name, e.value]));
+    expect(env('worker').get('MIRROR_GATEWAY_URL')?.split(',')).toEqual(
+      [0, 1, 2].map((i) => `http://review-mirror-gateway-${i}.${gateway.spec.serviceName}:4000`),
+    );
+    for (const component of ['gateway', 'worker']) {
+      expect(env(component).get('MIRROR_STOP_GRACE_SECONDS')).toBe('300');
+      expect(workload(objects, component).spec.template?.spec.terminationGracePeriodSeconds).toBeGreaterThan(300);
+    }
   });
 
   it('migrates in a hook Job before the apps of an install or upgrade', () => {

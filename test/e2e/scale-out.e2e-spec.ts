@@ -7,22 +7,23 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 
-import { repositoryRoot } from '@test/support/cli-runner';
+import { repositoryRoot, runCli } from '@test/support/cli-runner';
 import { startEpisodeHarness } from '@test/support/episode-harness';
 import { testInstanceKey } from '@test/support/instance-key';
 import { testOperatorKey } from '@test/support/operator-key';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
 import { loadConfig } from '@libs/config';
 import { episodePlayer, trialResultOf } from '@libs/episode-host';
-import { createDataSource, StackRepository } from '@libs/persistence';
+import { workflowIdOf } from '@libs/episode-runs';
+import { createDataSource } from '@libs/persistence';
 import { referenceAgents, ReferenceAgent } from '@libs/reference-agents';
-import type { RolloutPlan, RolloutReport } from '@libs/rollouts';
+import type { RolloutReport } from '@libs/rollouts';
 import { ingestStack } from '@libs/stack-ingestion';
 import {
+  EpisodeOutcome,
   RolloutProgress,
   rolloutProgressQuery,
   rolloutWorkflowId,
-  rolloutWorkflowType,
   sharedRolloutTaskQueue,
 } from '@libs/workflow-contracts';
 
@@ -107,7 +108,16 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
     };
     try {
       const { model, version } = await ingestStack({ kind: 'path', path: bundle });
-      await new StackRepository(dataSource).saveVersion(tenant, version, model);
+      const rollout = (extra: string[]) =>
+        runCli(['rollout', bundle, '--on-workers', '--agent', agent, '--tasks', scenarioId, ...extra], {
+          ...shared,
+          MIRROR_TASK_QUEUE: episodeQueue,
+        });
+
+      // Handed to workers before there are any: refused at once, naming the queue, rather than left waiting.
+      const early = await rollout(['--seeds', '1']);
+      expect(early.code).toBe(2);
+      expect(early.stderr).toContain(`no worker polls ${sharedRolloutTaskQueue(episodeQueue)}`);
 
       const gateways = await Promise.all(
         [0, 1].map(() =>
@@ -127,20 +137,15 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
       );
       apps.push(...workers.map((w) => w.child));
 
-      const plan: RolloutPlan = {
-        id: randomUUID(),
-        stackVersion: version,
-        bundle: path.basename(bundle),
-        agent,
-        tasks: Array.from({ length: episodes }, (_, i) => `${scenarioId}@${i + 1}`),
-        trials: 1,
-        concurrency: 8,
-      };
-      const handle = await temporal.workflow.start(rolloutWorkflowType, {
-        args: [plan],
-        taskQueue: sharedRolloutTaskQueue(episodeQueue),
-        workflowId: rolloutWorkflowId(plan.id),
-      });
+      // `mirror rollout --on-workers`: the command stores the stack and starts the rollout on the workers' queue.
+      const command = rollout(['--seeds', String(episodes), '--seed', '1', '--concurrency', '8', '--json']);
+      let rolloutId: string | undefined;
+      while (!rolloutId) {
+        const rows = await dataSource.query<{ id: string }[]>('SELECT id FROM rollouts');
+        rolloutId = rows[0]?.id;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const handle = temporal.workflow.getHandle(rolloutWorkflowId(rolloutId));
 
       // Mid-way: a third of the trials recorded, eight in flight.
       for (;;) {
@@ -153,8 +158,20 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
       gateways[0].child.kill('SIGKILL');
       workers[0].child.kill('SIGKILL');
       await Promise.all([exited(gateways[0].child), exited(workers[0].child)]);
+      const killedAt = Date.now();
 
-      const report = (await handle.result()) as RolloutReport;
+      const finished = await command;
+      // Its stderr shown only when it failed.
+      expect({ code: finished.code, stderr: finished.code === 0 ? '' : finished.stderr }).toEqual({
+        code: 0,
+        stderr: '',
+      });
+      const { report, rollout: plan } = JSON.parse(finished.stdout) as {
+        report: RolloutReport;
+        rollout: { id: string; status: string; tasks: string[] };
+      };
+      expect(plan).toMatchObject({ id: rolloutId, status: 'completed' });
+      expect(plan.tasks).toHaveLength(episodes);
       expect(report.overall.episodes).toBe(episodes);
       expect(report.overall.infrastructureErrors).toBe(0);
       expect(report.overall.graded).toBe(episodes);
@@ -183,6 +200,27 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
         ...new Set(played.filter((e) => !recorded.has(e.id)).map((e) => Number(e.scenario_seed))),
       ].sort((a, b) => a - b);
       expect(interrupted.length).toBeGreaterThan(0);
+
+      // None of those was left open to its wall-clock limit: those whose agent died with the killed worker ended when
+      // its lease ran out, the others when their trial was played again (or as they were, if only the recording was lost).
+      const leftOver = played.filter((e) => !recorded.has(e.id));
+      const ends = await Promise.all(
+        leftOver.map(async (episode) => {
+          const workflow = temporal.workflow.getHandle(workflowIdOf(episode.id));
+          const outcome = (await workflow.result()) as EpisodeOutcome;
+          return { outcome, closedAt: (await workflow.describe()).closeTime!.getTime() };
+        }),
+      );
+      expect(
+        ends.some((e) => e.outcome.reason.startsWith('the process playing the agent stopped renewing its lease')),
+      ).toBe(true);
+      const wallClockMs =
+        model.scenarios.find((s) => s.scenario.id === scenarioId)!.scenario.horizon.wall_clock_minutes * 60_000;
+      const lastClosed = Math.max(...ends.map((e) => e.closedAt)) - killedAt;
+      process.stderr.write(
+        `scale-out: ${leftOver.length} episodes left by the kills, all closed ${Math.round(lastClosed / 1000)} s after them\n`,
+      );
+      expect(lastClosed).toBeLessThan(wallClockMs / 2);
 
       // The undisturbed run: those seeds and a few others, one process, its own gateway and worker in process.
       const reference = await startEpisodeHarness({ worker: true, bundle });

@@ -1,16 +1,31 @@
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { INestApplication } from '@nestjs/common';
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 import { localUser } from '@libs/access';
 import { episodeApiOf } from '@libs/episode-api';
-import { EpisodeHost, startEpisodeHost } from '@libs/episode-host';
+import { mountEpisodeProtocols } from '@libs/episode-protocols';
+import { EpisodeHost, startEpisodeHost, trialResultOf } from '@libs/episode-host';
 import { LiveEpisodeRegistry } from '@libs/live-episodes';
-import { ingestStack } from '@libs/stack-ingestion';
-import { episodeTraceIds, JsonLogger, startTracing, Tracing } from '@libs/telemetry';
+import { ingestStack, StackModel } from '@libs/stack-ingestion';
+import {
+  currentTracing,
+  episodeTraceIds,
+  JsonLogger,
+  startTracing,
+  temporalWorkerPlugins,
+  Tracing,
+} from '@libs/telemetry';
+import { createRolloutWorker } from '@libs/episode-worker';
+import { RolloutRepository } from '@libs/persistence';
+import { referenceAgents } from '@libs/reference-agents';
+import type { RolloutPlan, RolloutReport } from '@libs/rollouts';
+import { rolloutTaskQueue, rolloutWorkflowId, rolloutWorkflowType } from '@libs/workflow-contracts';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
 import { testOperatorKey } from '@test/support/operator-key';
@@ -59,6 +74,8 @@ describe('episode telemetry', () => {
   let host: EpisodeHost;
   let served: { app: INestApplication; registry: LiveEpisodeRegistry };
   let api: string;
+  let model: StackModel;
+  let version: string;
 
   beforeAll(async () => {
     const write = process.stdout.write.bind(process.stdout);
@@ -79,13 +96,18 @@ describe('episode telemetry', () => {
       MIRROR_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-telemetry-')),
     });
     const folder = path.join(repositoryRoot, 'examples', 'clinic-network');
-    const { model, version } = await ingestStack({ kind: 'path', path: folder });
+    ({ model, version } = await ingestStack({ kind: 'path', path: folder }));
     host = await startEpisodeHost(
       [{ id: 'clinic-network', path: folder, model, version }],
       { log: () => undefined },
       { tracing },
     );
-    served = await episodeApiOf(host, [], new JsonLogger(), localUser(host.config.MIRROR_TENANT));
+    served = await episodeApiOf(
+      host,
+      [(app, port, admit) => mountEpisodeProtocols(app, port, admit)],
+      new JsonLogger(),
+      localUser(host.config.MIRROR_TENANT),
+    );
     await served.app.listen(0, '127.0.0.1');
     api = (await served.app.getUrl()).replace('[::1]', '127.0.0.1');
   });
@@ -229,6 +251,101 @@ describe('episode telemetry', () => {
       spans.some((s) => s.spanContext().traceId === agentTrace && s.name === 'StartWorkflow:episodeWorkflow'),
     ).toBe(true);
   });
+
+  it("traces the protocols' requests: MCP in the episode's trace, OpenEnv's in the caller's with its tool calls linked", async () => {
+    const { id, token, lookup } = await startEpisode();
+    const mcp = new McpClient({ name: 'telemetry-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${api}/v1/episodes/${id}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    await mcp.callTool({ name: lookup, arguments: { limit: 1 } });
+    await mcp.close();
+
+    const reset = await post('/openenv/clinic-network/reset', { task: 'invoice-dispute@4' });
+    expect(reset.status).toBe(200);
+    const opened = (reset.body as { metadata: { episode_id: string; token: string } }).metadata;
+    const callerTrace = 'e'.repeat(31) + '5';
+    const callerSpan = 'f'.repeat(15) + '6';
+    const step = await post(
+      '/openenv/clinic-network/step',
+      { episode_id: opened.episode_id, action: { type: 'call_tool', tool_name: lookup, arguments: { limit: 1 } } },
+      { authorization: `Bearer ${opened.token}`, traceparent: traceparent(callerTrace, callerSpan) },
+    );
+    expect(step.status).toBe(200);
+
+    const episodeTrace = episodeTraceIds(id).traceId;
+    const spans = await spansWhen((all) =>
+      all.some((s) => s.name === 'POST /openenv/:env/step' && s.spanContext().traceId === callerTrace),
+    );
+    // MCP: its requests are spans of the episode's trace, and the tool call is the child of one of them.
+    const mcpRequests = spans.filter(
+      (s) => s.name === 'POST /v1/episodes/:id/mcp' && s.attributes['mirror.episode.id'] === id,
+    );
+    expect(mcpRequests.length).toBeGreaterThan(0);
+    expect(mcpRequests.every((s) => s.spanContext().traceId === episodeTrace)).toBe(true);
+    const mcpCall = spans.find(
+      (s) => s.name === `mirror.tool_call ${lookup}` && s.attributes['mirror.episode.id'] === id,
+    )!;
+    expect(mcpRequests.map((s) => s.spanContext().spanId)).toContain(mcpCall.parentSpanContext?.spanId);
+    // OpenEnv: the step is a span of the caller's trace; the tool call it made is in the episode's, linked to it.
+    const stepSpan = spans.find((s) => s.name === 'POST /openenv/:env/step')!;
+    expect(stepSpan.parentSpanContext?.spanId).toBe(callerSpan);
+    const stepCall = spans.find(
+      (s) => s.name === `mirror.tool_call ${lookup}` && s.attributes['mirror.episode.id'] === opened.episode_id,
+    )!;
+    expect(stepCall.spanContext().traceId).toBe(episodeTraceIds(opened.episode_id).traceId);
+    expect(stepCall.links.map((l) => l.context.spanId)).toEqual([stepSpan.spanContext().spanId]);
+    expect(spans.some((s) => s.name === 'POST /openenv/:env/reset')).toBe(true);
+  });
+
+  it("traces a rollout: its workflow and trial in one trace, the trial's episode linked to the trial", async () => {
+    const environment = host.environments.get('clinic-network')!;
+    const scenario = model.scenarios.find((s) => s.scenario.id === 'invoice-dispute')!;
+    const worker = await createRolloutWorker({
+      connection: host.temporal.connection,
+      namespace: host.temporal.namespace,
+      tenantId: host.config.MIRROR_TENANT,
+      stackVersion: version,
+      store: new RolloutRepository(host.dataSource),
+      play: async ({ task }) =>
+        trialResultOf(await host.play(environment, scenario, Number(task.split('@')[1]), referenceAgents.get('idle')!)),
+      plugins: temporalWorkerPlugins(currentTracing()),
+    });
+    const plan: RolloutPlan = {
+      id: randomUUID(),
+      stackVersion: version,
+      bundle: 'clinic-network',
+      agent: 'idle',
+      tasks: ['invoice-dispute@5'],
+      trials: 1,
+      concurrency: 1,
+    };
+    const report = await worker.runUntil(
+      host.temporal.client.workflow.execute(rolloutWorkflowType, {
+        args: [plan],
+        taskQueue: rolloutTaskQueue(version),
+        workflowId: rolloutWorkflowId(plan.id),
+      }) as Promise<RolloutReport>,
+    );
+    expect(report.overall.episodes).toBe(1);
+    const [{ episode_id: episodeId }] = await host.dataSource.query<{ episode_id: string }[]>(
+      'SELECT episode_id FROM rollout_episodes WHERE rollout_id = $1',
+      [plan.id],
+    );
+
+    const spans = await spansWhen((all) => all.some((s) => s.name === 'RunActivity:playTrial'));
+    const trial = spans.find((s) => s.name === 'RunActivity:playTrial')!;
+    const rolloutTrace = spans
+      .filter((s) => s.spanContext().traceId === trial.spanContext().traceId)
+      .map((s) => s.name);
+    expect(rolloutTrace).toEqual(expect.arrayContaining(['RunWorkflow:rolloutWorkflow', 'StartActivity:playTrial']));
+    // The episode keeps a trace of its own (drawn from its id), linked to the trial that played it.
+    const root = spans.find((s) => s.name === 'mirror.episode' && s.attributes['mirror.episode.id'] === episodeId)!;
+    expect(root.spanContext().traceId).toBe(episodeTraceIds(episodeId).traceId);
+    expect(root.links.map((l) => l.context.spanId)).toContain(trial.spanContext().spanId);
+  }, 300_000);
 
   it('counts episodes, tool calls, twin requests and activities on /metrics, for the operator only', async () => {
     // Agents call the episode API: its metrics span every episode and are the operator's only.

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
 
-import { RunnerContext, WorkflowSignals } from '@libs/episode-runs';
+import { RunnerContext, RunningEpisodes } from '@libs/episode-runs';
 import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
@@ -33,7 +33,7 @@ export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: 
   });
   const stacks = new StackRepository(dataSource);
   await stacks.saveVersion('test', version, model);
-  const signals = new WorkflowSignals();
+  const signals = new RunningEpisodes();
   // As the episode host: no signal per twin event (the workflow reads the log at each wait and at the end; a signal
   // arriving while its last task runs the parties' final steps would fail that task and the agent's `finish`).
   const store = new PostgresEpisodeStore(dataSource);

@@ -1,6 +1,7 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
 
 import { createRolloutWorker } from '@libs/episode-worker';
+import { currentTracing, temporalWorkerPlugins } from '@libs/telemetry';
 import { RolloutRepository } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 import type { StackModel } from '@libs/stack-ingestion';
@@ -24,7 +25,7 @@ export interface RolloutOutcome {
 }
 
 /** A stored rollout to resume: it must exist and be of the bundle's stack version. */
-const storedPlan = async (store: RolloutRepository, tenantId: string, id: string, version: string) => {
+export const storedPlan = async (store: RolloutRepository, tenantId: string, id: string, version: string) => {
   const stored = await store.find(tenantId, id);
   if (!stored) {
     throw new UsageError(`--resume: no rollout ${id}`);
@@ -38,10 +39,108 @@ const storedPlan = async (store: RolloutRepository, tenantId: string, id: string
   return { plan, status, report };
 };
 
+/** The rollout to play: a new plan, or a stored one taken up (`undefined` plan: it already has its report). */
+export const rolloutToPlay = async (
+  store: RolloutRepository,
+  tenantId: string,
+  version: string,
+  request: { plan: RolloutPlan } | { resume: string },
+): Promise<{ plan: RolloutPlan; resumed: boolean } | RolloutOutcome> => {
+  const stored = 'resume' in request ? await storedPlan(store, tenantId, request.resume, version) : undefined;
+  if (stored?.report) {
+    const { plan, status, report } = stored;
+    return { plan, status, report, episodes: await store.episodes(tenantId, plan.id) };
+  }
+  if (stored && stored.status !== 'running') {
+    throw new UsageError(`--resume: rollout ${stored.plan.id} is ${stored.status}; it has no report`);
+  }
+  return stored
+    ? { plan: stored.plan, resumed: true }
+    : { plan: (request as { plan: RolloutPlan }).plan, resumed: false };
+};
+
+export interface FollowOptions {
+  progress: boolean;
+  log: (line: string) => void;
+  /** Where the rollout's workflow is started (a new rollout): its workers poll this queue. */
+  taskQueue: string;
+  /** Settles when the workers this process runs stop (they would leave the result unanswered). */
+  stopped?: Promise<unknown>;
+  /** How to take it up again if this process stops. */
+  resumeHint: string;
+}
+
+/**
+ * Starts a rollout's workflow (or finds the one being taken up), shows its progress, and returns the report once it
+ * has ended. The workflow, not this process, owns the rollout: whichever workers poll its queue play its trials.
+ */
+export const followRollout = async (
+  temporal: Client,
+  store: RolloutRepository,
+  tenantId: string,
+  rollout: { plan: RolloutPlan; resumed: boolean },
+  options: FollowOptions,
+): Promise<RolloutOutcome> => {
+  const { plan, resumed } = rollout;
+  const handle = resumed
+    ? temporal.workflow.getHandle(rolloutWorkflowId(plan.id))
+    : await temporal.workflow.start(rolloutWorkflowType, {
+        args: [plan],
+        taskQueue: options.taskQueue,
+        workflowId: rolloutWorkflowId(plan.id),
+      });
+  options.log(
+    `rollout ${plan.id}${resumed ? ' resumed' : ''}: ${plan.tasks.length} task${plan.tasks.length === 1 ? '' : 's'} × ${plan.trials} trial${plan.trials === 1 ? '' : 's'}, ${plan.concurrency} at once (if this process stops, ${options.resumeHint.replace('<id>', plan.id)} takes it up on the same Temporal)`,
+  );
+  const bar = options.progress ? progressBar(process.stderr) : undefined;
+  let polling = true;
+  const poll = (async () => {
+    while (polling) {
+      const progress = await handle.query<RolloutProgress>(rolloutProgressQuery).catch(() => undefined);
+      if (progress && polling) {
+        bar?.update(progress);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  const report = await Promise.race([
+    handle.result() as Promise<RolloutReport>,
+    ...(options.stopped
+      ? [
+          options.stopped.then(() => {
+            throw new Error('the rollout worker stopped before the rollout ended');
+          }),
+        ]
+      : []),
+  ])
+    .catch((error: unknown) => {
+      throw error instanceof WorkflowNotFoundError
+        ? new UsageError(
+            `--resume: rollout ${plan.id} has no workflow on this Temporal (an embedded Temporal ends with the command that started it): start a new rollout`,
+          )
+        : error;
+    })
+    .finally(() => {
+      polling = false;
+    });
+  await poll;
+  bar?.update({
+    total: report.overall.episodes,
+    done: report.overall.episodes,
+    running: 0,
+    passed: report.overall.passed,
+    infrastructureErrors: report.overall.infrastructureErrors,
+    finished: true,
+  });
+  bar?.end();
+  const status = (await store.find(tenantId, plan.id))?.status ?? 'completed';
+  return { plan, status, report, episodes: await store.episodes(tenantId, plan.id) };
+};
+
 /**
  * Starts a rollout (or takes up one whose worker died) on a worker of this process, shows its progress, and returns
- * the report once the workflow has ended. The workflow, not this process, owns the rollout: any rollout worker of
- * the same stack version on the same Temporal plays its trials, so one that outlives this process can be resumed.
+ * the report once the workflow has ended. Any rollout worker of the same stack version on the same Temporal plays
+ * its trials, so one that outlives this process can be resumed.
  */
 export const playRollout = async (
   environment: EpisodeEnvironment,
@@ -52,15 +151,10 @@ export const playRollout = async (
 ): Promise<RolloutOutcome> => {
   const { dataSource, temporal, connection, namespace, tenantId } = environment.services;
   const store = new RolloutRepository(dataSource);
-  const stored = 'resume' in request ? await storedPlan(store, tenantId, request.resume, version) : undefined;
-  if (stored?.report) {
-    const { plan, status, report } = stored;
-    return { plan, status, report, episodes: await store.episodes(tenantId, plan.id) };
+  const rollout = await rolloutToPlay(store, tenantId, version, request);
+  if ('report' in rollout) {
+    return rollout;
   }
-  if (stored && stored.status !== 'running') {
-    throw new UsageError(`--resume: rollout ${stored.plan.id} is ${stored.status}; it has no report`);
-  }
-  const plan: RolloutPlan = stored?.plan ?? (request as { plan: RolloutPlan }).plan;
   const worker = await createRolloutWorker({
     connection,
     namespace,
@@ -68,59 +162,17 @@ export const playRollout = async (
     stackVersion: version,
     store,
     play: trialPlayer(environment, model, rolloutAgents()),
+    // The rollout's workflow and trials in traces, each trial's episode linked to its trial.
+    plugins: temporalWorkerPlugins(currentTracing()),
   });
   const working = worker.run();
   try {
-    const handle = stored
-      ? temporal.workflow.getHandle(rolloutWorkflowId(plan.id))
-      : await temporal.workflow.start(rolloutWorkflowType, {
-          args: [plan],
-          taskQueue: rolloutTaskQueue(version),
-          workflowId: rolloutWorkflowId(plan.id),
-        });
-    options.log(
-      `rollout ${plan.id}${stored ? ' resumed' : ''}: ${plan.tasks.length} task${plan.tasks.length === 1 ? '' : 's'} × ${plan.trials} trial${plan.trials === 1 ? '' : 's'}, ${plan.concurrency} at once (if this process stops, \`mirror rollout <bundle> --resume ${plan.id}\` takes it up on the same Temporal)`,
-    );
-    const bar = options.progress ? progressBar(process.stderr) : undefined;
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        const progress = await handle.query<RolloutProgress>(rolloutProgressQuery).catch(() => undefined);
-        if (progress && polling) {
-          bar?.update(progress);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    })();
-    // A worker that stops by itself (it failed to bundle or lost Temporal) would leave the result unanswered.
-    const report = await Promise.race([
-      handle.result() as Promise<RolloutReport>,
-      working.then(() => {
-        throw new Error('the rollout worker stopped before the rollout ended');
-      }),
-    ])
-      .catch((error: unknown) => {
-        throw error instanceof WorkflowNotFoundError
-          ? new UsageError(
-              `--resume: rollout ${plan.id} has no workflow on this Temporal (an embedded Temporal ends with the command that started it): start a new rollout`,
-            )
-          : error;
-      })
-      .finally(() => {
-        polling = false;
-      });
-    await poll;
-    bar?.update({
-      total: report.overall.episodes,
-      done: report.overall.episodes,
-      running: 0,
-      passed: report.overall.passed,
-      infrastructureErrors: report.overall.infrastructureErrors,
-      finished: true,
+    return await followRollout(temporal, store, tenantId, rollout, {
+      ...options,
+      taskQueue: rolloutTaskQueue(version),
+      stopped: working,
+      resumeHint: '`mirror rollout <bundle> --resume <id>`',
     });
-    bar?.end();
-    const status = (await store.find(tenantId, plan.id))?.status ?? 'completed';
-    return { plan, status, report, episodes: await store.episodes(tenantId, plan.id) };
   } finally {
     worker.shutdown();
     await working.catch(() => undefined);

@@ -53,7 +53,7 @@ const main = async (): Promise<void> => {
   // SIGTERM: take no new connections, answer what is in flight (every write it answers is in the log), then close.
   const stop = (): void => {
     logger.log('draining: new connections refused, requests in flight answered');
-    void drain(30_000)
+    void drain(config.MIRROR_STOP_GRACE_SECONDS * 1000)
       .then(() => calls.close())
       .then(() => database.close())
       .then(() => tracing?.stop())

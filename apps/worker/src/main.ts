@@ -6,7 +6,13 @@ import { gatewayUrls, loadConfig, MirrorConfig, requireOperatorKey } from '@libs
 import { provideTemporal } from '@libs/embedded-services';
 import { createRolloutWorker, createWorker, voiceFromConfig } from '@libs/episode-worker';
 import { openDatabase, RolloutRepository } from '@libs/persistence';
-import { collectProcessMetrics, temporalWorkerPlugins, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
+import {
+  collectProcessMetrics,
+  currentTracing,
+  temporalWorkerPlugins,
+  tracingFromConfig,
+  useConfiguredLogger,
+} from '@libs/telemetry';
 import { sharedRolloutTaskQueue, taskQueues } from '@libs/workflow-contracts';
 
 import { startHealthServer } from './health-server';
@@ -16,8 +22,8 @@ type Stops = (() => Promise<unknown>)[];
 
 /**
  * With MIRROR_GATEWAY_URL, the worker also plays rollout trials (of any stored stack version) through those
- * gateways. It lets a trial it began run to its end when it stops (longer, the orchestrator kills it and Temporal
- * plays the trial again elsewhere).
+ * gateways. It lets a trial it began run to its end when it stops, for MIRROR_STOP_GRACE_SECONDS (longer, the trial
+ * is cut and Temporal plays it again elsewhere).
  */
 const startTrialWorker = async (
   config: MirrorConfig,
@@ -49,7 +55,9 @@ const startTrialWorker = async (
     tenantId: config.MIRROR_TENANT,
     store: new RolloutRepository(database.dataSource),
     play,
-    shutdownGraceTime: '10 minutes',
+    shutdownGraceTime: config.MIRROR_STOP_GRACE_SECONDS * 1000,
+    // The rollout's workflow and trials in traces, each trial's episode linked to its trial.
+    plugins: temporalWorkerPlugins(currentTracing()),
   });
 };
 

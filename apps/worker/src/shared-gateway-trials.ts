@@ -8,10 +8,9 @@ import type { DataSource } from 'typeorm';
 import type { MirrorConfig } from '@libs/config';
 import type { ServiceLog } from '@libs/embedded-services';
 import { episodePlayer, trialResultOf } from '@libs/episode-host';
-import { AgentForInstance, oraclePlanAgent, workflowIdOf, WorkflowSignals } from '@libs/episode-runs';
-import type { PlayTrial } from '@libs/episode-worker';
+import { AgentForInstance, workflowIdOf, RunningEpisodes } from '@libs/episode-runs';
+import { PlayTrial, scaledOutAgent, scaledOutAgentNames } from '@libs/episode-worker';
 import { instanceKey, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
-import { referenceAgents } from '@libs/reference-agents';
 import { parseTask } from '@libs/rollouts';
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
@@ -35,16 +34,13 @@ const unplayable = (message: string): ApplicationFailure =>
 
 /** The agents a worker can give a trial by name: built-in ones and a scenario's oracle plan (no user modules here). */
 const agentFor = (name: string, scenario: Scenario): AgentForInstance => {
-  if (name === 'oracle' && scenario.oracle) {
-    return oraclePlanAgent(scenario);
-  }
-  const builtIn = referenceAgents.get(name);
-  if (!builtIn) {
+  const agent = scaledOutAgent(name, scenario);
+  if (!agent) {
     throw unplayable(
-      `a scaled-out worker plays built-in agents (${[...referenceAgents.keys()].join(', ')}) and oracle plans, not "${name}"`,
+      `a scaled-out worker plays ${scaledOutAgentNames().join(', ')} (an oracle only of a scenario that has one), not "${name}" for ${scenario.id}`,
     );
   }
-  return builtIn;
+  return agent;
 };
 
 /**
@@ -60,7 +56,7 @@ export const sharedGatewayTrials = async (options: SharedGatewayTrialOptions): P
   const engine = new TwinEngine(new PostgresEpisodeStore(dataSource), stacks, builtInPacks);
   const transcripts = path.resolve(config.MIRROR_DATA_DIR, 'transcripts');
   fs.mkdirSync(transcripts, { recursive: true });
-  const { play } = episodePlayer({ config, dataSource, signals: new WorkflowSignals(), log, transcripts });
+  const { play } = episodePlayer({ config, dataSource, signals: new RunningEpisodes(), log, transcripts });
   const key = await instanceKey(dataSource, config.MIRROR_INSTANCE_KEY);
   const models = new Map<string, Promise<{ version: string; model: StackModel } | undefined>>();
   const modelOf = (version: string) => {

@@ -97,6 +97,16 @@ export const mirrorConfigSchema = z.object({
     .max(65535)
     .optional()
     .describe('When set, the worker answers `/healthz` and `/readyz` on this port (probes); off when unset.'),
+  MIRROR_STOP_GRACE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(600)
+    .describe(
+      'How long a stopping gateway answers its requests in flight and a stopping worker lets the rollout trials it ' +
+        'began run to their end (then Temporal plays them elsewhere). Give the orchestrator a longer termination grace.',
+    ),
   MIRROR_PERSONA_LLM_URL: z
     .string()
     .url()
@@ -150,7 +160,7 @@ export const mirrorConfigSchema = z.object({
     .optional()
     .describe(
       'An OTLP/HTTP collector (`http://collector:4318`): traces of every episode go to `{endpoint}/v1/traces`. ' +
-        'Unset: no traces are recorded. Needs the `@opentelemetry/exporter-trace-otlp-http` package installed.',
+        'Unset: no traces are recorded.',
     ),
   OTEL_SERVICE_NAME: z
     .string()

@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 
 import { loadConfig, MirrorConfig, resolveOperatorKey } from '@libs/config';
 import { provideTemporal, ServiceLog } from '@libs/embedded-services';
-import { AgentForInstance, WorkflowSignals } from '@libs/episode-runs';
+import { AgentForInstance, RunningEpisodes } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 import type { Grade } from '@libs/graders';
 import {
@@ -45,7 +45,7 @@ export interface EpisodeHost {
    */
   temporal: { client: Client; connection: NativeConnection; namespace: string; taskQueue: string; address: string };
   engine: TwinEngine;
-  signals: WorkflowSignals;
+  signals: RunningEpisodes;
   /** The twins' gateway every episode's agent calls (`/e/{episode}/{service}/…`). */
   gatewayUrl: string;
   /** Where transcripts are written, one JSON file per episode. */
@@ -161,12 +161,12 @@ const startServices = async (
   for (const bundle of bundles) {
     await stacks.saveVersion(config.MIRROR_TENANT, bundle.version, bundle.model);
   }
-  const signals = new WorkflowSignals();
+  const signals = new RunningEpisodes();
   // No signal per twin event: the workflow reads the log itself at every `wait` and `finish` (the only points where
   // business time passes or the episode ends), so an agent's tool call answers without a Temporal round trip. A signal
   // would also be harmful now: one arriving while the workflow's last task runs the parties' final steps (local
   // activities) makes Temporal refuse that task's completion, and the agent's `finish` update with it.
-  // `signals` still routes nothing but keeps its place for the episodes' handles (live episodes forget theirs there).
+  // `signals`: the episodes this process plays and what each holds until it ends (live episodes forget theirs there).
   // Reads leave no event in the log; they are recorded beside it, so reviewers see every call an agent made.
   const calls = new EpisodeCallLog(new EpisodeCallRepository(database.dataSource), (message) => log.log(message));
   stops.push(() => calls.close());

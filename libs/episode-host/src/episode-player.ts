@@ -13,7 +13,7 @@ import {
   policiesFor,
   RunnerContext,
   runEpisode,
-  WorkflowSignals,
+  RunningEpisodes,
 } from '@libs/episode-runs';
 import { Grade, infrastructureGrade } from '@libs/graders';
 import { EpisodeGradeRepository, PostgresEpisodeStore } from '@libs/persistence';
@@ -34,7 +34,7 @@ export interface PlayableEnvironment {
 export interface EpisodePlayerServices {
   config: MirrorConfig;
   dataSource: DataSource;
-  signals: WorkflowSignals;
+  signals: RunningEpisodes;
   log: ServiceLog;
   /** Where transcripts are written, one JSON file per episode. */
   transcripts: string;

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { INestApplication, Logger } from '@nestjs/common';
 
 import { ControlPlaneAdmission, EpisodeLifecyclePort } from '@libs/agent-tools';
+import { protocolRequestSpans } from '@libs/telemetry';
 
 import { createEpisodeProtocols } from './episode-protocols';
 
@@ -25,6 +26,6 @@ export const mountEpisodeProtocols = (
     admit,
     onError: (error) => logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error)),
   });
-  app.use(protocols.router);
+  app.use(protocolRequestSpans(), protocols.router);
   protocols.attachWebSocket(app.getHttpServer() as Server);
 };

@@ -14,7 +14,6 @@ import {
   EpisodeServices,
   EpisodeWorkflowInput,
   episodeWorkflowNames,
-  SignalledEvent,
   taskQueues,
   WaitRequest,
   WaitResult,
@@ -45,31 +44,22 @@ export interface RunnerContext {
   readFile?: (file: string) => string | undefined;
 }
 
-/** Routes twin events to the workflows of the episodes this process runs. */
-export class WorkflowSignals {
-  private readonly running = new Map<string, WorkflowHandle>();
+/**
+ * The episodes this process is playing, each with what its run holds until it ends (a pin in memory, the lease's
+ * renewal): released when the episode is forgotten. Twin events no longer travel as signals (the workflow reads the
+ * log itself), so nothing is routed through here.
+ */
+export class RunningEpisodes {
   private readonly releases = new Map<string, () => void>();
 
-  /** `release` runs when the episode is forgotten: what its runner held for the run (a pin in memory). */
-  register(episodeId: string, handle: WorkflowHandle, release?: () => void): void {
-    this.running.set(episodeId, handle);
-    if (release) {
-      this.releases.set(episodeId, release);
-    }
+  register(episodeId: string, release: () => void): void {
+    this.releases.set(episodeId, release);
   }
 
   forget(episodeId: string): void {
-    this.running.delete(episodeId);
     this.releases.get(episodeId)?.();
     this.releases.delete(episodeId);
   }
-
-  readonly listener = async (episodeId: string, events: SignalledEvent[]): Promise<void> => {
-    const handle = this.running.get(episodeId);
-    if (handle) {
-      await handle.signal(episodeWorkflowNames.domainEvents, events).catch(() => undefined);
-    }
-  };
 }
 
 /** The stack's service of a pack, when it has one: any stack runs, a pack-less one too. */
@@ -105,8 +95,17 @@ const planInsight = (context: RunnerContext, episodeId: string, subject: Predica
 
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;
 
-/** When the episode's workflow hands over to a new run, when a caller (a test) wants it sooner than the defaults. */
-type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continueAsNewAfterUpdates'>;
+/**
+ * When the episode's workflow hands over to a new run, when a caller (a test) wants it sooner than the defaults; and
+ * the lease this process keeps on an episode whose agent it plays (`EpisodeWorkflowInput.leaseSeconds`).
+ */
+type HandOver = Pick<EpisodeWorkflowInput, 'continueAsNewAfterEvents' | 'continueAsNewAfterUpdates' | 'leaseSeconds'>;
+
+/**
+ * The lease of an episode whose agent runs in this process (`runEpisode`): a process killed mid-episode leaves it
+ * open this long, not to its wall-clock limit. Renewed every third of it, so two renewals may be lost or late.
+ */
+export const episodeLeaseSeconds = 60;
 
 /**
  * Brings this process's copy of an episode up to its log, when another process (a shared gateway) writes it: the
@@ -142,12 +141,12 @@ const orInfrastructureError = async <T>(episodeId: string | undefined, work: () 
 };
 
 /**
- * Starts an episode of a scenario: the episode on the twins and its workflow on Temporal, registered for signals.
+ * Starts an episode of a scenario: the episode on the twins and its workflow on Temporal, registered as running.
  * Returns the workflow handle and the session an agent acts through.
  */
 export const startEpisode = async (
   context: RunnerContext,
-  signals: WorkflowSignals,
+  signals: RunningEpisodes,
   scenario: Scenario,
   seed: number,
   options: HandOver = {},
@@ -212,7 +211,11 @@ export const startEpisode = async (
     unpin();
     throw error;
   });
-  signals.register(episode.id, handle, unpin);
+  const renewing = renewLease(handle, options.leaseSeconds);
+  signals.register(episode.id, () => {
+    unpin();
+    renewing.stop();
+  });
   mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
@@ -286,8 +289,10 @@ export const startEpisode = async (
       const waited = outcome
         ? undefined
         : await unlessEnded(() =>
-            followed(() =>
-              handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+            renewing.during(() =>
+              followed(() =>
+                handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+              ),
             ),
           );
       if (!waited) {
@@ -298,7 +303,9 @@ export const startEpisode = async (
     finish: async () => {
       if (!outcome) {
         const finished = await unlessEnded(() =>
-          followed(() => handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] })),
+          renewing.during(() =>
+            followed(() => handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] })),
+          ),
         );
         outcome = finished ?? ((await handle.result()) as EpisodeOutcome);
       }
@@ -320,24 +327,60 @@ export const startEpisode = async (
 };
 
 /**
+ * Keeps an episode's lease while this process lives: a `renewLease` signal every third of it, skipped when an update
+ * (which renews it, and holds it while it runs) went out since or is in flight. Never during `finish`: a signal
+ * arriving while the workflow's last task completes would make Temporal refuse that completion. `stop` when the
+ * episode is forgotten.
+ */
+const renewLease = (handle: WorkflowHandle, leaseSeconds: number | undefined) => {
+  const every = ((leaseSeconds ?? 0) * 1000) / 3;
+  let contact = Date.now();
+  let updating = 0;
+  const timer =
+    leaseSeconds === undefined
+      ? undefined
+      : setInterval(() => {
+          if (updating === 0 && Date.now() - contact >= every) {
+            contact = Date.now();
+            handle.signal(episodeWorkflowNames.renewLease).catch(() => undefined);
+          }
+        }, every / 2);
+  timer?.unref();
+  return {
+    /** Runs an update of the episode's workflow: the lease needs no signal meanwhile. */
+    during: async <T>(update: () => Promise<T>): Promise<T> => {
+      updating++;
+      try {
+        return await update();
+      } finally {
+        updating--;
+        contact = Date.now();
+      }
+    },
+    stop: () => clearInterval(timer),
+  };
+};
+
+/**
  * One episode of a scenario with an agent: the episode on the twins, its workflow on Temporal, and the agent acting
  * through the twins until it finishes (or the workflow ends it). Returns the workflow's outcome.
  */
 export const runEpisode = async (
   context: RunnerContext,
-  signals: WorkflowSignals,
+  signals: RunningEpisodes,
   scenario: Scenario,
   seed: number,
   agentFor: AgentForInstance,
   options: HandOver & { stopGraceMs?: number } = {},
 ): Promise<EpisodeOutcome> => {
   const started = Date.now();
+  const { stopGraceMs, ...handOver } = options;
   const { episode, handle, session, conduct, finished, instance, startAt, gatewayUrl } = await startEpisode(
     context,
     signals,
     scenario,
     seed,
-    options,
+    { leaseSeconds: episodeLeaseSeconds, ...handOver },
   );
   try {
     const agent =
@@ -359,7 +402,7 @@ export const runEpisode = async (
       () => true,
       () => false,
     );
-    const crash = await runAgent(agent, session, conduct, workflowEnded, options.stopGraceMs ?? 30_000);
+    const crash = await runAgent(agent, session, conduct, workflowEnded, stopGraceMs ?? 30_000);
     if (context.gateways && context.gateways.length > 0 && (await gatewayLostSince(gatewayUrl, started))) {
       // Its twins moved to another gateway mid-episode: what the agent saw of them is not what an agent is graded on.
       conduct.infrastructureFaults.push(`the episode's gateway ${gatewayUrl} was lost while the agent played`);

@@ -4,3 +4,4 @@ export type { PersonaActivities } from './activities/persona.activities';
 export type { ReactionActivities } from './activities/reaction.activities';
 export * from './rollout-worker';
 export type { PlayTrial, RolloutActivities, RolloutStore, RolloutTrial } from './activities/rollout.activities';
+export * from './scaled-out-agents';

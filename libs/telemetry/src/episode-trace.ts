@@ -128,8 +128,8 @@ export const traceEpisodeStart = async <T>(
 };
 
 /**
- * Runs `work` as a span of the episode's trace (a child of the current span when that is in the trace already), with
- * the episode on the log lines it writes; a throw marks the span failed.
+ * Runs `work` as a span of the episode's trace (a child of the current span when that is in the trace already, else
+ * linked to it), with the episode on the log lines it writes; a throw marks the span failed.
  */
 export const inEpisodeSpan = <T>(
   episodeId: string,
@@ -137,10 +137,18 @@ export const inEpisodeSpan = <T>(
   attributes: Attributes,
   work: () => Promise<T>,
 ): Promise<T> => {
-  const parent = episodeContext(episodeId);
+  const from = context.active();
+  const parent = episodeContext(episodeId, from);
+  // Work asked for by a request outside the episode's trace (an OpenEnv route naming the episode in its body) links
+  // to that request's span.
+  const asker = parent === from ? undefined : trace.getSpanContext(from);
   const span = trace
     .getTracer('mirror')
-    .startSpan(name, { attributes: { 'mirror.episode.id': episodeId, ...attributes } }, parent);
+    .startSpan(
+      name,
+      { attributes: { 'mirror.episode.id': episodeId, ...attributes }, links: asker ? [{ context: asker }] : [] },
+      parent,
+    );
   return context.with(trace.setSpan(parent, span), async () => {
     try {
       return await withLogFields({ episodeId }, work);

@@ -7,3 +7,4 @@ export * from './nest-telemetry';
 export * from './temporal-telemetry';
 export * from './trace-headers';
 export * from './tracing';
+export * from './protocol-telemetry';

@@ -1,4 +1,5 @@
 import { context, propagation, trace, Tracer } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, SimpleSpanProcessor, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -7,6 +8,14 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { MirrorConfig } from '@libs/config';
 
 import { episodeRootIds } from './episode-trace';
+
+let current: Tracing | undefined;
+
+/**
+ * The tracing this process started, if any: a provider is the process's own (registered globally), so a worker made
+ * deep inside a command (a rollout's) traces as the process does without being handed it.
+ */
+export const currentTracing = (): Tracing | undefined => current;
 
 /** The tracer every Mirror span is made with (the Temporal interceptors use their own names). */
 export const mirrorTracer = (): Tracer => trace.getTracer('mirror');
@@ -37,35 +46,32 @@ export const startTracing = (options: TracingOptions): Tracing => {
     : new BatchSpanProcessor(options.exporter);
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor], idGenerator: episodeRootIds });
   provider.register();
-  return {
+  const started: Tracing = {
     resource,
     spanProcessor,
     stop: async () => {
+      if (current === started) {
+        current = undefined;
+      }
       await provider.shutdown();
       trace.disable();
       context.disable();
       propagation.disable();
     },
   };
+  current = started;
+  return started;
 };
 
 /** What a process needs of the settings to trace: where spans go and what the process is called there. */
 export type TracingSettings = Pick<MirrorConfig, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME'>;
 
-/** The OTLP/HTTP exporter package, loaded only when an endpoint is configured (it is an optional dependency). */
-const otlpExporter = (endpoint: string): SpanExporter => {
-  let module: { OTLPTraceExporter: new (options: { url: string }) => SpanExporter };
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    module = require('@opentelemetry/exporter-trace-otlp-http') as typeof module;
-  } catch {
-    throw new Error(
-      'OTEL_EXPORTER_OTLP_ENDPOINT is set but @opentelemetry/exporter-trace-otlp-http is not installed: ' +
-        'install it, or unset the endpoint to run without traces',
-    );
-  }
-  return new module.OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
-};
+/**
+ * OTLP over HTTP (JSON) to a collector: the endpoint is its base, as OpenTelemetry's own variable means it, and
+ * traces go to `/v1/traces` under it.
+ */
+const otlpExporter = (endpoint: string): SpanExporter =>
+  new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
 
 /**
  * Tracing as the settings ask: off (no provider, so every span is a no-op) unless an OTLP endpoint is configured or

@@ -32,9 +32,10 @@ export type EpisodeEvent = (
   | { type: 'domain'; name: string; service: string; data: Record<string, unknown> }
   /**
    * The business clock jumps to `at` (a scenario's "two business days later"); later events tick on from there, one
-   * second each, so replay gives the same times.
+   * second each, so replay gives the same times. `key`: the move's own (a workflow's activity), so the same move
+   * retried after its answer was lost adds no second event.
    */
-  | { type: 'clock.set'; at: string }
+  | { type: 'clock.set'; at: string; key?: string }
   /**
    * The episode has ended (its workflow concluded): from here its twins answer reads and refuse writes, operator
    * patches, faults and clock moves included, so nothing done after the end changes what is graded. A reset or an

@@ -15,6 +15,8 @@ interface TableOverlay {
 }
 
 const emptyIds: readonly string[] = [];
+/** How many keyed clock moves an episode remembers: more than one workflow task makes between two of its answers. */
+const keyedClockMovesKept = 64;
 
 /**
  * An episode's view of its world: a copy-on-write overlay. Forking a fresh episode allocates two empty maps, never a
@@ -26,6 +28,11 @@ export class EpisodeState {
   private counters = new Map<string, number>();
   /** The last clock jump: its time (ms) and the sequence number it happened at; none means the world's clock. */
   private clockBase: { at: number; seq: number } | undefined;
+  /**
+   * The latest keyed clock moves, key → the time moved to: a move sent again (its answer lost, or the workflow task
+   * that made it replayed on another worker) gets its first answer and moves nothing.
+   */
+  readonly keyedClockMoves = new Map<string, string>();
   private ended = false;
   /** Answers to writes sent with an idempotency key, by key. */
   private readonly answered = new Map<string, { response: RecordedResponse; scope?: string }>();
@@ -115,6 +122,12 @@ export class EpisodeState {
     }
     if (logged.event.type === 'clock.set') {
       this.clockBase = { at: Date.parse(logged.event.at), seq: logged.seq };
+      if (logged.event.key !== undefined) {
+        this.keyedClockMoves.set(logged.event.key, logged.event.at);
+        if (this.keyedClockMoves.size > keyedClockMovesKept) {
+          this.keyedClockMoves.delete(this.keyedClockMoves.keys().next().value as string);
+        }
+      }
     }
     if (logged.event.type === 'idempotency.recorded') {
       this.answered.set(logged.event.key, { response: logged.event.response, scope: logged.event.scope });

@@ -181,14 +181,20 @@ export class Episode {
 
   /**
    * Moves the business clock forward to `at` (never back), as an event in the log so a rebuilt episode keeps the
-   * same times. Scenarios use it for "two business days later".
+   * same times. Scenarios use it for "two business days later". A move with the `key` of a recent move is that move
+   * again (its answer was lost, or the workflow task that made it is replayed): it gets the time moved to then, and
+   * nothing is logged.
    */
-  advanceClock(at: string): Promise<string> {
+  advanceClock(at: string, key?: string): Promise<string> {
     const target = Date.parse(at);
     const result = this.writes.then(async () => {
       const current = Date.parse(this.now());
       if (this.state.closed) {
         throw new EpisodeClosedError(this.id);
+      }
+      const moved = key === undefined ? undefined : this.state.keyedClockMoves.get(key);
+      if (moved !== undefined) {
+        return moved;
       }
       if (Number.isNaN(target) || target < current) {
         throw new ClockError(`the clock is at ${this.now()}; it cannot move to ${at}`);
@@ -197,7 +203,7 @@ export class Episode {
         seq: this.state.seq + 1,
         at: new Date(target).toISOString(),
         operationId: '_mirror.clock',
-        event: { type: 'clock.set', at: new Date(target).toISOString() },
+        event: { type: 'clock.set', at: new Date(target).toISOString(), ...(key !== undefined ? { key } : {}) },
       };
       await this.store.append(this.descriptor.tenantId, this.id, [logged]);
       this.state.apply(logged);

@@ -50,6 +50,13 @@ export interface EpisodeWorkflowInput {
    * refuses more than 2,000 in a run, and an episode of thousands of actions waits more often than that.
    */
   continueAsNewAfterUpdates?: number;
+  /**
+   * The episode is played by an agent inside one process (a command's or a worker's), which renews this lease (any
+   * update, or the `renewLease` signal when it has sent none for a while). A process that dies stops renewing: the
+   * episode is then judged as cancelled and closed after this many seconds, not left open to its wall-clock limit.
+   * Absent: no lease (an outside agent's episode, kept by the episode API's own expiry).
+   */
+  leaseSeconds?: number;
 }
 
 /** A line of the episode's story: what happened, in business time, and who did it. */
@@ -90,7 +97,7 @@ export interface EpisodeOutcome {
   agentError?: string;
 }
 
-/** The domain events the twins recorded, as the gateway signals them to the episode's workflow. */
+/** A domain event the twins recorded, as the workflow reads it from the episode's log. */
 export interface SignalledEvent {
   seq: number;
   at: string;
@@ -161,7 +168,10 @@ export interface WaitResult {
 
 export const episodeWorkflowNames = {
   workflow: 'episodeWorkflow',
+  /** Histories recorded before the workflow read the log itself carry these signals; nothing sends them now. */
   domainEvents: 'domainEvents',
+  /** The process playing the agent is alive (`leaseSeconds`). */
+  renewLease: 'renewLease',
   /** Resolves once the world is set up (clock at the start, setup applied): the agent acts only after it. */
   ready: 'episodeReady',
   wait: 'agentWait',

@@ -10,6 +10,7 @@ import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { bundleOf, concurrencyOption, integer, lenientOption, maxConcurrency } from '@cli/command-arguments';
 import { withEpisodeEnvironment } from '@cli/episode-environment';
 import { rolloutReportText } from '@cli/rollout-report-text';
+import { playRolloutOnWorkers } from '@cli/rollout-on-workers';
 import { playRollout } from '@cli/rollout-session';
 import { rolloutAgentName, rolloutAgents, rolloutTasks } from '@cli/rollout-trials';
 
@@ -23,6 +24,7 @@ interface RolloutOptions {
   seed: number;
   resume?: string;
   json?: boolean;
+  onWorkers?: boolean;
 }
 
 export const rolloutCommand = (): Command =>
@@ -41,6 +43,10 @@ export const rolloutCommand = (): Command =>
     .option('-n, --seeds <n>', 'seeds of a scenario named without one (S, S+1, …)', integer('--seeds', 1, 1000), 1)
     .option('-s, --seed <seed>', 'the first of those seeds', integer('--seed', 0, 2 ** 31), 1)
     .option('--resume <rollout-id>', 'take up a rollout whose command stopped (same bundle, same Temporal server)')
+    .option(
+      '--on-workers',
+      "hand the rollout to the deployment's scaled-out workers (`mirror worker` with MIRROR_GATEWAY_URL) on the Temporal and database TEMPORAL_ADDRESS and DATABASE_URL name, instead of playing it in this process; they play built-in agents and oracle plans",
+    )
     .option('--json', 'print the rollout, its report and every trial as JSON (no progress bar)')
     .addOption(lenientOption())
     .action(async (target: string, options: RolloutOptions) => {
@@ -74,17 +80,17 @@ export const rolloutCommand = (): Command =>
         };
       }
       const log = options.json ? silentLog : stderrLog;
-      const outcome = await withEpisodeEnvironment(
-        { path: bundle, model, version },
-        log,
-        (environment) =>
-          playRollout(environment, model, version, plan ? { plan } : { resume: options.resume! }, {
-            progress: !options.json && process.stderr.isTTY,
-            log: (line) => log.log(line),
-          }),
-        // A resumed rollout plays at its stored concurrency, which no option here can exceed.
-        { concurrency: plan?.concurrency ?? maxConcurrency },
-      );
+      const request = plan ? { plan } : { resume: options.resume! };
+      const follow = { progress: !options.json && process.stderr.isTTY, log: (line: string) => log.log(line) };
+      const outcome = options.onWorkers
+        ? await playRolloutOnWorkers(model, version, request, { ...follow, serviceLog: log })
+        : await withEpisodeEnvironment(
+            { path: bundle, model, version },
+            log,
+            (environment) => playRollout(environment, model, version, request, follow),
+            // A resumed rollout plays at its stored concurrency, which no option here can exceed.
+            { concurrency: plan?.concurrency ?? maxConcurrency },
+          );
       const { report } = outcome;
       if (options.json) {
         printJson({

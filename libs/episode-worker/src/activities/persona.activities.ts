@@ -1,3 +1,5 @@
+import { Context } from '@temporalio/activity';
+
 import { evaluatePredicates, judgeOutcome, OutcomeVerdict, twinOutcomeSources } from '@libs/outcomes';
 import {
   acknowledgeAsSupplier,
@@ -38,8 +40,14 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     async eventsSince(input: EpisodeContext & { afterSeq: number }): Promise<SignalledEvent[]> {
       return eventsSince(operatorOf(input), input);
     },
+    /**
+     * Keyed by the workflow run and the activity's place in it, the same in every attempt and in a workflow task
+     * replayed on another worker: a retried move whose first answer was lost moves the clock once.
+     */
     async advanceClock(input: EpisodeContext & { at: string }): Promise<string> {
-      return advanceClock(operatorOf(input), input);
+      const { workflowExecution, activityId } = Context.current().info;
+      const key = workflowExecution ? `${workflowExecution.runId}/${activityId}` : undefined;
+      return advanceClock(operatorOf(input), { ...input, ...(key !== undefined ? { key } : {}) });
     },
     async closeEpisode(input: EpisodeContext): Promise<void> {
       return closeEpisode(operatorOf(input), input);

@@ -36,7 +36,9 @@ import {
 import type { PersonaActivities } from '../activities/persona.activities';
 import type { ReactionActivities } from '../activities/reaction.activities';
 
+// Histories recorded when the gateway signalled each event still carry them: the handler stays so they replay.
 export const domainEventsSignal = defineSignal<[SignalledEvent[]]>(episodeWorkflowNames.domainEvents);
+export const renewLeaseSignal = defineSignal<[]>(episodeWorkflowNames.renewLease);
 export const readyUpdate = defineUpdate<string, []>(episodeWorkflowNames.ready);
 export const waitUpdate = defineUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait);
 export const finishUpdate = defineUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish);
@@ -79,9 +81,11 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /**
  * One episode of a scenario. It keeps the business clock and plays every party but the agent: a supplier answers
  * mail a business day later, the approver reviews orders submitted for approval, finance answers questions, the
- * office chatters. The agent acts through the twins; the twins' domain events arrive as signals (and are caught up
- * from the log before each turn, so none is missed); the agent's `wait` lets business time pass up to the next
- * thing another party does, `finish` ends the episode. Nothing here sleeps on wall time except the wall-clock limit.
+ * office chatters. The agent acts through the twins; the workflow reads what they recorded from the episode's log
+ * where business time passes (at each `wait`, between the parties' steps and before judging), so nothing is missed
+ * and no event costs a round trip to Temporal; the agent's `wait` lets business time pass up to the next thing
+ * another party does, `finish` ends the episode. Nothing here sleeps on wall time except the wall-clock limit and,
+ * when the episode has one, the lease of the process playing its agent.
  */
 export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<EpisodeOutcome> {
   const { acts, reactions } = patched('local-party-steps') ? localSteps : scheduledSteps;
@@ -341,6 +345,17 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         : undefined;
 
   setHandler(domainEventsSignal, handle);
+  // The lease (input.leaseSeconds): renewed by every update and by the player's signal; it runs out only when the
+  // process playing the agent is gone, and the episode is then ended rather than left open to its wall-clock limit.
+  const leaseMs = input.leaseSeconds !== undefined ? input.leaseSeconds * 1000 : undefined;
+  let leaseEnds = leaseMs !== undefined ? Date.now() + leaseMs : Infinity;
+  const renewLease = (): void => {
+    if (leaseMs !== undefined) {
+      leaseEnds = Date.now() + leaseMs;
+    }
+  };
+  setHandler(renewLeaseSignal, renewLease);
+  let waiting = 0;
   setHandler(stateQuery, () => ({
     now: iso(now),
     agentActions,
@@ -352,24 +367,34 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   let setUp = carried !== undefined;
   setHandler(readyUpdate, async (): Promise<string> => {
     updatesThisRun++;
+    renewLease();
     await condition(() => setUp);
     return iso(now);
   });
   setHandler(waitUpdate, async (request: WaitRequest): Promise<WaitResult> => {
     updatesThisRun++;
-    await catchUp();
-    agentActions++;
-    const next = agenda[0]?.at;
-    const target =
-      request.businessDays !== undefined
-        ? addBusinessDays(now, request.businessDays)
-        : (next ?? addBusinessDays(now, 1));
-    const happened = await runUntil(Math.min(target, deadline));
-    finishRequested ||= horizonReached() !== undefined;
-    return { now: iso(now), happened, finished: finishRequested };
+    renewLease();
+    // The player is waiting for this answer, however long the parties' steps take: its lease holds meanwhile.
+    waiting++;
+    try {
+      await catchUp();
+      agentActions++;
+      const next = agenda[0]?.at;
+      const target =
+        request.businessDays !== undefined
+          ? addBusinessDays(now, request.businessDays)
+          : (next ?? addBusinessDays(now, 1));
+      const happened = await runUntil(Math.min(target, deadline));
+      finishRequested ||= horizonReached() !== undefined;
+      return { now: iso(now), happened, finished: finishRequested };
+    } finally {
+      waiting--;
+      renewLease();
+    }
   });
   setHandler(finishUpdate, async (): Promise<EpisodeOutcome> => {
     updatesThisRun++;
+    renewLease();
     finishRequested = true;
     await condition(() => outcome !== undefined);
     return outcome as EpisodeOutcome;
@@ -404,7 +429,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   }
   setUp = true;
 
-  const conclude = async (status: 'horizon' | 'cancelled' | undefined): Promise<EpisodeOutcome> => {
+  const conclude = async (status: 'horizon' | 'cancelled' | 'abandoned' | undefined): Promise<EpisodeOutcome> => {
     await catchUp();
     if (status === undefined && patched('counterparties-answer-at-end')) {
       // What a counterparty makes of an order the agent sent is part of the outcome: an agent that finishes before
@@ -450,7 +475,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       scenarioId: instance.scenarioId,
       seed: instance.seed,
       status:
-        status === 'cancelled'
+        status === 'cancelled' || status === 'abandoned'
           ? 'cancelled'
           : judged.succeeded
             ? 'succeeded'
@@ -460,11 +485,13 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       reason:
         status === 'cancelled'
           ? `the episode was cancelled; ${judged.reason}`
-          : judged.succeeded
-            ? judged.reason
-            : status === 'horizon'
-              ? `the wall-clock limit of ${instance.horizon.wallClockMinutes} minutes passed; ${judged.reason}`
-              : (limit ?? judged.reason),
+          : status === 'abandoned'
+            ? `the process playing the agent stopped renewing its lease of ${input.leaseSeconds} s; ${judged.reason}`
+            : judged.succeeded
+              ? judged.reason
+              : status === 'horizon'
+                ? `the wall-clock limit of ${instance.horizon.wallClockMinutes} minutes passed; ${judged.reason}`
+                : (limit ?? judged.reason),
       agentActions,
       simulatedBusinessDays: businessDaysBetween(start, now),
       finalTerms: judged.finalTerms,
@@ -483,10 +510,19 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         workflowInfo().continueAsNewSuggested ||
         updatesThisRun >= updatesPerRun ||
         (input.continueAsNewAfterEvents !== undefined && handledThisRun >= input.continueAsNewAfterEvents);
-      const woke = await condition(() => finishRequested || longEnough(), remaining);
+      // Without a lease, one timer for the wall-clock limit (as histories recorded before leases have it); with one,
+      // a timer to the lease's end, re-armed when it finds the lease renewed meanwhile.
+      const woke = await condition(
+        () => finishRequested || longEnough(),
+        leaseMs === undefined ? remaining : Math.max(1, Math.min(remaining, leaseEnds - Date.now())),
+      );
+      const leaseTimer = leaseMs !== undefined && !woke && Date.now() - startedAt < wallClock;
+      if (leaseTimer && (Date.now() < leaseEnds || waiting > 0)) {
+        continue;
+      }
       if (!woke || finishRequested) {
         // The finish update is still waiting for the outcome, so handlers are drained only after it is set.
-        await conclude(woke ? undefined : 'horizon');
+        await conclude(woke ? undefined : leaseTimer ? 'abandoned' : 'horizon');
         await condition(allHandlersFinished);
         return outcome as EpisodeOutcome;
       }

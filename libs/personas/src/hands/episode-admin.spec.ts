@@ -40,4 +40,16 @@ describe(advanceClock.name, () => {
       'the clock of episode e-1 could not be read: 503 unavailable',
     );
   });
+
+  it("sends the move's key, so the twins log a retried move once", async () => {
+    const sent: unknown[] = [];
+    const operator = {
+      admin: (_path: string, init: { body?: unknown }) => {
+        sent.push(init.body);
+        return Promise.resolve({ status: 200, body: { now: '2026-06-01T09:00:00.000Z' } });
+      },
+    } as unknown as OperatorClient;
+    await advanceClock(operator, { ...input, at: '2026-06-01T09:00:00.000Z', key: 'run/7' });
+    expect(sent).toEqual([{ at: '2026-06-01T09:00:00.000Z', key: 'run/7' }]);
+  });
 });

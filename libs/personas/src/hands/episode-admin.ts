@@ -23,12 +23,17 @@ export const eventsSince = async (
   return body.events;
 };
 
-/** Moves the business clock to `at`, or leaves it where the agent's own actions already took it. */
+/**
+ * Moves the business clock to `at`, or leaves it where the agent's own actions already took it. `key` names this
+ * move across its retries: a move whose answer was lost, sent again, adds no second clock event.
+ */
 export const advanceClock = async (
   operator: OperatorClient,
-  input: EpisodeContext & { at: string },
+  input: EpisodeContext & { at: string; key?: string },
 ): Promise<string> => {
-  const moved = await operator.admin<{ now: string }>('/clock', { body: { at: input.at } });
+  const moved = await operator.admin<{ now: string }>('/clock', {
+    body: { at: input.at, ...(input.key !== undefined ? { key: input.key } : {}) },
+  });
   if (moved.status === 200) {
     return moved.body.now;
   }

@@ -66,7 +66,9 @@ const newEpisode = z
 
 const forkRequest = z.object({ atSeq: z.number().int().min(0).optional() }).strict();
 
-const clockRequest = z.object({ at: z.string().datetime({ offset: true }) }).strict();
+const clockRequest = z
+  .object({ at: z.string().datetime({ offset: true }), key: z.string().min(1).max(200).optional() })
+  .strict();
 
 const credentialRequest = z
   .object({
@@ -299,8 +301,8 @@ const route = async (
     if (request) {
       const episode = await engine.episode(tenantId, episodeId);
       try {
-        await episode.advanceClock(request.at);
-        writeJson(response, 200, describe(episode));
+        const now = await episode.advanceClock(request.at, request.key);
+        writeJson(response, 200, { ...describe(episode), now });
       } catch (error) {
         if (!(error instanceof ClockError)) {
           throw error;
