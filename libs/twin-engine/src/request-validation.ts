@@ -47,6 +47,13 @@ const transportHeaders = new Set(['content-type', 'accept', 'authorization', 'co
 
 type Problem = { location: string; message: string };
 
+/** A parameter declared an integer, sent as an integer literal JavaScript cannot hold exactly. */
+const isExactInteger = (parameter: ParameterPlan, value: unknown): value is string =>
+  parameter.types.includes('integer') &&
+  typeof value === 'string' &&
+  /^-?\d+$/.test(value) &&
+  !Number.isSafeInteger(Number(value));
+
 /**
  * A parameter's value: the first of its readings (see `parameterReadings`) that is storable and valid, else the
  * problem with the first. Undefined value and problem: the parameter was not sent.
@@ -79,6 +86,10 @@ const readParameter = (
     if (unstorable) {
       first ??= unstorable;
     } else if (!validate || validate(value)) {
+      return { value };
+    } else if (isExactInteger(parameter, value) && validate(Number(value))) {
+      // An integer beyond 2^53 is text on the wire: its bounds are checked on the number it approximates and the
+      // twin keeps the digits it was sent (an id to look up, a page past the end), never a rounded neighbour.
       return { value };
     } else {
       first ??= {
