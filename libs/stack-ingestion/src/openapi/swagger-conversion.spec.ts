@@ -57,7 +57,12 @@ describe('convertSwagger with draft 4 tuples', () => {
           responses: {
             200: {
               description: 'ok',
-              schema: { items: [{ type: 'object', title: 'a' }, { type: 'object', title: 'b' }] },
+              schema: {
+                items: [
+                  { type: 'object', title: 'a' },
+                  { type: 'object', title: 'b' },
+                ],
+              },
               examples: { 'application/json': { items: [{ type: 'message' }, { type: 'file' }] } },
             },
           },
@@ -74,7 +79,10 @@ describe('convertSwagger with draft 4 tuples', () => {
     const openapi = (await convertSwagger('chat.json', structuredClone(swagger))) as unknown as Converted;
     const { latest, role } = openapi.components.schemas.channel.properties;
     expect(latest.items).toBeUndefined();
-    expect(latest.anyOf).toEqual([{ $ref: '#/components/schemas/message' }, expect.objectContaining({ nullable: true })]);
+    expect(latest.anyOf).toEqual([
+      { $ref: '#/components/schemas/message' },
+      expect.objectContaining({ nullable: true }),
+    ]);
     expect(role.items).toBeUndefined();
     expect(role.anyOf).toHaveLength(2);
     const listed = openapi.paths['/pins.list'].get.responses[200].content['application/json'];

@@ -58,7 +58,7 @@ const tuplesAsAlternatives = (document: Schema): Schema => {
       const positions = schema.items as unknown[];
       delete schema.items;
       if (Array.isArray(schema.anyOf)) {
-        schema.allOf = [...(Array.isArray(schema.allOf) ? schema.allOf : []), { anyOf: positions }];
+        schema.allOf = [...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []), { anyOf: positions }];
       } else {
         schema.anyOf = positions;
       }
