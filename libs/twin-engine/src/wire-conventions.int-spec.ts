@@ -254,6 +254,13 @@ describe('wire conventions through a twin', () => {
       const tooMany = await call('GET', '/issues?per_page=9007199254740993');
       expect(tooMany.status).toBe(400);
       expect(JSON.stringify(tooMany.json)).toContain('per_page');
+      // int64's limits, compared on the digits: 2^63 and -2^63 - 1 round to numbers inside them.
+      expect((await call('GET', '/issues?per_page=2&page=9223372036854775807')).status).toBe(200);
+      for (const outside of ['9223372036854775808', '-9223372036854775809']) {
+        const refused = await call('GET', `/issues?per_page=2&page=${outside}`);
+        expect(refused.status).toBe(400);
+        expect(JSON.stringify(refused.json)).toContain(outside);
+      }
       const missing = await call('GET', '/issues/9007199254740993');
       expect(missing.status).toBe(404);
       expect(JSON.stringify(missing.json)).toContain('9007199254740993');
