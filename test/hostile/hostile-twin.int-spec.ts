@@ -127,4 +127,14 @@ describe('a twin of a hostile spec answers every call, never with a 5xx', () => 
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('POST');
   });
+
+  it('answers a method the concrete path lacks with 405, not through the wider template it also matches', async () => {
+    const seq = episode.state.seq;
+    const read = await call('GET', '/items/search');
+    expect(read.status).toBe(405);
+    expect(read.headers.allow).toBe('POST');
+    expect(episode.state.seq).toBe(seq);
+    expect((await call('POST', '/items/search', JSON.stringify({ kind: 'x' }))).status).toBe(200);
+    expect((await call('GET', '/items/other')).status).toBe(404);
+  });
 });

@@ -62,4 +62,19 @@ describe('planListEnvelope', () => {
       links: { pages: { first: linkTo('first'), prev: linkTo('prev') } },
     });
   });
+
+  it('names the field holding the items where the metadata has a key for it', () => {
+    const envelope = {
+      type: 'object',
+      properties: {
+        workspaces: { type: 'array', items: { type: 'object' } },
+        meta: { type: 'object', properties: { key: { type: 'string' }, page_size: { type: 'integer' } } },
+        key: { type: 'string' },
+      },
+    };
+    const planned = planListEnvelope({}, envelope, 'workspaces');
+    const body = { key: 'kept', meta: { key: 'impedit', page_size: 50 } };
+    planned.setters.forEach((setter) => setter(body, page(0, false), linkTo));
+    expect(body).toEqual({ key: 'kept', meta: { key: 'workspaces', page_size: 2 } });
+  });
 });

@@ -24,6 +24,7 @@ const offsetField = /^(offset|start)$/i;
 const pageField = /^(page|page_?number|current_?page)$/i;
 const moreField = /^(has_?more|more|has_?next|has_?next_?page)$/i;
 const firstIdField = /^first_?id$/i;
+const listKeyField = /^(key|list_?key|items?_?key|results?_?key)$/i;
 const lastIdField = /^last_?id$/i;
 
 /** The object holding the field at `path` in a body, if the body has one there. */
@@ -69,7 +70,10 @@ export const planListEnvelope = (document: unknown, schema: Schema, listField: s
             parent[name] = next;
           }
         };
-      if (types.includes('string') && firstIdField.test(name)) {
+      if (types.includes('string') && depth > 0 && listField !== undefined && listKeyField.test(name)) {
+        // Metadata naming the field that holds the page's items (`meta.key`): SDKs read the items from there.
+        setters.push(set(() => listField));
+      } else if (types.includes('string') && firstIdField.test(name)) {
         setters.push(set((page) => page.firstId));
       } else if (types.includes('string') && lastIdField.test(name)) {
         setters.push(set((page) => page.lastId));

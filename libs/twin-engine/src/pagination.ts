@@ -27,8 +27,21 @@ const decodeCursor = (cursor: string): number => {
   return Number(match[1]);
 };
 
-const positiveInt = (value: unknown, fallback: number): number =>
-  typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
+/**
+ * A count or position as a number: an integer beyond 2^53 arrives as its digits (request validation keeps them exact),
+ * and for slicing a listing its nearest number is as far past the end as the value itself.
+ */
+const wholeNumber = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value)
+    ? value
+    : typeof value === 'string' && /^-?\d+$/.test(value)
+      ? Number(value)
+      : undefined;
+
+const positiveInt = (value: unknown, fallback: number): number => {
+  const whole = wholeNumber(value);
+  return whole !== undefined && whole > 0 ? whole : fallback;
+};
 
 const textOf = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined;
@@ -76,8 +89,8 @@ export const paginate = (
   let offset = 0;
   switch (pagination.style) {
     case 'offset': {
-      const raw = query[pagination.parameters.offset];
-      offset = typeof raw === 'number' && raw >= 0 ? raw : 0;
+      const raw = wholeNumber(query[pagination.parameters.offset]);
+      offset = raw !== undefined && raw >= 0 ? raw : 0;
       break;
     }
     case 'page':

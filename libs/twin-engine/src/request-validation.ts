@@ -1,4 +1,4 @@
-import { DocumentValidators } from '@libs/openapi-schemas';
+import { DocumentValidators, flattenSchema } from '@libs/openapi-schemas';
 
 import { formBodyReadings, formEncodingOf, multipartParts } from './form-bodies';
 import { OperationPlan, ParameterPlan } from './operation-plan';
@@ -47,6 +47,52 @@ const transportHeaders = new Set(['content-type', 'accept', 'authorization', 'co
 
 type Problem = { location: string; message: string };
 
+const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+
+/**
+ * An integer bound as exact as the document still has it: a bound beyond 2^53 was rounded when the spec was parsed,
+ * and ±2^63 is what int64's limits (2^63 - 1, -2^63) round to.
+ */
+const exactBound = (bound: unknown, side: 'min' | 'max'): bigint | undefined => {
+  if (typeof bound !== 'number' || !Number.isFinite(bound)) {
+    return undefined;
+  }
+  if (Math.abs(bound) === 2 ** 63) {
+    return bound > 0 ? int64.max : int64.min;
+  }
+  const whole = side === 'max' ? Math.floor(bound) : Math.ceil(bound);
+  return BigInt(whole);
+};
+
+/**
+ * Whether an integer beyond 2^53 lies within its schema's bounds, compared on the digits: the nearest number passes
+ * every bound it is near (2^63 + 1 rounds to int64's maximum), so the validator alone cannot tell.
+ */
+const withinExactBounds = (document: unknown, schema: unknown, digits: string): boolean => {
+  const flat = flattenSchema(document, schema);
+  const value = BigInt(digits);
+  if (flat.format === 'int64' && (value < int64.min || value > int64.max)) {
+    return false;
+  }
+  const max = exactBound(flat.maximum, 'max');
+  const min = exactBound(flat.minimum, 'min');
+  const exclusiveMax = typeof flat.exclusiveMaximum === 'number' ? exactBound(flat.exclusiveMaximum, 'max') : undefined;
+  const exclusiveMin = typeof flat.exclusiveMinimum === 'number' ? exactBound(flat.exclusiveMinimum, 'min') : undefined;
+  return (
+    (max === undefined || (flat.exclusiveMaximum === true ? value < max : value <= max)) &&
+    (min === undefined || (flat.exclusiveMinimum === true ? value > min : value >= min)) &&
+    (exclusiveMax === undefined || value < exclusiveMax) &&
+    (exclusiveMin === undefined || value > exclusiveMin)
+  );
+};
+
+/** A parameter declared an integer, sent as an integer literal JavaScript cannot hold exactly. */
+const isExactInteger = (parameter: ParameterPlan, value: unknown): boolean =>
+  parameter.types.includes('integer') &&
+  typeof value === 'string' &&
+  /^-?\d+$/.test(value) &&
+  !Number.isSafeInteger(Number(value));
+
 /**
  * A parameter's value: the first of its readings (see `parameterReadings`) that is storable and valid, else the
  * problem with the first. Undefined value and problem: the parameter was not sent.
@@ -79,6 +125,15 @@ const readParameter = (
     if (unstorable) {
       first ??= unstorable;
     } else if (!validate || validate(value)) {
+      return { value };
+    } else if (isExactInteger(parameter, value) && validate(Number(value))) {
+      // An integer beyond 2^53 is text on the wire: its bounds are checked on its digits and the twin keeps the
+      // digits it was sent (an id to look up, a page past the end), never a rounded neighbour.
+      const digits = value as string;
+      if (!withinExactBounds(document, parameter.schema, digits)) {
+        first ??= { location, message: `is outside the range of integers its schema allows (got ${digits})` };
+        continue;
+      }
       return { value };
     } else {
       first ??= {

@@ -56,6 +56,9 @@ export const basePathOf = (service: ServiceModel): string => {
   }
 };
 
+/** How many parameters a find-my-way route has (`::` is an escaped colon, not a parameter). */
+const routeParameters = (route: string): number => (route.match(/(?<!:):p\d+/g) ?? []).length;
+
 /**
  * OpenAPI templates become find-my-way routes. Parameter names are replaced by positional ones because find-my-way
  * reads `-` and `.` inside a name as separators; static colons are escaped.
@@ -155,11 +158,11 @@ export class ServiceTwin {
   }
 
   /**
-   * The other methods of the one route template the path names. Another method may match the path through a wider
-   * template (`/items/search` is also `/items/{id}`), but that is another resource: the most specific template, the
-   * one with the fewest parameters, is the path's own, and only its methods are allowed.
+   * The path's own route template and its methods (other than `method`). Another method may match the path through a
+   * wider template (`/items/search` is also `/items/{id}`), but that is another resource: the most specific template,
+   * the one with the fewest parameters, is the path's own, and only its methods are allowed.
    */
-  private methodsOf(path: string, method: string): string[] {
+  private ownRoute(path: string, method: string): { route?: string; methods: string[] } {
     const matches = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
       .filter((m) => m !== method.toUpperCase())
       .map((m) => ({
@@ -167,9 +170,20 @@ export class ServiceTwin {
         route: (this.router.find(m as FindMyWay.HTTPMethod, path)?.store as { route?: string })?.route,
       }))
       .filter((m): m is { method: string; route: string } => m.route !== undefined);
-    const parameters = (route: string): number => (route.match(/(?<!:):p\d+/g) ?? []).length;
-    const own = matches.map((m) => m.route).sort((a, b) => parameters(a) - parameters(b))[0];
-    return matches.filter((m) => m.route === own).map((m) => m.method);
+    const route = matches.map((m) => m.route).sort((a, b) => routeParameters(a) - routeParameters(b))[0];
+    return { route, methods: matches.filter((m) => m.route === route).map((m) => m.method) };
+  }
+
+  /**
+   * OpenAPI matches a concrete path before a templated one: `GET /batches/files`, where `/batches/files` declares only
+   * POST, is a method that path does not allow (405), not a read of the batch "files" through `/batches/{id}`.
+   */
+  private shadowed(route: string | undefined, path: string, method: string): boolean {
+    if (route === undefined || routeParameters(route) === 0) {
+      return false;
+    }
+    const own = this.ownRoute(path, method).route;
+    return own !== undefined && routeParameters(own) < routeParameters(route);
   }
 
   /** Finds the operation for a request, or the 404/405 that says why there is none. */
@@ -183,10 +197,10 @@ export class ServiceTwin {
     }
     // The router decodes each parameter exactly once (`100%25` is the id `100%`); nothing downstream decodes again.
     const found = this.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
-    if (found) {
+    if (found && !this.shadowed((found.store as { route?: string } | undefined)?.route, path, method)) {
       return (found.handler as unknown as Handler)(found.params);
     }
-    const allowed = this.methodsOf(path, method);
+    const allowed = this.ownRoute(path, method).methods;
     if (this.pack?.anyMethod && allowed.length > 0) {
       const other = this.router.find(allowed[0] as FindMyWay.HTTPMethod, path);
       if (other) {

@@ -246,5 +246,26 @@ describe('wire conventions through a twin', () => {
       expect(open.length).toBeLessThan(everything.length);
       expect(open.every((issue) => issue.state === 'open')).toBe(true);
     });
+
+    it('takes integers beyond 2^53 in the path and query as the digits sent, within their bounds', async () => {
+      const past = await call('GET', '/issues?per_page=2&page=9007199254740993');
+      expect(past.status).toBe(200);
+      expect(past.json).toEqual([]);
+      const tooMany = await call('GET', '/issues?per_page=9007199254740993');
+      expect(tooMany.status).toBe(400);
+      expect(JSON.stringify(tooMany.json)).toContain('per_page');
+      // int64's limits, compared on the digits: 2^63 and -2^63 - 1 round to numbers inside them.
+      expect((await call('GET', '/issues?per_page=2&page=9223372036854775807')).status).toBe(200);
+      for (const outside of ['9223372036854775808', '-9223372036854775809']) {
+        const refused = await call('GET', `/issues?per_page=2&page=${outside}`);
+        expect(refused.status).toBe(400);
+        expect(JSON.stringify(refused.json)).toContain(outside);
+      }
+      const missing = await call('GET', '/issues/9007199254740993');
+      expect(missing.status).toBe(404);
+      expect(JSON.stringify(missing.json)).toContain('9007199254740993');
+      expect(JSON.stringify(missing.json)).not.toContain('9007199254740992');
+      expect((await call('GET', '/issues/90071992547409931.5')).status).toBe(400);
+    });
   });
 });

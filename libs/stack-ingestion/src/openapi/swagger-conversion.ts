@@ -13,7 +13,7 @@ export const convertSwagger = async (
 ): Promise<Record<string, unknown>> => {
   try {
     // swagger2openapi mutates its input; the bundled document still serves to locate problems afterwards.
-    const { openapi } = await convertObj(structuredClone(document), {
+    const { openapi } = await convertObj(tuplesAsAlternatives(structuredClone(document)), {
       patch: true,
       warnOnly: true,
       resolve: false,
@@ -31,6 +31,82 @@ export const convertSwagger = async (
 };
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+
+type Schema = Record<string, unknown>;
+
+const isSchema = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Draft 4's `items: [A, B]` checks an array position by position and says nothing about any other value; specs
+ * generated from other formats (Slack's) write the alternatives of one value that way (`[{type: null}, {enum: […]}]`,
+ * `[objs_message, {type: null}]`), and their examples and the real API send one of the positions, never an array.
+ * swagger2openapi turns the list into `items: {anyOf: […]}`, an array of any of them, so the twin sent arrays the spec
+ * read as draft 4 refuses. Where the schema does not declare an array the list becomes `anyOf` of its positions (the
+ * value is one of them, which draft 4 accepts too); a declared array keeps its tuple as swagger2openapi converts it.
+ * Only schema positions are rewritten (definitions, parameter and response schemas, and the keywords nesting them),
+ * never examples, which may hold a list under the same key.
+ */
+const tuplesAsAlternatives = (document: Schema): Schema => {
+  const seen = new Set<Schema>();
+  const visit = (schema: unknown): void => {
+    if (!isSchema(schema) || seen.has(schema)) {
+      return;
+    }
+    seen.add(schema);
+    if (Array.isArray(schema.items) && schema.type !== 'array') {
+      const positions = schema.items as unknown[];
+      delete schema.items;
+      if (Array.isArray(schema.anyOf)) {
+        schema.allOf = [...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []), { anyOf: positions }];
+      } else {
+        schema.anyOf = positions;
+      }
+    }
+    for (const keyword of ['items', 'additionalProperties', 'not']) {
+      visit(schema[keyword]);
+    }
+    for (const keyword of ['allOf', 'anyOf', 'oneOf', 'items']) {
+      const list = schema[keyword];
+      if (Array.isArray(list)) {
+        list.forEach(visit);
+      }
+    }
+    for (const keyword of ['properties', 'patternProperties']) {
+      const map = schema[keyword];
+      if (isSchema(map)) {
+        Object.values(map).forEach(visit);
+      }
+    }
+  };
+  Object.values(isSchema(document.definitions) ? document.definitions : {}).forEach(visit);
+  const visitParameters = (parameters: unknown): void => {
+    if (Array.isArray(parameters)) {
+      parameters.forEach((parameter) => isSchema(parameter) && visit(parameter.schema));
+    }
+  };
+  visitParameters(Object.values(isSchema(document.parameters) ? document.parameters : {}));
+  Object.values(isSchema(document.responses) ? document.responses : {}).forEach(
+    (response) => isSchema(response) && visit(response.schema),
+  );
+  for (const item of Object.values(isSchema(document.paths) ? document.paths : {})) {
+    if (!isSchema(item)) {
+      continue;
+    }
+    visitParameters(item.parameters);
+    for (const method of methods) {
+      const operation = item[method];
+      if (!isSchema(operation)) {
+        continue;
+      }
+      visitParameters(operation.parameters);
+      Object.values(isSchema(operation.responses) ? operation.responses : {}).forEach(
+        (response) => isSchema(response) && visit(response.schema),
+      );
+    }
+  }
+  return document;
+};
 
 type Parameter = { in?: string; required?: boolean; $ref?: string };
 
