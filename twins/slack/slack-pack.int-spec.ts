@@ -174,7 +174,9 @@ describe('Slack twin through @slack/web-api', () => {
   });
 
   it('throttles with 429 and Retry-After when rate limits are switched on', async () => {
-    await engine.setFaults('test', episode.id, { services: { slack: { rateLimit: { requests: 1, windowSeconds: 60 } } } });
+    await engine.setFaults('test', episode.id, {
+      services: { slack: { rateLimit: { requests: 1, windowSeconds: 60 } } },
+    });
     try {
       const web = client(tokenOf('E0000'));
       await web.auth.test();

@@ -221,21 +221,27 @@ export class EpisodesController {
       }
       throw error;
     }
-    const result = await this.idempotent.run(this.registry.tenantId, `POST /v1/episodes/${id}/tool_calls`, key, body, async () => {
-      const done = await this.registry.call(id, token!, parsed.calls);
-      const answer = this.toolkit.toolMessages(parsed.shape, done.observations);
-      return {
-        status: 200,
-        body: {
-          episode_id: id,
-          step: done.steps,
-          ...(parsed.shape === 'chat' ? { messages: answer } : { output: answer }),
-          terminated: done.terminated,
-          truncated: done.truncated,
-          ...(done.reward !== undefined ? { reward: done.reward } : {}),
-        },
-      };
-    });
+    const result = await this.idempotent.run(
+      this.registry.tenantId,
+      `POST /v1/episodes/${id}/tool_calls`,
+      key,
+      body,
+      async () => {
+        const done = await this.registry.call(id, token!, parsed.calls);
+        const answer = this.toolkit.toolMessages(parsed.shape, done.observations);
+        return {
+          status: 200,
+          body: {
+            episode_id: id,
+            step: done.steps,
+            ...(parsed.shape === 'chat' ? { messages: answer } : { output: answer }),
+            terminated: done.terminated,
+            truncated: done.truncated,
+            ...(done.reward !== undefined ? { reward: done.reward } : {}),
+          },
+        };
+      },
+    );
     send(response, result, result.replayed);
   }
 
@@ -283,10 +289,16 @@ export class EpisodesController {
   ): Promise<void> {
     const token = bearer(authorization);
     await this.registry.authorize(id, token);
-    const result = await this.idempotent.run(this.registry.tenantId, `POST /v1/episodes/${id}/grade`, key, {}, async () => {
-      const graded = await this.registry.grade(id, token!);
-      return { status: 200, body: gradeView(graded.status, graded.result) };
-    });
+    const result = await this.idempotent.run(
+      this.registry.tenantId,
+      `POST /v1/episodes/${id}/grade`,
+      key,
+      {},
+      async () => {
+        const graded = await this.registry.grade(id, token!);
+        return { status: 200, body: gradeView(graded.status, graded.result) };
+      },
+    );
     send(response, result, result.replayed);
   }
 
@@ -340,10 +352,16 @@ export class EpisodesController {
   ): Promise<void> {
     const token = bearer(authorization);
     await this.registry.authorize(id, token);
-    const result = await this.idempotent.run(this.registry.tenantId, `POST /v1/episodes/${id}/ping`, key, {}, async () => {
-      const { expiresAt } = await this.registry.ping(id, token!);
-      return { status: 200, body: { episode_id: id, expires_at: expiresAt } };
-    });
+    const result = await this.idempotent.run(
+      this.registry.tenantId,
+      `POST /v1/episodes/${id}/ping`,
+      key,
+      {},
+      async () => {
+        const { expiresAt } = await this.registry.ping(id, token!);
+        return { status: 200, body: { episode_id: id, expires_at: expiresAt } };
+      },
+    );
     send(response, result, result.replayed);
   }
 

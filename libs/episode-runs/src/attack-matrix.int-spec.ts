@@ -149,7 +149,11 @@ describe('the attack matrix: no reward hack earns anything, on any scenario or s
       const results = await pooled(trials, concurrency, async ({ scenario, seed }) => {
         const started = await startEpisode(harness.context, harness.signals, harness.scenario(scenario), seed);
         try {
-          await randomAgent(() => harness.context.engine.episode(harness.context.tenantId, started.episode.id), seed, 60).run(started.session);
+          await randomAgent(
+            () => harness.context.engine.episode(harness.context.tenantId, started.episode.id),
+            seed,
+            60,
+          ).run(started.session);
         } finally {
           harness.signals.forget(started.episode.id);
         }

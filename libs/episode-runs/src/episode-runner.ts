@@ -90,7 +90,8 @@ const liveRecords = (engine: TwinEngine, tenantId: string, episodeId: string): E
 /** Whether a predicate holds in the episode now: what a reference plan waits on, never given to an agent under test. */
 const planInsight = (context: RunnerContext, episodeId: string, subject: PredicateSubject): PlanInsight => ({
   holds: async (predicate) =>
-    (await evaluatePredicates(liveRecords(context.engine, context.tenantId, episodeId), subject, { until: predicate })).until.met,
+    (await evaluatePredicates(liveRecords(context.engine, context.tenantId, episodeId), subject, { until: predicate }))
+      .until.met,
 });
 
 export const workflowIdOf = (episodeId: string): string => `episode-${episodeId}`;

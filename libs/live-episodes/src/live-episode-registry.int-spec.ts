@@ -76,7 +76,8 @@ describe('live-episode registry', () => {
     name,
     arguments: args,
   });
-  const seqOf = async (episodeId: string) => (await host.engine.episode(host.config.MIRROR_TENANT, episodeId)).state.seq;
+  const seqOf = async (episodeId: string) =>
+    (await host.engine.episode(host.config.MIRROR_TENANT, episodeId)).state.seq;
   const rejection = async (work: Promise<unknown>) => {
     const error = await work.then(
       () => undefined,

@@ -486,7 +486,12 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
         outcome,
         this.options.agentName ?? 'episode-api',
       );
-      result = endedResult(outcome, grade, (await this.host.engine.episode(this.options.tenantId, live.id)).now(), cause);
+      result = endedResult(
+        outcome,
+        grade,
+        (await this.host.engine.episode(this.options.tenantId, live.id)).now(),
+        cause,
+      );
     } catch (error) {
       result = infrastructureResult(messageOf(error), cause);
     }

@@ -12,7 +12,8 @@ const memoryStore = (): RolloutStore & { rows: Map<string, RolloutEpisodeResult>
   return {
     rows,
     open: () => Promise.resolve(),
-    episode: (tenantId, rolloutId, task, trial) => Promise.resolve(rows.get(`${tenantId}/${rolloutId}/${task}#${trial}`)),
+    episode: (tenantId, rolloutId, task, trial) =>
+      Promise.resolve(rows.get(`${tenantId}/${rolloutId}/${task}#${trial}`)),
     recordEpisode: (tenantId, rolloutId, result) => {
       const key = `${tenantId}/${rolloutId}/${result.task}#${result.trial}`;
       if (!rows.has(key)) {

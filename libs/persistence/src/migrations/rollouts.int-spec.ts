@@ -58,7 +58,9 @@ describe('the rollouts migration and repository', () => {
     await expect(sut.list('t2', { offset: 0, limit: 10 })).resolves.toEqual({ rollouts: [], total: 0 });
     // Another tenant's worker can neither read a trial, add one, nor close the rollout.
     await expect(sut.episode('t2', plan.id, 'b@2', 1)).resolves.toBeUndefined();
-    await expect(sut.recordEpisode('t2', plan.id, trial('c@3', 1))).rejects.toThrow(`tenant t2 has no rollout ${plan.id}`);
+    await expect(sut.recordEpisode('t2', plan.id, trial('c@3', 1))).rejects.toThrow(
+      `tenant t2 has no rollout ${plan.id}`,
+    );
     await sut.close('t2', plan.id, 'completed', null);
     await expect(sut.find('t1', plan.id)).resolves.toMatchObject({ status: 'running' });
     expect(await sut.episodes('t1', plan.id)).toHaveLength(3);

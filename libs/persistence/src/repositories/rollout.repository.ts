@@ -112,7 +112,11 @@ export class RolloutRepository {
    * Records a trial of the tenant's rollout unless it is recorded already; returns the result stored, the first one.
    * A rollout of another tenant is refused whole, nothing stored.
    */
-  async recordEpisode(tenantId: string, rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> {
+  async recordEpisode(
+    tenantId: string,
+    rolloutId: string,
+    result: RolloutEpisodeResult,
+  ): Promise<RolloutEpisodeResult> {
     await this.dataSource.transaction(async (manager) => {
       const inserted = await manager.query<unknown[]>(
         `INSERT INTO rollout_episodes (rollout_id, task, trial, episode_id, status, passed, reward, violations, reason)

@@ -63,7 +63,8 @@ describe(ServiceBehaviours.name, () => {
     // An update of a closed ticket is refused as well, and nothing was written.
     expect((await call('PATCH', `/tickets/${String(ticket.id)}`, { subject: 'x' })).status).toBe(409);
     expect((await engine.events('test', episode.id)).filter((e) => e.event.type.startsWith('record.'))).toHaveLength(
-      (await engine.events('test', episode.id)).slice(0, before).filter((e) => e.event.type.startsWith('record.')).length,
+      (await engine.events('test', episode.id)).slice(0, before).filter((e) => e.event.type.startsWith('record.'))
+        .length,
     );
     expect(json(await call('GET', `/tickets/${String(ticket.id)}`))).toMatchObject({ status: 'closed' });
   });

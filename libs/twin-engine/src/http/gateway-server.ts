@@ -224,9 +224,15 @@ export const createServiceOriginServer = (
     const { path, query } = splitUrl(request.url ?? '/');
     if (isTraversal(path)) {
       request.resume();
-      void refuseTraversalAsTwin(engine, tenantId, episodeId, serviceName, request.method ?? 'GET', path, response).catch(
-        (error: unknown) => fail(response, error, log),
-      );
+      void refuseTraversalAsTwin(
+        engine,
+        tenantId,
+        episodeId,
+        serviceName,
+        request.method ?? 'GET',
+        path,
+        response,
+      ).catch((error: unknown) => fail(response, error, log));
       return;
     }
     const url = `http://${request.headers.host ?? 'localhost'}${path}`;
