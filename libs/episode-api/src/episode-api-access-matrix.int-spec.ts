@@ -245,6 +245,17 @@ describe('authorisation matrix of a keyed episode API', () => {
     expect(markers.filter((m) => !response.url.includes(m) && text.includes(m))).toEqual([]);
   });
 
+  it("tells another tenant's key nothing of the hosted tenant's live episodes", async () => {
+    expect((await post(`${api}/v1/episodes`, keys[hosted].trainer, { environment, task })).status).toBe(201);
+    const foreign = tenants.find((t) => t !== hosted)!;
+
+    const own = (await (await get(`${api}/v1/capacity`, keys[hosted].reviewer)).json()) as { live: number };
+    const theirs = await (await get(`${api}/v1/capacity`, keys[foreign].reviewer)).json();
+
+    expect(own.live).toBeGreaterThan(0);
+    expect(theirs).toEqual({ live: 0, max: 0, available: 0 });
+  });
+
   it('lets an episode route be opened by that episode’s token only, never by an API key', async () => {
     const started = (await (await post(`${api}/v1/episodes`, keys[hosted].trainer, { environment, task })).json()) as {
       episode_id: string;

@@ -121,8 +121,9 @@ export class EpisodesController {
   @Requires('environments:read')
   @ApiOperation({ summary: 'Live episodes now, the most this server holds, and how many more it takes' })
   @ApiResponse({ status: 200, schema: schemas.capacity })
-  capacity() {
-    return this.registry.capacity();
+  capacity(@CurrentPrincipal() principal: Principal) {
+    // How busy this server is is the hosted tenant's business: another tenant's key is told it holds nothing here.
+    return this.hosts(principal) ? this.registry.capacity() : { live: 0, max: 0, available: 0 };
   }
 
   @Post('episodes')
