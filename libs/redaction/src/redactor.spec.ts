@@ -1,3 +1,5 @@
+import { secretLintProfiler } from '@secretlint/profiler';
+
 import { AllowedValues } from './allowed-values';
 import { Redactor } from './redactor';
 import { findSecrets, lintSecrets } from './secret-rules';
@@ -119,5 +121,15 @@ describe(findSecrets.name, () => {
       expect(findSecrets(text)).toEqual(await lintSecrets(text));
     }
     expect(findSecrets(texts[0])).toHaveLength(2);
+  });
+
+  it('keeps nothing from one call to the next (a process redacts every twin write for as long as it runs)', async () => {
+    for (let i = 0; i < 200; i++) {
+      findSecrets(`call ${i}: ${slackToken}`);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(performance.getEntriesByType('mark').filter((mark) => /::(start|end)/.test(mark.name))).toEqual([]);
+    expect(await secretLintProfiler.getEntries()).toEqual([]);
   });
 });
