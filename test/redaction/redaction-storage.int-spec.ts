@@ -86,7 +86,7 @@ describe('secrets and personal data in storage', () => {
 
       const stored = await everything(dataSource);
       expectNonePlanted(stored);
-      expect(stored).toContain('[redacted:email]');
+      expect(stored).toContain('redacted-email@');
       expect(stored).toContain('[redacted:card]');
       expect(model.warnings.filter((w) => w.message.includes('stored as [redacted:'))).toEqual(
         expect.arrayContaining([
@@ -168,7 +168,7 @@ describe('secrets and personal data in storage', () => {
 
       const stored = await everything(harness.dataSource);
       expectNonePlanted(stored);
-      expect(stored).toContain('for the record: [redacted:secret], card [redacted:card], [redacted:email]@gmail.com');
+      expect(stored).toContain('for the record: [redacted:secret], card [redacted:card], redacted-email@gmail.com');
       // Each redaction noted beside what it redacted, by kind and place.
       const log = await harness.dataSource.query<{ event: string }[]>(
         'SELECT event::text AS event FROM episode_events WHERE episode_id = $1',

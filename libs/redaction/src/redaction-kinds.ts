@@ -23,9 +23,17 @@ export interface Redaction {
 
 /**
  * What stands in for a redacted value: its kind only, so neither the value nor its length is kept (an e-mail address
- * keeps its domain after the marker).
+ * is the exception: it becomes `redacted-email@` its own domain, see `emailMarkerLocalPart`).
  */
 export const redactionMarker = (kind: RedactionKind): string => `[redacted:${kind}]`;
 
+/** What a redacted e-mail address keeps before its domain: still an address, so a field's `format: email` holds. */
+export const emailMarkerLocalPart = 'redacted-email';
+
 /** A marker already in a text: redacting it again changes nothing. */
-export const markerPattern = /\[redacted:(?:secret|credential|email|phone|card|iban)\]/g;
+export const markerPattern =
+  /\[redacted:(?:secret|credential|email|phone|card|iban)\]|\bredacted-email@[A-Za-z0-9.-]*[A-Za-z0-9]/g;
+
+/** Whether a value holds a redaction marker: what it stood for is gone, so it is no example of anything. */
+export const isRedacted = (value: unknown): boolean =>
+  new RegExp(markerPattern.source).test(JSON.stringify(value) ?? '');

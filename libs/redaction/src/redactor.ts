@@ -1,7 +1,7 @@
 import { AllowedValues, ValueAllowance } from './allowed-values';
 import { findCredentialAssignments, isCredentialName, isPlaceholder } from './credential-fields';
 import { findCards, findEmails, findIbans, findPhones } from './personal-data';
-import { Finding, markerPattern, Redaction, redactionMarker } from './redaction-kinds';
+import { emailMarkerLocalPart, Finding, markerPattern, Redaction, redactionMarker } from './redaction-kinds';
 import { findSecrets } from './secret-rules';
 
 /** A value as it may be stored, and what was taken out of it (kind and place only). */
@@ -13,12 +13,13 @@ export interface Redacted<T> {
 const pointerStep = (key: string | number): string => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 /**
- * An e-mail address keeps its domain (`[redacted:email]@gmail.com`): a domain is no one's personal data, and it is
- * what a recipients rule judges (terms mailed to a personal webmail account), so redaction never hides a violation.
+ * An e-mail address keeps its domain and stays an address (`redacted-email@gmail.com`): a domain is no one's personal
+ * data, and it is what a recipients rule judges (terms mailed to a personal webmail account), so redaction never hides
+ * a violation; and a twin's record whose field the spec declares `format: email` still answers in its declared shape.
  */
 const markerFor = (finding: Finding, text: string): string =>
   finding.kind === 'email'
-    ? `${redactionMarker('email')}${text.slice(finding.start, finding.end).replace(/^[^@]*/, '')}`
+    ? `${emailMarkerLocalPart}${text.slice(finding.start, finding.end).replace(/^[^@]*/, '')}`
     : redactionMarker(finding.kind);
 
 /** Overlapping findings become one, the widest span's kind kept: a card inside a secret is the secret. */
@@ -38,7 +39,9 @@ const merged = (findings: Finding[]): Finding[] => {
 
 /** Spans of markers already in a text: what was redacted once is not looked at again. */
 const markerSpans = (text: string): [number, number][] =>
-  text.includes('[redacted:') ? [...text.matchAll(markerPattern)].map((m) => [m.index, m.index + m[0].length]) : [];
+  text.includes('[redacted:') || text.includes('redacted-email@')
+    ? [...text.matchAll(markerPattern)].map((m) => [m.index, m.index + m[0].length])
+    : [];
 
 /**
  * Finds secrets (secretlint's recommended rules, credential-named assignments) and personal data (e-mail addresses,

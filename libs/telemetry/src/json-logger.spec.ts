@@ -74,7 +74,7 @@ describe(JsonLogger.name, () => {
       expect(output).not.toMatch(/xoxb|4539|hunter2|anna\.berg/);
       expect(output).toContain('agent posted [redacted:secret] and [redacted:card]');
       expect(output).toContain('[redacted:credential]');
-      expect(output).toContain('refused [redacted:email]@gmail.com with [redacted:secret]');
+      expect(output).toContain('refused redacted-email@gmail.com with [redacted:secret]');
     }
     errors.mockRestore();
   });
