@@ -1,4 +1,5 @@
 import type { Schema } from '@libs/openapi-schemas';
+import { isRedacted } from '@libs/redaction';
 
 /**
  * Values a property's description lists as the allowed ones, the way API docs write them when the schema has no
@@ -64,8 +65,11 @@ export const exampleValues = (schema: Schema): unknown[] => {
   if (schema.default !== undefined) {
     values.push(schema.default);
   }
+  // An example redacted at ingest (a real person's address in a client's spec) stands for nothing now: the field's
+  // format or name makes the value instead, so a marker never reaches a record (`[redacted:email]@…` is no e-mail).
   return values.filter(
-    (value, index) => values.findIndex((v) => JSON.stringify(v) === JSON.stringify(value)) === index,
+    (value, index) =>
+      !isRedacted(value) && values.findIndex((v) => JSON.stringify(v) === JSON.stringify(value)) === index,
   );
 };
 

@@ -59,7 +59,7 @@ export const redactServiceExamples = (service: ServiceModel): StackWarning[] => 
       location: `${service.sourceFile}#${pointer}`,
       file: service.sourceFile,
       pointer,
-      message: `an example or default held a value that reads as ${redaction.kind === 'iban' ? 'an IBAN' : `a ${redaction.kind}`} (${redaction.detector}): it is stored as [redacted:${redaction.kind}]`,
+      message: `an example or default held a value that reads as ${redaction.kind === 'iban' ? 'an IBAN' : `a ${redaction.kind}`} (${redaction.detector}): it is stored as ${redaction.kind === 'email' ? 'redacted-email@ its domain' : `[redacted:${redaction.kind}]`}`,
     };
   });
 };
