@@ -322,8 +322,16 @@ export const slackBehaviours: Record<SlackMethod, PackBehaviour> = {
     if (result === 'invalid_cursor') {
       return slackError('invalid_arguments');
     }
+    // As Slack answers a thread: the parent says how many replies it has and whether the caller follows the thread
+    // (one who wrote in it does), each reply whose message it answers.
+    const subscribed = thread.some((m) => m.user === caller.user);
+    const messages = result.items.map((m) =>
+      m.ts === parent.ts
+        ? { ...m, thread_ts: parent.ts, reply_count: thread.length - 1, subscribed }
+        : { ...m, parent_user_id: parent.user },
+    );
     return slackOk({
-      messages: result.items,
+      messages,
       has_more: result.nextCursor !== '',
       response_metadata: { next_cursor: result.nextCursor },
     });
