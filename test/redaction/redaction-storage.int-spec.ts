@@ -88,7 +88,7 @@ describe('secrets and personal data in storage', () => {
       expectNonePlanted(stored);
       expect(stored).toContain('redacted-email@');
       expect(stored).toContain('[redacted:card]');
-      expect(model.warnings.filter((w) => w.message.includes('stored as [redacted:'))).toEqual(
+      expect(model.warnings.filter((w) => w.message.includes('it is stored as '))).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ pointer: expect.stringMatching(/\/email\/example$/) }),
           expect.objectContaining({ pointer: expect.stringMatching(/\/phone\/default$/) }),
