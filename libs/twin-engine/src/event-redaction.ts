@@ -43,12 +43,20 @@ const worldAllowance = (twin: StackTwin): ValueAllowance => {
  * What an episode's writes are redacted by: the world's values stay, and so does anything already in the episode's
  * records (what its setup enrolled: an outside party's address), which was itself redacted when it was written.
  */
-export const episodeRedactor = (twin: StackTwin, state: EpisodeState): Redactor =>
-  new Redactor(
-    AllowedValues.union(worldAllowance(twin), {
-      allows: (kind, text) => AllowedValues.of(state.fingerprint()).allows(kind, text),
-    }),
-  );
+export const episodeRedactor = (twin: StackTwin, state: EpisodeState): Redactor => {
+  // The records' values are collected once per state (its sequence number), not once per finding: a write whose
+  // record carries several addresses would otherwise walk the whole episode's state for each of them.
+  let collected: { seq: number; allowance: AllowedValues } | undefined;
+  const records: ValueAllowance = {
+    allows: (kind, text) => {
+      if (collected?.seq !== state.seq) {
+        collected = { seq: state.seq, allowance: AllowedValues.of(state.fingerprint()) };
+      }
+      return collected.allowance.allows(kind, text);
+    },
+  };
+  return new Redactor(AllowedValues.union(worldAllowance(twin), records));
+};
 
 /**
  * An event as it is stored: its content (records, domain data, recorded answers, refusal reasons) redacted, what was
