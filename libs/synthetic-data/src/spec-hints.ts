@@ -66,7 +66,7 @@ export const exampleValues = (schema: Schema): unknown[] => {
     values.push(schema.default);
   }
   // An example redacted at ingest (a real person's address in a client's spec) stands for nothing now: the field's
-  // format or name makes the value instead, so a marker never reaches a record (`[redacted:email]@…` is no e-mail).
+  // format or name makes the value instead, so a marker never reaches a record (`[redacted:card]` is no card number).
   return values.filter(
     (value, index) =>
       !isRedacted(value) && values.findIndex((v) => JSON.stringify(v) === JSON.stringify(value)) === index,
