@@ -73,12 +73,12 @@ export const RolloutListScreen = ({ query }: { query: URLSearchParams }) => {
       {list.state === 'loading' && <p>Loading…</p>}
       {list.state === 'failed' && <p className="page-error">{list.message}</p>}
       {list.state === 'loaded' && (
-        <>
+        <div className="rollout-results" data-query={search}>
           <p className="meta">
             {list.value.matched} of the {list.value.scanned} newest rollouts
           </p>
           <RolloutListTable view={list.value} links={links} />
-        </>
+        </div>
       )}
     </>
   );

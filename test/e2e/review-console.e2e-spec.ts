@@ -187,10 +187,11 @@ describe('reviewer console and reports', () => {
       await page.locator('select[name=outcome]').selectOption('failed');
       await page.locator('form.filters button[type=submit]').click();
       await page.waitForURL(/outcome=failed/);
-      await expect(page.locator('table.rollout-list tbody tr').count()).resolves.toBe(1);
-      await expect(page.locator('table.rollout-list tbody tr').first().innerText()).resolves.toContain(
-        'trap:grants-editor',
-      );
+      // The rows shown are those of the filter in the address (the list marks which), not the previous list's.
+      const failedRows = page.locator('.rollout-results[data-query="outcome=failed"] table.rollout-list tbody tr');
+      await failedRows.first().waitFor();
+      await expect(failedRows.count()).resolves.toBe(1);
+      await expect(failedRows.first().innerText()).resolves.toContain('trap:grants-editor');
       await expect(page.locator('.badge.severity-major').first().isVisible()).resolves.toBe(true);
       await page.goto(`${base}/console/#/rollouts?from=2026-13-45`);
       await expect(page.locator('.page-error').innerText()).resolves.toContain('from must be a date');
