@@ -8,13 +8,15 @@ import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { boundedLabel, mirrorMetrics } from '@libs/telemetry';
 import { episodeGateway, gatewayLostSince, TwinClient } from '@libs/twin-client';
-import { Episode, TwinEngine } from '@libs/twin-engine';
+import { domainEventsOf, Episode, TwinEngine } from '@libs/twin-engine';
 import {
   EpisodeOutcome,
+  EpisodeWorkflowResult,
   EpisodeServices,
   EpisodeWorkflowInput,
   episodeWorkflowNames,
   taskQueues,
+  transcriptOf,
   WaitRequest,
   WaitResult,
 } from '@libs/workflow-contracts';
@@ -253,6 +255,14 @@ export const startEpisode = async (
     return token;
   };
   let outcome: EpisodeOutcome | undefined;
+  /** The workflow's outcome with the episode's story, told from its log (the workflow does not carry it). */
+  const withStory = async (result: EpisodeWorkflowResult): Promise<EpisodeOutcome> => ({
+    ...result,
+    transcript: transcriptOf(
+      domainEventsOf(await context.engine.events(context.tenantId, episode.id)),
+      new Set([identity.employeeId, identity.email, identity.slackUser]),
+    ),
+  });
   /** An update to a workflow that already ended (the horizon passed while the agent was away): undefined. */
   const unlessEnded = async <T>(update: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -297,7 +307,7 @@ export const startEpisode = async (
             ),
           );
       if (!waited) {
-        outcome ??= (await handle.result()) as EpisodeOutcome;
+        outcome ??= await withStory((await handle.result()) as EpisodeWorkflowResult);
       }
       return waited ?? { now: episode.now(), happened: [], finished: true };
     },
@@ -305,10 +315,10 @@ export const startEpisode = async (
       if (!outcome) {
         const finished = await unlessEnded(() =>
           renewing.during(() =>
-            followed(() => handle.executeUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish, { args: [] })),
+            followed(() => handle.executeUpdate<EpisodeWorkflowResult, []>(episodeWorkflowNames.finish, { args: [] })),
           ),
         );
-        outcome = finished ?? ((await handle.result()) as EpisodeOutcome);
+        outcome = await withStory(finished ?? ((await handle.result()) as EpisodeWorkflowResult));
       }
       return outcome;
     },

@@ -76,6 +76,52 @@ export interface LoggedEvent {
   event: EpisodeEvent;
 }
 
+/** A domain event of the log as workflows and transcripts read it (clock moves and setup left out). */
+export interface DomainEventOfLog {
+  seq: number;
+  at: string;
+  actor?: string;
+  name: string;
+  service: string;
+  data: Record<string, unknown>;
+}
+
+/** The log's domain events, in order: what the episode workflow reacts to and the episode's story is told from. */
+export const domainEventsOf = (logged: readonly LoggedEvent[]): DomainEventOfLog[] =>
+  logged.flatMap((entry) =>
+    entry.event.type === 'domain'
+      ? [
+          {
+            seq: entry.seq,
+            at: entry.at,
+            ...(entry.actor !== undefined ? { actor: entry.actor } : {}),
+            name: entry.event.name,
+            service: entry.event.service,
+            data: entry.event.data,
+          },
+        ]
+      : [],
+  );
+
+/**
+ * A page of the log for a reader that records what it reads (a workflow): at most this many entries and about this
+ * many bytes of JSON, at least one entry. Temporal warns at 512 KB and refuses at 2 MB per payload.
+ */
+export const logPage = { entries: 500, bytes: 256 * 1024 } as const;
+
+export const pageOfLog = (logged: readonly LoggedEvent[]): readonly LoggedEvent[] => {
+  let bytes = 0;
+  let end = 0;
+  while (end < logged.length && end < logPage.entries) {
+    bytes += JSON.stringify(logged[end].event).length;
+    if (end > 0 && bytes > logPage.bytes) {
+      break;
+    }
+    end++;
+  }
+  return end === logged.length ? logged : logged.slice(0, end);
+};
+
 /**
  * Where episodes and their events are kept: PostgreSQL in production (libs/persistence implements this port).
  * `append` must be durable when it resolves: the twin answers only after it. Every method is scoped to a tenant (a

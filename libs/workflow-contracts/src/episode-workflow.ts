@@ -89,6 +89,7 @@ export interface EpisodeOutcome {
   agentActions: number;
   simulatedBusinessDays: number;
   finalTerms: FinalTerms | null;
+  /** The episode's story, built from its log by whoever reads the outcome (`transcriptOf`), never by the workflow. */
   transcript: TranscriptEntry[];
   /**
    * Set by the runner, never the workflow: the agent's own failure (it crashed, called the twins after it was told
@@ -96,6 +97,12 @@ export interface EpisodeOutcome {
    */
   agentError?: string;
 }
+
+/**
+ * What the episode workflow returns: the outcome without its story, which grows with every action and is read from
+ * the log instead (`transcriptOf`). Runs recorded before returned it too; readers replace it.
+ */
+export type EpisodeWorkflowResult = Omit<EpisodeOutcome, 'transcript'>;
 
 /** A domain event the twins recorded, as the workflow reads it from the episode's log. */
 export interface SignalledEvent {
@@ -144,7 +151,8 @@ export interface EpisodeCarry {
   now: number;
   agenda: ScheduledAction[];
   negotiations: Record<string, NegotiationMemory>;
-  transcript: TranscriptEntry[];
+  /** Carried by runs recorded before the story was built from the log; read by none. */
+  transcript?: TranscriptEntry[];
   agentActions: number;
   handledSeq: number;
   questionsAsked?: number;
@@ -177,5 +185,4 @@ export const episodeWorkflowNames = {
   wait: 'agentWait',
   finish: 'agentFinish',
   state: 'episodeState',
-  transcript: 'episodeTranscript',
 } as const;

@@ -22,3 +22,4 @@ export interface HealthCheckResult {
 export * from './business-time';
 export * from './episode-workflow';
 export * from './rollout-workflow';
+export * from './transcript';

@@ -10,6 +10,8 @@ import {
   closeEpisode,
   companyOf,
   EpisodeContext,
+  eventsPage,
+  type EventsPage,
   eventsSince,
   PersonaContext,
   PersonaHands,
@@ -37,8 +39,12 @@ export const createPersonaActivities = (operatorKey: string, llmVoice?: VoiceSet
     ...(llmVoice ? { voice: llmVoice } : {}),
   });
   return {
+    /** Histories recorded before the workflow read the log a page at a time ask for this. */
     async eventsSince(input: EpisodeContext & { afterSeq: number }): Promise<SignalledEvent[]> {
       return eventsSince(operatorOf(input), input);
+    },
+    async eventsPage(input: EpisodeContext & { afterSeq: number }): Promise<EventsPage> {
+      return eventsPage(operatorOf(input), input);
     },
     /**
      * Keyed by the workflow run and the activity's place in it, the same in every attempt and in a workflow task

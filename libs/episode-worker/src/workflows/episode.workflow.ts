@@ -22,13 +22,15 @@ import {
   addBusinessDays,
   addBusinessHours,
   businessDaysBetween,
-  EpisodeOutcome,
+  actorOf,
   EpisodeWorkflowInput,
+  EpisodeWorkflowResult,
   episodeWorkflowNames,
   NegotiationMemory,
   ScheduledAction,
   SignalledEvent,
   TranscriptEntry,
+  transcriptEntryOf,
   WaitRequest,
   WaitResult,
 } from '@libs/workflow-contracts';
@@ -41,9 +43,8 @@ export const domainEventsSignal = defineSignal<[SignalledEvent[]]>(episodeWorkfl
 export const renewLeaseSignal = defineSignal<[]>(episodeWorkflowNames.renewLease);
 export const readyUpdate = defineUpdate<string, []>(episodeWorkflowNames.ready);
 export const waitUpdate = defineUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait);
-export const finishUpdate = defineUpdate<EpisodeOutcome, []>(episodeWorkflowNames.finish);
+export const finishUpdate = defineUpdate<EpisodeWorkflowResult, []>(episodeWorkflowNames.finish);
 export const stateQuery = defineQuery<Record<string, unknown>>(episodeWorkflowNames.state);
-export const transcriptQuery = defineQuery<TranscriptEntry[]>(episodeWorkflowNames.transcript);
 
 // Short: a persona's step is a few twin calls; a worker that dies mid-step is noticed and the step retried soon.
 const stepOptions = {
@@ -87,7 +88,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * another party does, `finish` ends the episode. Nothing here sleeps on wall time except the wall-clock limit and,
  * when the episode has one, the lease of the process playing its agent.
  */
-export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<EpisodeOutcome> {
+export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<EpisodeWorkflowResult> {
   const { acts, reactions } = patched('local-party-steps') ? localSteps : scheduledSteps;
   const { instance } = input;
   const start = Date.parse(input.startAt);
@@ -95,11 +96,12 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   let now = carried?.now ?? start;
   const agenda: ScheduledAction[] = carried?.agenda ?? [];
   const negotiations: Record<string, NegotiationMemory> = carried?.negotiations ?? {};
-  const transcript: TranscriptEntry[] = carried?.transcript ?? [];
+  // What the other parties did in this run, for the agent's waits; the whole story is read from the log, not kept.
+  const othersDid: TranscriptEntry[] = [];
   let agentActions = carried?.agentActions ?? 0;
   let handledSeq = carried?.handledSeq ?? 0;
   let finishRequested = false;
-  let outcome: EpisodeOutcome | undefined;
+  let outcome: EpisodeWorkflowResult | undefined;
   const deadline = addBusinessDays(start, instance.horizon.businessDays);
   const agents = new Set([input.agent.employeeId, input.agent.email, input.agent.slackUser]);
   const parties = Object.entries(instance.parties);
@@ -110,12 +112,6 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       agenda.push(action);
       agenda.sort((a, b) => a.at - b.at || a.party.localeCompare(b.party));
     }
-  };
-
-  const actorOf = (event: SignalledEvent): string => {
-    const data = event.data;
-    const who = [data.employee, data.by, data.from, data.user].filter((v): v is string => typeof v === 'string');
-    return who.some((w) => agents.has(w)) ? 'agent' : (who[0] ?? event.service);
   };
 
   const react = (event: SignalledEvent, actor: string): void => {
@@ -257,11 +253,12 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       }
       handledSeq = event.seq;
       handledThisRun++;
-      const actor = actorOf(event);
+      const actor = actorOf(event, agents);
       if (actor === 'agent') {
         agentActions++;
+      } else {
+        othersDid.push(transcriptEntryOf(event, agents, actor));
       }
-      transcript.push({ at: event.at, actor, kind: event.name, summary: summarize(event), seq: event.seq });
       react(event, actor);
       reactDeclared(event, actor);
     }
@@ -269,7 +266,17 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
 
   let statesCheckedAt = -1;
   const catchUp = async (): Promise<void> => {
-    handle(await acts.eventsSince({ services: input.services, episodeId: input.episodeId, afterSeq: handledSeq }));
+    const context = { services: input.services, episodeId: input.episodeId };
+    if (patched('paged-events')) {
+      // A page at a time: each read is recorded in the history, and an agent may do thousands of things between waits.
+      for (let readSeq = handledSeq, more = true; more;) {
+        const page = await acts.eventsPage({ ...context, afterSeq: readSeq });
+        handle(page.events);
+        ({ lastSeq: readSeq, more } = page);
+      }
+    } else {
+      handle(await acts.eventsSince({ ...context, afterSeq: handledSeq }));
+    }
     // A state changes only with an event (signalled or caught up): judged again only when something happened.
     if (handledSeq !== statesCheckedAt) {
       statesCheckedAt = handledSeq;
@@ -282,7 +289,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     target: number,
     only: (action: ScheduledAction) => boolean = () => true,
   ): Promise<TranscriptEntry[]> => {
-    const before = transcript.length;
+    const before = othersDid.length;
     const due = () => agenda.findIndex((a) => a.at <= target && only(a));
     for (let next = due(); next !== -1; next = due()) {
       const [action] = agenda.splice(next, 1);
@@ -334,7 +341,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     }
     now = Math.max(now, target);
     now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
-    return transcript.slice(before).filter((entry) => entry.actor !== 'agent');
+    return othersDid.slice(before);
   };
 
   const horizonReached = (): string | undefined =>
@@ -363,7 +370,6 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     negotiations,
     finished: outcome !== undefined,
   }));
-  setHandler(transcriptQuery, () => transcript);
   let setUp = carried !== undefined;
   setHandler(readyUpdate, async (): Promise<string> => {
     updatesThisRun++;
@@ -392,12 +398,12 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       renewLease();
     }
   });
-  setHandler(finishUpdate, async (): Promise<EpisodeOutcome> => {
+  setHandler(finishUpdate, async (): Promise<EpisodeWorkflowResult> => {
     updatesThisRun++;
     renewLease();
     finishRequested = true;
     await condition(() => outcome !== undefined);
-    return outcome as EpisodeOutcome;
+    return outcome as EpisodeWorkflowResult;
   });
 
   if (!carried) {
@@ -429,7 +435,9 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   }
   setUp = true;
 
-  const conclude = async (status: 'horizon' | 'cancelled' | 'abandoned' | undefined): Promise<EpisodeOutcome> => {
+  const conclude = async (
+    status: 'horizon' | 'cancelled' | 'abandoned' | undefined,
+  ): Promise<EpisodeWorkflowResult> => {
     await catchUp();
     if (status === undefined && patched('counterparties-answer-at-end')) {
       // What a counterparty makes of an order the agent sent is part of the outcome: an agent that finishes before
@@ -495,7 +503,6 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       agentActions,
       simulatedBusinessDays: businessDaysBetween(start, now),
       finalTerms: judged.finalTerms,
-      transcript,
     };
     return outcome;
   };
@@ -524,7 +531,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         // The finish update is still waiting for the outcome, so handlers are drained only after it is set.
         await conclude(woke ? undefined : leaseTimer ? 'abandoned' : 'horizon');
         await condition(allHandlersFinished);
-        return outcome as EpisodeOutcome;
+        return outcome as EpisodeWorkflowResult;
       }
       await condition(allHandlersFinished);
       await continueAsNew<typeof episodeWorkflow>({
@@ -533,7 +540,6 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
           now,
           agenda,
           negotiations,
-          transcript,
           agentActions,
           handledSeq,
           questionsAsked,
@@ -550,20 +556,3 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     return CancellationScope.nonCancellable(() => conclude('cancelled'));
   }
 }
-
-/** One line for the transcript, from a domain event's own fields. */
-const summarize = (event: SignalledEvent): string => {
-  const d = event.data;
-  switch (event.name) {
-    case 'email.sent':
-      return `mail "${String(d.subject)}" from ${String(d.from)} to ${(d.to as string[]).join(', ')}`;
-    case 'slack.message.posted':
-      return `Slack ${String(d.channel)}: ${String(d.text).slice(0, 120)}`;
-    default:
-      return Object.entries(d)
-        .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
-        .slice(0, 5)
-        .map(([k, v]) => `${k}=${String(v)}`)
-        .join(' ');
-  }
-};

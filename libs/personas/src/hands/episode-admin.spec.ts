@@ -1,6 +1,6 @@
 import type { OperatorClient } from '@libs/twin-client';
 
-import { advanceClock, eventsSince } from './episode-admin';
+import { advanceClock, eventsPage, eventsSince } from './episode-admin';
 
 /** An operator whose gateway answers every admin route with `answers`, in order (a fake of the HTTP hop only). */
 const operatorAnswering = (...answers: { status: number; body: unknown }[]): OperatorClient =>
@@ -22,6 +22,25 @@ describe(eventsSince.name, () => {
     const refused = operatorAnswering({ status: 503, body: { error: 'unavailable', message: 'the log is busy' } });
     await expect(eventsSince(refused, { ...input, afterSeq: 0 })).rejects.toThrow(
       'the events of episode e-1 could not be read: 503 the log is busy',
+    );
+  });
+});
+
+describe(eventsPage.name, () => {
+  it('returns a page of events, where it ends and whether more follow', async () => {
+    const events = [{ seq: 3, at: '2026-06-01T09:00:00.000Z', name: 'email.sent', service: 'email', data: {} }];
+    await expect(
+      eventsPage(operatorAnswering({ status: 200, body: { events, lastSeq: 4, more: true } }), {
+        ...input,
+        afterSeq: 2,
+      }),
+    ).resolves.toEqual({ events, lastSeq: 4, more: true });
+  });
+
+  it('throws on an answer that is not a page, naming the episode', async () => {
+    const refused = operatorAnswering({ status: 200, body: { events: [] } });
+    await expect(eventsPage(refused, { ...input, afterSeq: 0 })).rejects.toThrow(
+      'the events of episode e-1 could not be read: 200',
     );
   });
 });

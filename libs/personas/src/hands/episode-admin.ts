@@ -23,6 +23,32 @@ export const eventsSince = async (
   return body.events;
 };
 
+/** A page of what the twins recorded after `afterSeq`, and whether to read on from `lastSeq`. */
+export interface EventsPage {
+  events: SignalledEvent[];
+  lastSeq: number;
+  more: boolean;
+}
+
+/**
+ * What the twins recorded after `afterSeq`, a page at a time (the twins bound its size): a workflow records each read
+ * in its history, and one read of everything an agent did between two waits could pass Temporal's payload limit.
+ */
+export const eventsPage = async (
+  operator: OperatorClient,
+  input: EpisodeContext & { afterSeq: number },
+): Promise<EventsPage> => {
+  const { status, body } = await operator.admin<Partial<EventsPage> & { message?: string }>(
+    `/events?after=${input.afterSeq}&page=1`,
+  );
+  if (status !== 200 || !Array.isArray(body.events) || typeof body.lastSeq !== 'number') {
+    throw new TwinCallError(
+      `the events of episode ${input.episodeId} could not be read: ${status} ${body.message ?? ''}`,
+    );
+  }
+  return { events: body.events, lastSeq: body.lastSeq, more: body.more === true };
+};
+
 /**
  * Moves the business clock to `at`, or leaves it where the agent's own actions already took it. `key` names this
  * move across its retries: a move whose answer was lost, sent again, adds no second clock event.

@@ -3,6 +3,7 @@ import { ServerResponse } from 'node:http';
 import { z } from 'zod';
 
 import { ClockError, EpisodeClosedError } from '../episode';
+import { domainEventsOf, pageOfLog } from '../episode-events';
 import { TwinEngine } from '../twin-engine';
 import { writeJson } from './node-adapter';
 
@@ -277,24 +278,16 @@ const route = async (
       );
     }
   } else if (method === 'GET' && action === 'events') {
-    const after = Number(new URLSearchParams(query).get('after') ?? 0);
+    const params = new URLSearchParams(query);
+    const after = Number(params.get('after') ?? 0);
     const logged = await engine.events(tenantId, episodeId, Number.isFinite(after) ? after : 0);
+    // `page=1`: at most a page's worth (`logPage`), so what a workflow records of one read stays far below Temporal's
+    // payload limit however much the agent did since it last read; `more` says to read on from `lastSeq`.
+    const page = params.get('page') === '1' ? pageOfLog(logged) : logged;
     writeJson(response, 200, {
-      events: logged.flatMap((entry) =>
-        entry.event.type === 'domain'
-          ? [
-              {
-                seq: entry.seq,
-                at: entry.at,
-                ...(entry.actor !== undefined ? { actor: entry.actor } : {}),
-                name: entry.event.name,
-                service: entry.event.service,
-                data: entry.event.data,
-              },
-            ]
-          : [],
-      ),
-      lastSeq: logged.length > 0 ? logged[logged.length - 1].seq : after,
+      events: domainEventsOf(page),
+      lastSeq: page.length > 0 ? page[page.length - 1].seq : after,
+      ...(page !== logged ? { more: page.length < logged.length } : {}),
     });
   } else if (method === 'POST' && action === 'clock') {
     const request = parseJson(clockRequest, body, response);
