@@ -1,3 +1,5 @@
+import { markerPattern } from '@libs/redaction';
+
 import type { EpisodeLog, GradedEvent, RecordChange } from '../episode-log';
 import { readNumber } from '../derived-figures';
 import { hasNumberWords, normaliseLines, normaliseText } from '../number-forms';
@@ -77,6 +79,11 @@ export interface OutgoingMessage {
    */
   cells: ReadonlySet<number>;
   ownCells: ReadonlySet<number>;
+  /**
+   * The markers of what Mirror redacted from the agent's own words before storing them (`[redacted:credential]`,
+   * `redacted-email@domain`): what they stood for was no value of the world, and no rule can read it any more.
+   */
+  redacted: readonly string[];
 }
 
 /** Whether a mail was written by an outside party (a supplier), not by the agent or a colleague. */
@@ -385,6 +392,7 @@ class ReadMessage implements OutgoingMessage {
   #hasNumberWords?: boolean;
   #cells?: ReadonlySet<number>;
   #ownCells?: Set<number>;
+  #redacted?: string[];
 
   constructor(draft: Draft, quoted: () => Map<string, number>) {
     this.event = draft.event;
@@ -430,6 +438,11 @@ class ReadMessage implements OutgoingMessage {
   }
   get cells(): ReadonlySet<number> {
     return (this.#cells ??= this.#draft.cells?.length ? new Set(this.#draft.cells.flatMap((r) => r.cells)) : noCells);
+  }
+  get redacted(): readonly string[] {
+    return (this.#redacted ??= this.ownText.includes('redacted')
+      ? [...this.ownText.matchAll(markerPattern)].map((m) => m[0])
+      : []);
   }
   get ownCells(): ReadonlySet<number> {
     if (!this.#ownCells) {
