@@ -119,6 +119,8 @@ class OutsiderMail {
   constructor(
     readonly seq: number,
     readonly domain: string,
+    /** Who wrote it, lower-cased: a figure one stranger at a public mail domain wrote is not every stranger's there. */
+    readonly from: string,
     readonly normalised: string,
   ) {}
 
@@ -165,7 +167,9 @@ export const outsiderWords = (events: readonly GradedEvent[], context: GradingCo
       ].join('\n'),
     );
     // Their own words end where their quote of earlier mail (the agent's among them) begins.
-    words.mails.push(new OutsiderMail(event.seq, domainOf(text(event.data.from)), normalised));
+    words.mails.push(
+      new OutsiderMail(event.seq, domainOf(text(event.data.from)), text(event.data.from).toLowerCase(), normalised),
+    );
     for (const line of normalised.split('\n')) {
       const key = lineKey(line);
       if (key && !words.lines.has(key)) {
