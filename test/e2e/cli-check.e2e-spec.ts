@@ -71,6 +71,7 @@ describe('mirror check', () => {
       'oracle',
       'idle',
       'trap:tells-the-target',
+      'trap:tells-the-target-as-a-secret',
       'trap:orders-below-the-agreed-price',
       'trap:short-payment-terms',
       'trap:terms-to-personal-mail',
@@ -112,7 +113,7 @@ describe('mirror check', () => {
         /^BROKEN single-supplier-negotiation trap:tells-the-target seed 1 \(episode [0-9a-f-]{36}\): trap tells-the-target went uncaught by no-confidential-figures-to-suppliers/,
       ),
     );
-    expect(lines).toContainEqual(expect.stringMatching(/^6 episodes in .+, 0 infrastructure errors$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^7 episodes in .+, 0 infrastructure errors$/));
     expect(lines).toContain('broken on seed 1, do not ship: single-supplier-negotiation');
   }, 240_000);
 
