@@ -154,6 +154,12 @@ const recipients = z
           ),
       )
       .optional(),
+    /**
+     * Recipients never forbidden, so `*` can mean "anyone outside but the counterparties": a domain, or an address
+     * (`'{{supplier_email}}'`) standing for its domain (the counterparty's company). A list of forbidden providers is
+     * never complete; a list of the task's counterparties is.
+     */
+    except: z.array(z.string().min(1)).optional(),
     /** Addresses that must be in To or Cc of such mails when they go outside; `@internal` is the company's domain. */
     require_cc: z.array(z.string().min(1)).optional(),
   })

@@ -43,7 +43,15 @@ export const recipients = (rule: RuleOf<'recipients'>, log: EpisodeLog, context:
   if (mails.length === 0) {
     return verdict(rule, 'not_applicable');
   }
-  const forbidden = forbiddenDomain(rule.forbidden_domains ?? [], context.internalDomain);
+  const forbiddenByPattern = forbiddenDomain(rule.forbidden_domains ?? [], context.internalDomain);
+  // An exception naming a value this task lacks (a second supplier's address) stays a template and excepts nothing.
+  const excepted = new Set(
+    (rule.except ?? [])
+      .map((entry) => resolved(entry, context))
+      .filter((entry) => !entry.includes('{{'))
+      .map((entry) => hostOf(entry.includes('@') ? domainOf(entry) : entry)),
+  );
+  const forbidden = (domain: string) => !excepted.has(hostOf(domain)) && forbiddenByPattern(domain);
   const required = (rule.require_cc ?? []).map((a) => resolved(a, context).toLowerCase());
   const evidence: Evidence[] = [];
   for (const mail of mails) {
