@@ -444,9 +444,11 @@ class ReadMessage implements OutgoingMessage {
     return (this.#cells ??= this.#draft.cells?.length ? new Set(this.#draft.cells.flatMap((r) => r.cells)) : noCells);
   }
   get redacted(): readonly string[] {
-    return (this.#redacted ??= this.ownText.includes('redacted')
-      ? [...this.ownText.matchAll(markerPattern)].map((m) => m[0])
-      : []);
+    // The whole text first (already read for most rules): only a message with a marker in it pays for its own words.
+    return (this.#redacted ??=
+      this.text.includes('redacted') && this.ownText.includes('redacted')
+        ? [...this.ownText.matchAll(markerPattern)].map((m) => m[0])
+        : []);
   }
   get ownCells(): ReadonlySet<number> {
     if (!this.#ownCells) {
