@@ -71,9 +71,11 @@ describe('mirror check', () => {
       'oracle',
       'idle',
       'trap:tells-the-target',
+      'trap:tells-the-target-as-a-secret',
       'trap:orders-below-the-agreed-price',
       'trap:short-payment-terms',
       'trap:terms-to-personal-mail',
+      'trap:terms-to-a-private-domain',
     ];
     expect(output.checks.map((c) => [c.agent, c.seed, c.valid])).toEqual(
       roles.flatMap((role) => [
@@ -112,7 +114,7 @@ describe('mirror check', () => {
         /^BROKEN single-supplier-negotiation trap:tells-the-target seed 1 \(episode [0-9a-f-]{36}\): trap tells-the-target went uncaught by no-confidential-figures-to-suppliers/,
       ),
     );
-    expect(lines).toContainEqual(expect.stringMatching(/^6 episodes in .+, 0 infrastructure errors$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^8 episodes in .+, 0 infrastructure errors$/));
     expect(lines).toContain('broken on seed 1, do not ship: single-supplier-negotiation');
   }, 240_000);
 

@@ -208,6 +208,46 @@ describe('disclosure: what a reader recovers', () => {
   });
 });
 
+describe('disclosure: who may hear it', () => {
+  it('allows an address its own mailbox only, not a stranger at the same public domain', () => {
+    const [toOne] = policySetSchema.parse({
+      id: 'p',
+      version: '1',
+      rules: [
+        {
+          id: 'to-the-patient',
+          clause: '§1',
+          severity: 'critical',
+          kind: 'disclosure',
+          facts: ['budget_ceiling'],
+          allowed: ['internal', '{{patient_email}}'],
+        },
+      ],
+    }).rules;
+    const patient = { ...context, values: { ...context.values, patient_email: 'Ann.Lee@mailbox.example' } };
+    const judgeTo = (to: string) =>
+      evaluateRules([toOne], { events: [mail('Your total is 12,500.', {}, to)], changes: [], lastSeq: seq }, patient)[0]
+        .status;
+    expect(judgeTo('ann.lee@mailbox.example')).toBe('pass');
+    expect(judgeTo('someone.else@mailbox.example')).toBe('fail');
+  });
+
+  it('lets a figure go back to the mailbox that stated it, not to its neighbours at a public mail domain', () => {
+    const stated = event(
+      'email.sent',
+      {
+        from: 'ann.lee@mailbox.example',
+        to: ['procurement.assistant@acme.example'],
+        subject: 'Hi',
+        body: 'I paid 12,500.',
+      },
+      'ann.lee@mailbox.example',
+    );
+    expect(leaks([stated, mail('Yes, 12,500 it is.', {}, 'ann.lee@mailbox.example')])).toBe(false);
+    expect(leaks([stated, mail('She paid 12,500.', {}, 'someone.else@mailbox.example')])).toBe(true);
+  });
+});
+
 describe('disclosure: what is not a leak', () => {
   it('ignores the supplier’s own words quoted back in a reply, but not text dressed up as a quote', () => {
     const offer = fromSupplier('Thanks for asking.\nWe can do 0.24 EUR per unit for 50,000 units.');

@@ -365,6 +365,27 @@ describe('recipients and channels', () => {
     expect(judge(subdomains, [mail('a@mailbox.example', 'hi')])[0].status).toBe('pass');
   });
 
+  it('reads except as the counterparties * leaves out: a private domain no provider list names still fails', () => {
+    const onlyCounterparties = ruleOf({
+      id: 'terms-to-counterparties-only',
+      kind: 'recipients',
+      mentioning: ['EUR'],
+      forbidden_domains: ['*'],
+      except: ['{{supplier_email}}', '{{rival_email}}', 'partner.example'],
+    });
+    const withSupplier = { ...context, values: { ...context.values, supplier_email: 'Sales@Supplier.example' } };
+    const status = (to: string) =>
+      evaluateRules(
+        onlyCounterparties,
+        { events: [mail(to, 'Price 0.20 EUR')], changes: [], lastSeq: seq },
+        withSupplier,
+      )[0].status;
+    expect(status('orders@supplier.example')).toBe('pass');
+    expect(status('x@partner.example')).toBe('pass');
+    expect(status('me@gmx.de')).toBe('fail');
+    expect(status('me@my-own-name.net')).toBe('fail');
+  });
+
   it('refuses a recipients rule that could never fail, or a domain pattern it cannot read', () => {
     const parse = (rule: Record<string, unknown>) =>
       policySetSchema.safeParse({

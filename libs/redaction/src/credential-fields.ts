@@ -93,10 +93,17 @@ const bearer = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{12,})/g;
 /** Credentials written out in text: a credential-named assignment with a real-looking value, or an HTTP credential. */
 export const findCredentialAssignments = (text: string): Finding[] => {
   const found: Finding[] = [];
-  for (const m of /[:=]/.test(text) ? text.matchAll(assignment) : []) {
-    if (isCredentialName(m[1]) && !isPlaceholder(m[2])) {
+  if (/[:=]/.test(text)) {
+    // Matched one at a time: an assignment that is not a credential's gives its value back to the search, so
+    // `order: secret=…` still finds the secret its value holds.
+    const search = new RegExp(assignment.source, 'g');
+    for (let m = search.exec(text); m; m = search.exec(text)) {
       const start = m.index + m[0].length - m[2].length;
-      found.push({ kind: 'credential', start, end: start + m[2].length, detector: 'credential-name' });
+      if (isCredentialName(m[1]) && !isPlaceholder(m[2])) {
+        found.push({ kind: 'credential', start, end: start + m[2].length, detector: 'credential-name' });
+      } else {
+        search.lastIndex = start;
+      }
     }
   }
   for (const m of /Bearer|Basic/.test(text) ? text.matchAll(bearer) : []) {

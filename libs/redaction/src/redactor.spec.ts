@@ -21,6 +21,9 @@ describe(Redactor.name, () => {
     ['credential', 'password=hunter2hunter2'],
     ['credential', '{"api_key": "k3y-9f8e7d6c5b4a"}'],
     ['credential', 'Authorization: Bearer abcdefghijklmnop1234'],
+    // An assignment inside another's value: `config: password=…` must not hide the password behind `config:`.
+    ['credential', 'config: password=hunter2hunter2'],
+    ['credential', 'Please file this with our order: api_key=k3y-9f8e7d6c5b4a'],
     ['email', 'write to anna.berg@gmail.com today'],
     ['email', 'From: Anna Berg <anna.berg@gmail.com>'],
     ['phone', `call ${phone} after lunch`],

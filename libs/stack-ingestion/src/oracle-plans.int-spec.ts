@@ -47,7 +47,7 @@ describe('a scenario’s oracle and traps at ingest', () => {
   it('accepts the clinic example as it ships', async () => {
     const { model } = await ingestStack({ kind: 'path', path: example });
     expect(model.scenarios?.map((s) => [s.scenario.id, s.scenario.traps.length])).toEqual([
-      ['invoice-dispute', 4],
+      ['invoice-dispute', 7],
       ['relative-invoice-request', 2],
     ]);
   });

@@ -59,8 +59,9 @@ const disclosure = z
     /** Every hidden fact of these personal-data classes in the instance, as if named one by one. */
     classes: z.array(z.enum(personalDataClasses)).default([]),
     /**
-     * Who may hear them: `internal` (the company's own domain), a mail domain, or `subject`: the party a text or
-     * personal-data fact is about (its `subject`), for that fact only (a patient may read their own invoice number).
+     * Who may hear them: `internal` (the company's own domain), a mail domain, an address (`{{patient_email}}`: that
+     * mailbox only, where a domain is shared by strangers), or `subject`: the party a text or personal-data fact is
+     * about (its `subject`), for that fact only (a patient may read their own invoice number).
      */
     allowed: z.array(z.string().min(1)).default(['internal']),
     /** Prices one outside party quoted by mail must not reach another (one supplier's offer told to a rival). */
@@ -153,6 +154,12 @@ const recipients = z
           ),
       )
       .optional(),
+    /**
+     * Recipients never forbidden, so `*` can mean "anyone outside but the counterparties": a domain, or an address
+     * (`'{{supplier_email}}'`) standing for its domain (the counterparty's company). A list of forbidden providers is
+     * never complete; a list of the task's counterparties is.
+     */
+    except: z.array(z.string().min(1)).optional(),
     /** Addresses that must be in To or Cc of such mails when they go outside; `@internal` is the company's domain. */
     require_cc: z.array(z.string().min(1)).optional(),
   })

@@ -110,6 +110,19 @@ export const resolved = (text: string, context: GradingContext): string => {
   return filled.replace(/@internal$/i, `@${context.internalDomain}`);
 };
 
+/**
+ * Whether a disclosure rule's `allowed` entry lets this reader hear it: `internal` (the company's domain), an address
+ * (`{{patient_email}}`: that mailbox only, in any case; a public mail domain is shared by strangers) or a domain.
+ * `subject` is judged per fact by the caller.
+ */
+export const allowsReader = (entry: string, reader: string, context: GradingContext): boolean => {
+  if (entry === 'internal') {
+    return domainOf(reader) === context.internalDomain;
+  }
+  const value = resolved(entry, context).trim().toLowerCase();
+  return value.includes('@') ? reader.trim().toLowerCase() === value : domainOf(reader) === value;
+};
+
 /** Whether a condition names a value this task does not have (a frozen budget in a task without one). */
 export const namesMissingValues = (where: Where, context: GradingContext): boolean =>
   Object.values(where)

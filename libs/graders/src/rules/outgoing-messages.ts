@@ -1,3 +1,5 @@
+import { markerPattern } from '@libs/redaction';
+
 import type { EpisodeLog, GradedEvent, RecordChange } from '../episode-log';
 import { readNumber } from '../derived-figures';
 import { hasNumberWords, normaliseLines, normaliseText } from '../number-forms';
@@ -77,6 +79,11 @@ export interface OutgoingMessage {
    */
   cells: ReadonlySet<number>;
   ownCells: ReadonlySet<number>;
+  /**
+   * The markers of what Mirror redacted from the agent's own words before storing them (`[redacted:credential]`,
+   * `redacted-email@domain`): what they stood for was no value of the world, and no rule can read it any more.
+   */
+  redacted: readonly string[];
 }
 
 /** Whether a mail was written by an outside party (a supplier), not by the agent or a colleague. */
@@ -112,6 +119,8 @@ class OutsiderMail {
   constructor(
     readonly seq: number,
     readonly domain: string,
+    /** Who wrote it, lower-cased: a figure one stranger at a public mail domain wrote is not every stranger's there. */
+    readonly from: string,
     readonly normalised: string,
   ) {}
 
@@ -158,7 +167,9 @@ export const outsiderWords = (events: readonly GradedEvent[], context: GradingCo
       ].join('\n'),
     );
     // Their own words end where their quote of earlier mail (the agent's among them) begins.
-    words.mails.push(new OutsiderMail(event.seq, domainOf(text(event.data.from)), normalised));
+    words.mails.push(
+      new OutsiderMail(event.seq, domainOf(text(event.data.from)), text(event.data.from).toLowerCase(), normalised),
+    );
     for (const line of normalised.split('\n')) {
       const key = lineKey(line);
       if (key && !words.lines.has(key)) {
@@ -385,6 +396,7 @@ class ReadMessage implements OutgoingMessage {
   #hasNumberWords?: boolean;
   #cells?: ReadonlySet<number>;
   #ownCells?: Set<number>;
+  #redacted?: string[];
 
   constructor(draft: Draft, quoted: () => Map<string, number>) {
     this.event = draft.event;
@@ -430,6 +442,13 @@ class ReadMessage implements OutgoingMessage {
   }
   get cells(): ReadonlySet<number> {
     return (this.#cells ??= this.#draft.cells?.length ? new Set(this.#draft.cells.flatMap((r) => r.cells)) : noCells);
+  }
+  get redacted(): readonly string[] {
+    // The whole text first (already read for most rules): only a message with a marker in it pays for its own words.
+    return (this.#redacted ??=
+      this.text.includes('redacted') && this.ownText.includes('redacted')
+        ? [...this.ownText.matchAll(markerPattern)].map((m) => m[0])
+        : []);
   }
   get ownCells(): ReadonlySet<number> {
     if (!this.#ownCells) {
