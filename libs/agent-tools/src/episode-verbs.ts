@@ -6,7 +6,8 @@ export const episodeVerbTools = (): ToolDefinition[] => [
     name: 'wait_for_events',
     description:
       'Let business time pass until someone else acts (a reply, an approval, a new request) or the days given have ' +
-      'passed; answers what happened meanwhile. Use it when the task waits on others.',
+      'passed; answers what was addressed to you meanwhile (mail to you, messages naming you): read channels and ' +
+      'mailboxes for the rest. Use it when the task waits on others.',
     inputSchema: {
       type: 'object',
       properties: {

@@ -158,6 +158,8 @@ export interface EpisodeCarry {
   questionsAsked?: number;
   /** The refs of the state reactions that fired (each fires once). */
   firedStates?: string[];
+  /** Conversations opened with the agent, whose messages its waits report (`conversationWith`). */
+  agentConversations?: string[];
   /** When the first run started (workflow time, ms): the wall-clock limit counts from there. */
   startedAt?: number;
 }

@@ -23,6 +23,8 @@ import {
   addBusinessHours,
   businessDaysBetween,
   actorOf,
+  addressedTo,
+  conversationWith,
   EpisodeWorkflowInput,
   EpisodeWorkflowResult,
   episodeWorkflowNames,
@@ -96,8 +98,10 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   let now = carried?.now ?? start;
   const agenda: ScheduledAction[] = carried?.agenda ?? [];
   const negotiations: Record<string, NegotiationMemory> = carried?.negotiations ?? {};
-  // What the other parties did in this run, for the agent's waits; the whole story is read from the log, not kept.
+  // What the other parties addressed to the agent in this run, for its waits; the whole story is read from the log.
   const othersDid: TranscriptEntry[] = [];
+  /** Conversations opened with the agent (direct messages): what is said in them is addressed to it. */
+  const agentConversations = new Set<string>(carried?.agentConversations ?? []);
   let agentActions = carried?.agentActions ?? 0;
   let handledSeq = carried?.handledSeq ?? 0;
   let finishRequested = false;
@@ -256,7 +260,12 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
       const actor = actorOf(event, agents);
       if (actor === 'agent') {
         agentActions++;
-      } else {
+      }
+      const conversation = conversationWith(event, agents);
+      if (conversation !== undefined) {
+        agentConversations.add(conversation);
+      }
+      if (actor !== 'agent' && addressedTo(event, agents, agentConversations)) {
         othersDid.push(transcriptEntryOf(event, agents, actor));
       }
       react(event, actor);
@@ -545,6 +554,7 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
           questionsAsked,
           startedAt,
           ...(firedStates.size > 0 ? { firedStates: [...firedStates] } : {}),
+          ...(agentConversations.size > 0 ? { agentConversations: [...agentConversations] } : {}),
         },
       });
     }
