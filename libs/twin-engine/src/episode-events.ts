@@ -80,6 +80,7 @@ export interface LoggedEvent {
 export interface DomainEventOfLog {
   seq: number;
   at: string;
+  /** Who caused it, by the twin's credentials (an employee id, or an outside party's address), when known. */
   actor?: string;
   name: string;
   service: string;

@@ -1,4 +1,5 @@
 import type { TaskInstance } from '@libs/scenarios';
+import type { DomainEventOfLog } from '@libs/twin-engine';
 
 /** Where the episode's twins are, and which service of the stack is which pack. */
 /** The gateway, and which of the stack's services are the mail, Slack and procurement packs, when it has them. */
@@ -105,15 +106,7 @@ export interface EpisodeOutcome {
 export type EpisodeWorkflowResult = Omit<EpisodeOutcome, 'transcript'>;
 
 /** A domain event the twins recorded, as the workflow reads it from the episode's log. */
-export interface SignalledEvent {
-  seq: number;
-  at: string;
-  /** Who caused it, by the twin's credentials (an employee id, or an outside party's address), when known. */
-  actor?: string;
-  name: string;
-  service: string;
-  data: Record<string, unknown>;
-}
+export type SignalledEvent = DomainEventOfLog;
 
 /** A negotiation as the supplier persona remembers it between rounds. */
 export interface NegotiationMemory {
