@@ -20,6 +20,7 @@ interface Message {
   ready?: string;
   source?: string;
   log?: string;
+  started?: boolean;
   won?: boolean;
   saw?: string;
   failed?: string;
@@ -49,7 +50,7 @@ class Holder {
   static spawn(name: string, ...args: string[]): Holder {
     return new Holder(
       name,
-      spawn(process.execPath, ['--import', 'tsx', holder, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+      spawn(process.execPath, ['--import', 'tsx', holder, ...args], { stdio: ['pipe', 'pipe', 'pipe'] }),
     );
   }
 
@@ -211,7 +212,7 @@ describe('one embedded database shared by several processes', () => {
 });
 
 describe('claiming a folder whose owner died', () => {
-  it('eight processes racing at the same instant: exactly one becomes owner', async () => {
+  it('eight processes that all saw the owner gone claim at once: exactly one becomes owner', async () => {
     const owners = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-pglite-claims-'));
     try {
       // Generation 1 belongs to a process that is gone.
@@ -219,11 +220,16 @@ describe('claiming a folder whose owner died', () => {
       await new Promise((resolve) => dead.once('exit', resolve));
       fs.writeFileSync(path.join(owners, '1.json'), JSON.stringify({ generation: 1, pid: dead.pid, port: 1 }));
 
-      const at = String(Date.now() + 4_000);
-      const racers = Array.from({ length: 8 }, (_, i) => Holder.spawn(`racer ${i}`, 'claim', owners, at));
+      const racers = Array.from({ length: 8 }, (_, i) => Holder.spawn(`racer ${i}`, 'claim', owners));
+      const step = async (word: string, said: (m: Message) => boolean): Promise<Message[]> => {
+        racers.forEach((r) => r.process.stdin!.write(`${word}\n`));
+        return Promise.all(racers.map((r) => r.waitFor(said)));
+      };
       try {
-        const results = await Promise.all(racers.map((r) => r.waitFor((m) => m.won !== undefined)));
-        expect(results.map((r) => r.saw)).toEqual(Array(8).fill('gone'));
+        await Promise.all(racers.map((r) => r.waitFor((m) => m.started === true)));
+        const seen = await step('look', (m) => m.saw !== undefined);
+        expect(seen.map((r) => r.saw)).toEqual(Array(8).fill('gone'));
+        const results = await step('claim', (m) => m.won !== undefined);
         expect(results.filter((r) => r.won)).toHaveLength(1);
         const winner = racers[results.findIndex((r) => r.won)];
         const highest = fs.readdirSync(owners).filter((n) => /^\d+\.json$/.test(n));

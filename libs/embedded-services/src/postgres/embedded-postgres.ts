@@ -176,13 +176,16 @@ class BorrowedFolder {
         const found = await findOwner(this.ownership, this.dataDir, this.log, () => this.stopped);
         if (found.kind === 'own') {
           this.served = found;
+          clearInterval(this.watch);
           this.log.log(`database: the owner of ${this.dataDir} is gone; this process serves it now`);
         } else if (found.port !== this.target) {
           this.log.log(`database: using the embedded PGlite served by process ${found.pid} on port ${found.port}`);
         }
         this.pointAt(found.port);
       } catch (error) {
-        this.log.log(`database: could not take over ${this.dataDir}: ${(error as Error).message}`);
+        if (!this.stopped) {
+          this.log.log(`database: could not take over ${this.dataDir}: ${(error as Error).message}`);
+        }
         this.relay.fail(error as Error);
       } finally {
         this.checking = undefined;

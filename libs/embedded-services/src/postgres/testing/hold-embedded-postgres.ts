@@ -1,32 +1,35 @@
 /**
  * A Mirror-like process for the sharing tests, run with `node --import tsx`. `serve <dataDir>`: opens the folder's
  * embedded database as the apps do, prints one JSON line per log line and one `{ready, source}` line, and stops the
- * database on SIGTERM before exiting. `claim <ownersDir> <at>`: looks at the folder's owner and, if it is gone, claims
- * the next generation once, prints whether it won, then waits for SIGTERM (a winner that exited at once would look like a dead owner).
+ * database on SIGTERM before exiting. `claim <ownersDir>`: on `look` (stdin) reads the folder's owner, on `claim` claims
+ * the next generation if that owner was gone and prints whether it won, then waits for SIGTERM (a winner that exited
+ * at once would look like a dead owner).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import * as readline from 'node:readline';
 
 import { startEmbeddedPostgres } from '../embedded-postgres';
-import { FolderOwnership } from '../folder-ownership';
+import { FolderOwnership, OwnerState } from '../folder-ownership';
 
-const [mode, folder, at] = process.argv.slice(2);
+const [mode, folder] = process.argv.slice(2);
 const print = (message: object): void => void process.stdout.write(`${JSON.stringify(message)}\n`);
 
 const main = async (): Promise<void> => {
   if (mode === 'claim') {
-    // Every racer looks at the same instant (`at`, epoch ms) and claims a second later: all of them have seen the
-    // dead owner before any claims, the worst interleaving.
-    await sleep(Math.max(0, Number(at) - Date.now()));
+    // Steps on the test's word (lines on stdin), so every racer has looked before any claims, however loaded the
+    // machine: the worst interleaving, every one of them sure the owner is gone.
     const ownership = new FolderOwnership(folder);
-    const owner = ownership.current();
-    await sleep(Math.max(0, Number(at) + 1_000 - Date.now()));
-    const claim = owner.kind === 'none' || owner.kind === 'gone' ? ownership.claim(owner) : undefined;
-    print({ won: claim !== undefined, saw: owner.kind });
-    const keepAlive = setInterval(() => undefined, 60_000);
-    process.once('SIGTERM', () => {
-      clearInterval(keepAlive);
-      process.exit(0);
+    let owner: OwnerState | undefined;
+    print({ started: true });
+    readline.createInterface({ input: process.stdin }).on('line', (step) => {
+      if (step === 'look') {
+        owner = ownership.current();
+        print({ saw: owner.kind });
+      } else if (step === 'claim' && owner) {
+        const gone = owner.kind === 'none' || owner.kind === 'gone';
+        print({ won: gone && ownership.claim(owner) !== undefined });
+      }
     });
+    process.once('SIGTERM', () => process.exit(0));
     return;
   }
   const database = await startEmbeddedPostgres(folder, { log: (log) => print({ log }) });
