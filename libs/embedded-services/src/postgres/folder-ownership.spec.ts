@@ -5,7 +5,7 @@ import * as path from 'node:path';
 
 import { FolderOwnership, OwnerRecord } from './folder-ownership';
 
-describe('FolderOwnership', () => {
+describe(FolderOwnership.name, () => {
   let directory: string;
   let ownership: FolderOwnership;
   const write = (generation: number, record: Partial<OwnerRecord> | string): void => {
