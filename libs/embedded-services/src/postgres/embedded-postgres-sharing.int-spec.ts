@@ -115,15 +115,18 @@ const ownerFile = (root: string): OwnerRecord => {
 };
 
 describe('one embedded database shared by several processes', () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-pglite-sharing-'));
-  const dataDir = path.join(root, 'pglite');
+  let root: string;
   const holders: Holder[] = [];
   const start = (name: string): Holder => {
-    const started = Holder.spawn(name, 'serve', dataDir);
+    const started = Holder.spawn(name, 'serve', path.join(root, 'pglite'));
     holders.push(started);
     return started;
   };
   let urls: Map<Holder, string>;
+
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-pglite-sharing-'));
+  });
 
   afterAll(async () => {
     for (const running of holders) {
