@@ -27,8 +27,10 @@ export const openDatabase = async (
     await dataSource.initialize();
     if (database.source === 'DATABASE_URL') {
       await assertNoPendingMigrations(dataSource);
-    } else {
+    } else if (database.source === 'embedded PGlite') {
       await dataSource.runMigrations({ transaction: 'each' });
+    } else {
+      await migratedByItsOwner(dataSource);
     }
   } catch (error) {
     if (dataSource.isInitialized) {
@@ -46,4 +48,23 @@ export const openDatabase = async (
       await database.stop();
     },
   };
+};
+
+/**
+ * A process borrowing another's embedded database leaves its schema to the owner, which migrates it as it starts:
+ * two processes migrating one database at once clashed ("relation already exists") when both started on a new folder.
+ * The borrower waits for the owner's migrations; an owner of an older Mirror that never applies this one's is named.
+ */
+const migratedByItsOwner = async (dataSource: DataSource, waitMs = 120_000): Promise<void> => {
+  const until = Date.now() + waitMs;
+  while (await dataSource.showMigrations()) {
+    if (Date.now() > until) {
+      throw new Error(
+        `the Mirror process serving the embedded database of this data folder has not applied this version's ` +
+          `migrations in ${waitMs / 1000} s: it runs an older Mirror. Stop it, or give this process its own ` +
+          `MIRROR_DATA_DIR`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 };
