@@ -75,7 +75,8 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       transcript: redacted.value,
       ...(redacted.redactions.length > 0 ? { redactions: redacted.redactions } : {}),
     };
-    await grades.saveRun(config.MIRROR_TENANT, {
+    const { tenantId } = environment.context;
+    await grades.saveRun(tenantId, {
       episodeId: outcome.episodeId,
       scenarioId: scenario.id,
       scenarioFile: file,
@@ -84,15 +85,15 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       outcome: stored,
     });
     await grades.saveGrade(
-      config.MIRROR_TENANT,
+      tenantId,
       outcome.episodeId,
       grade.policies.join(','),
       grade.graderVersion,
       redactor.json(grade).value,
     );
-    const episode = await new PostgresEpisodeStore(dataSource).findEpisode(config.MIRROR_TENANT, outcome.episodeId);
+    const episode = await new PostgresEpisodeStore(dataSource).findEpisode(tenantId, outcome.episodeId);
     await recordEpisodeGrade(dataSource, {
-      tenant: config.MIRROR_TENANT,
+      tenant: tenantId,
       episodeId: outcome.episodeId,
       grade,
       agent,
