@@ -68,6 +68,17 @@ const checkEvidenceTrail = async (
     const drifted = await runCli(['audit', 'verify', '--deep'], env);
     expect(drifted.code).toBe(1);
     expect(drifted.stderr).toContain(`episode ${episodeId}'s event log is not the one entry`);
+    // A read deleted after grading: it left no event, but the grading entry committed to the episode's calls.
+    const [{ n: reads }] = await sql
+      .query<{ n: string }>(`SELECT count(*) AS n FROM episode_calls WHERE episode_id = $1 AND n IS NOT NULL`, [
+        episodeId,
+      ])
+      .then((r) => r.rows);
+    expect(Number(reads)).toBeGreaterThan(1);
+    await sql.query(`DELETE FROM episode_calls WHERE episode_id = $1 AND n = 1`, [episodeId]);
+    expect((await runCli(['audit', 'verify', '--deep'], env)).stderr).toContain(
+      `episode ${episodeId}'s calls are not the ones entry`,
+    );
     // Someone who can switch the guard off edits an entry: verify names it.
     await sql.query(`ALTER TABLE audit_entries DISABLE TRIGGER USER`);
     await sql.query(`UPDATE audit_entries SET details = jsonb_set(details, '{reward}', '1') WHERE seq = 3`);

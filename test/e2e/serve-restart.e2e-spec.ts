@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+
 import { json } from '@test/support/gateway-harness';
 import { serve } from '@test/support/serve-runner';
 import { createTestDatabase } from '@test/support/test-services';
@@ -56,6 +58,24 @@ describe('mirror serve after a crash', () => {
       } finally {
         second.child.kill('SIGTERM');
         await new Promise((resolve) => second.child.once('close', resolve));
+      }
+      // The reads it answered are recorded beside the log (written out as it stopped), chained in the order answered.
+      const sql = new Client({ connectionString: database.url });
+      await sql.connect();
+      try {
+        const { rows } = await sql.query<{ n: number; path: string }>(
+          `SELECT n, path FROM episode_calls WHERE episode_id = $1 AND n IS NOT NULL ORDER BY n`,
+          [second.ready.episodeId],
+        );
+        expect(rows.map((r) => r.n)).toEqual(rows.map((_, i) => i + 1));
+        expect(rows.slice(-4).map((r) => r.path)).toEqual([
+          '/suppliers?limit=200',
+          '/items?per_page=100',
+          '/purchase-orders?limit=200',
+          `/suppliers/${supplier.id}/contacts`,
+        ]);
+      } finally {
+        await sql.end();
       }
     } finally {
       first.child.kill('SIGKILL');

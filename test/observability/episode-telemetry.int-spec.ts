@@ -324,7 +324,7 @@ describe('episode telemetry', () => {
     };
     const report = await worker.runUntil(
       host.temporal.client.workflow.execute(rolloutWorkflowType, {
-        args: [plan],
+        args: [{ ...plan, tenantId: host.config.MIRROR_TENANT }],
         taskQueue: rolloutTaskQueue(version),
         workflowId: rolloutWorkflowId(plan.id),
       }) as Promise<RolloutReport>,

@@ -6,7 +6,7 @@ import { ACCESS_MODE, AccessGuard, AccessMode, Authenticator } from '@libs/acces
 import { MirrorConfig, MirrorSettings, resolveOperatorKey } from '@libs/config';
 import { ApiKeyRepository, StackRepository } from '@libs/persistence';
 import { RolloutsController } from '@libs/episode-api';
-import { ReviewApiModule } from '@libs/review-api';
+import { ReportPrinter, ReviewApiModule } from '@libs/review-api';
 import { MetricsAccess, MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
 import { ApiExceptionFilter } from './errors/api-exception.filter';
@@ -25,7 +25,7 @@ export class ApiModule {
   static forRoot(config: MirrorConfig, dataSource: DataSource): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ReviewApiModule.forRoot(dataSource)],
+      imports: [ReviewApiModule.forRoot(dataSource, new ReportPrinter(config.MIRROR_CHROMIUM_PATH))],
       controllers: [StacksController, RolloutsController, KeysController, HealthController, MetricsController],
       providers: [
         { provide: MirrorSettings, useValue: config },

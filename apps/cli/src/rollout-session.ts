@@ -6,6 +6,7 @@ import { RolloutRepository } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 import type { StackModel } from '@libs/stack-ingestion';
 import {
+  RolloutInput,
   RolloutProgress,
   rolloutProgressQuery,
   rolloutTaskQueue,
@@ -85,7 +86,7 @@ export const followRollout = async (
   const handle = resumed
     ? temporal.workflow.getHandle(rolloutWorkflowId(plan.id))
     : await temporal.workflow.start(rolloutWorkflowType, {
-        args: [plan],
+        args: [{ ...plan, tenantId } satisfies RolloutInput],
         taskQueue: options.taskQueue,
         workflowId: rolloutWorkflowId(plan.id),
       });

@@ -52,7 +52,7 @@ const startTrialWorker = async (
     connection,
     namespace: temporal.namespace,
     taskQueue: sharedRolloutTaskQueue(config.MIRROR_TASK_QUEUE),
-    tenantId: config.MIRROR_TENANT,
+    // No tenant of its own: each rollout's input names whose it is.
     store: new RolloutRepository(database.dataSource),
     play,
     shutdownGraceTime: config.MIRROR_STOP_GRACE_SECONDS * 1000,

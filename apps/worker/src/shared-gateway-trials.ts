@@ -58,18 +58,21 @@ export const sharedGatewayTrials = async (options: SharedGatewayTrialOptions): P
   fs.mkdirSync(transcripts, { recursive: true });
   const { play } = episodePlayer({ config, dataSource, signals: new RunningEpisodes(), log, transcripts });
   const key = await instanceKey(dataSource, config.MIRROR_INSTANCE_KEY);
+  // By tenant and version: a version is its content's hash, but a tenant reads only the stacks it stored.
   const models = new Map<string, Promise<{ version: string; model: StackModel } | undefined>>();
-  const modelOf = (version: string) => {
-    if (!models.has(version)) {
-      models.set(version, stacks.load(config.MIRROR_TENANT, version));
-      models.get(version)!.catch(() => models.delete(version));
+  const modelOf = (tenantId: string, version: string) => {
+    const key = `${tenantId}\n${version}`;
+    if (!models.has(key)) {
+      models.set(key, stacks.load(tenantId, version));
+      models.get(key)!.catch(() => models.delete(key));
     }
-    return models.get(version)!;
+    return models.get(key)!;
   };
-  return async ({ stackVersion, task, agent }) => {
-    const stack = await modelOf(stackVersion);
+  // The trial's tenant is its rollout's (the workflow input), never this process's MIRROR_TENANT.
+  return async ({ tenantId, stackVersion, task, agent }) => {
+    const stack = await modelOf(tenantId, stackVersion);
     if (!stack) {
-      throw unplayable(`no stack version ${stackVersion.slice(0, 12)} is stored for tenant ${config.MIRROR_TENANT}`);
+      throw unplayable(`no stack version ${stackVersion.slice(0, 12)} is stored for tenant ${tenantId}`);
     }
     const parsed = parseTask(task);
     const scenario = stack.model.scenarios.find((s) => s.scenario.id === parsed?.scenario);
@@ -84,7 +87,7 @@ export const sharedGatewayTrials = async (options: SharedGatewayTrialOptions): P
           temporal,
           gatewayUrl: gateways[0],
           gateways,
-          tenantId: config.MIRROR_TENANT,
+          tenantId,
           stackVersion: stack.version,
           model: stack.model,
           taskQueue: episodeQueue,

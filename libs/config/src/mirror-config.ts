@@ -48,7 +48,20 @@ export const mirrorConfigSchema = z.object({
     .string()
     .default(path.join(os.homedir(), '.cache', 'mirror'))
     .describe('Where built tools (the Temporal CLI) are cached across checkouts.'),
-  MIRROR_TENANT: z.string().default('default').describe('The tenant whose stacks and episodes a process serves.'),
+  MIRROR_TENANT: z
+    .string()
+    .default('default')
+    .describe(
+      "The tenant whose stacks and episodes a process serves (the CLI, an episode host, a gateway). A scaled-out worker has none: it plays each rollout for the tenant the rollout's input names.",
+    ),
+  MIRROR_CHROMIUM_PATH: z
+    .string()
+    .min(1)
+    .default('/usr/bin/chromium')
+    .describe(
+      "The Chromium (or Chrome) that prints PDF reports (the api's report downloads, `mirror report --format pdf`); " +
+        "Debian's `chromium` package puts it here. Without one a PDF request is a 503 that names this setting.",
+    ),
   MIRROR_OPERATOR_KEY: z
     .string()
     .min(16, 'must have at least 16 characters')

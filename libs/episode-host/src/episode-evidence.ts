@@ -4,13 +4,19 @@ import {
   AuditEntry,
   eventLogDigest,
   EvidenceBundle,
+  verifyCallChain,
   isJsonObject,
   materialDigest,
   sealEvidenceBundle,
   Versions,
 } from '@libs/evidence-trail';
 import type { Grade } from '@libs/graders';
-import { AuditTrailRepository, EpisodeGradeRepository, PostgresEpisodeStore } from '@libs/persistence';
+import {
+  AuditTrailRepository,
+  EpisodeCallRepository,
+  EpisodeGradeRepository,
+  PostgresEpisodeStore,
+} from '@libs/persistence';
 
 /** JSON as the database gives it back (dates as text, no undefined): what digests are taken of and bundles carry. */
 const asJson = <T>(value: T): unknown => JSON.parse(JSON.stringify(value)) as unknown;
@@ -33,11 +39,13 @@ export interface GradedEpisode {
 
 /**
  * Appends the grading of an episode to the evidence trail: the digest of its whole event log (every agent and persona
- * action, every twin change, in order), the digest of its grades, the verdicts in brief, and the versions that
- * produced them. The material itself stays in its tables; the chain commits to it.
+ * action, every twin change, in order), the head of its chain of calls that changed nothing (every read, by count
+ * and last hash: the calls recorded by then; flush the call log first), the digest of its grades, the verdicts in
+ * brief, and the versions that produced them. The material itself stays in its tables; the chain commits to it.
  */
 export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedEpisode): Promise<AuditEntry> => {
   const events = await storedEventLog(dataSource, graded.tenant, graded.episodeId);
+  const calls = await new EpisodeCallRepository(dataSource).head(graded.tenant, graded.episodeId);
   const grades = await new EpisodeGradeRepository(dataSource).grades(graded.tenant, graded.episodeId);
   return new AuditTrailRepository(dataSource).append(graded.tenant, {
     actor: graded.actor ?? 'mirror:grader',
@@ -48,6 +56,7 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
       agent: graded.agent,
       ...(graded.rolloutId ? { rolloutId: graded.rolloutId } : {}),
       eventLog: eventLogDigest(events),
+      calls,
       grades: materialDigest(asJson(grades)),
       reward: graded.grade.reward,
       passed: graded.grade.passed,
@@ -61,6 +70,67 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
       grader: graded.grade.graderVersion,
     },
   });
+};
+
+/** What an episode's latest grading entry recorded of its calls (none: graded before calls were chained). */
+const committedCalls = (entries: readonly AuditEntry[]): { count: number; digest: string } | undefined => {
+  const graded = entries.filter((e) => isJsonObject(e.details.eventLog));
+  const calls = graded[graded.length - 1]?.details.calls;
+  return isJsonObject(calls) && typeof calls.count === 'number' && typeof calls.digest === 'string'
+    ? { count: calls.count, digest: calls.digest }
+    : undefined;
+};
+
+/** An episode whose stored material is no longer what its latest grading entry committed to, and how. */
+export interface DriftedEpisode {
+  episodeId: string;
+  /** The grading entry's place in the chain. */
+  seq: number;
+  message: string;
+}
+
+/**
+ * Episodes whose latest grading entry commits to material the database no longer holds: an event edited, removed or
+ * added after grading, or a call that changed nothing (a read) edited, deleted or moved, named by its place and row.
+ * The chain itself may be whole; this checks what it committed to.
+ */
+export const driftedEpisodes = async (dataSource: DataSource, tenant: string): Promise<DriftedEpisode[]> => {
+  const audit = new AuditTrailRepository(dataSource);
+  const latest = new Map<string, AuditEntry>();
+  for (let after = 0; ;) {
+    const page = await audit.page(tenant, after);
+    if (page.length === 0) {
+      break;
+    }
+    for (const entry of page) {
+      if (entry.subject.kind === 'episode' && isJsonObject(entry.details.eventLog)) {
+        latest.set(entry.subject.id, entry);
+      }
+    }
+    after = page[page.length - 1].seq;
+  }
+  const calls = new EpisodeCallRepository(dataSource);
+  const drifted: DriftedEpisode[] = [];
+  for (const [episodeId, entry] of latest) {
+    const recorded = entry.details.eventLog as { digest?: string };
+    if (eventLogDigest(await storedEventLog(dataSource, tenant, episodeId)).digest !== recorded.digest) {
+      drifted.push({
+        episodeId,
+        seq: entry.seq,
+        message: `episode ${episodeId}'s event log is not the one entry ${entry.seq} recorded at grading`,
+      });
+    }
+    const committed = committedCalls([entry]);
+    const problem = committed && verifyCallChain(await calls.chain(tenant, episodeId), committed);
+    if (problem) {
+      drifted.push({
+        episodeId,
+        seq: entry.seq,
+        message: `episode ${episodeId}'s calls are not the ones entry ${entry.seq} recorded at grading: ${problem}`,
+      });
+    }
+  }
+  return drifted;
 };
 
 /** The subject kinds a bundle can be made of. */
@@ -92,12 +162,16 @@ export const exportEvidence = async (
       entries.filter((e) => e.subject.kind === 'episode' && isJsonObject(e.details.eventLog)).map((e) => e.subject.id),
     ),
   ];
+  const calls = new EpisodeCallRepository(dataSource);
   const episodes = [];
   for (const id of episodeIds) {
+    // The calls the episode's latest grading committed to, and no more (later ones no entry vouches for).
+    const recorded = committedCalls(entries.filter((e) => e.subject.kind === 'episode' && e.subject.id === id));
     episodes.push({
       id,
       events: await storedEventLog(dataSource, tenant, id),
       grades: asJson(await grades.grades(tenant, id)) as unknown[],
+      ...(recorded ? { calls: asJson(await calls.committed(tenant, id, recorded.count)) as unknown[] } : {}),
     });
   }
   const head = (await audit.head(tenant)) ?? { seq: 0, hash: '' };

@@ -239,7 +239,14 @@ const startServices = async (
       },
     ]),
   );
-  const { gradeAndStore, play } = episodePlayer({ config, dataSource: database.dataSource, signals, log, transcripts });
+  const { gradeAndStore, play } = episodePlayer({
+    config,
+    dataSource: database.dataSource,
+    signals,
+    log,
+    transcripts,
+    calls,
+  });
   return {
     config,
     dataSource: database.dataSource,

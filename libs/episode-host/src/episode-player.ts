@@ -38,13 +38,19 @@ export interface EpisodePlayerServices {
   log: ServiceLog;
   /** Where transcripts are written, one JSON file per episode. */
   transcripts: string;
+  /**
+   * The log of calls that changed nothing, when this process's twins answer them: written out before an episode's
+   * grading commits to them (twins behind shared gateways write theirs within half a second; what lands later is on
+   * the episode's chain but no entry vouches for it).
+   */
+  calls?: { flush(): Promise<void> };
 }
 
 /**
  * Plays episodes and grades and stores them as `mirror run` does: an episode host's (twins in process) and a
  * scaled-out worker's (twins behind shared gateways) alike.
  */
-export const episodePlayer = ({ config, dataSource, signals, log, transcripts }: EpisodePlayerServices) => {
+export const episodePlayer = ({ config, dataSource, signals, log, transcripts, calls }: EpisodePlayerServices) => {
   const grades = new EpisodeGradeRepository(dataSource);
   const judge = rubricJudge(config);
   const gradeAndStore = async (
@@ -75,7 +81,8 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       transcript: redacted.value,
       ...(redacted.redactions.length > 0 ? { redactions: redacted.redactions } : {}),
     };
-    await grades.saveRun(config.MIRROR_TENANT, {
+    const { tenantId } = environment.context;
+    await grades.saveRun(tenantId, {
       episodeId: outcome.episodeId,
       scenarioId: scenario.id,
       scenarioFile: file,
@@ -84,15 +91,16 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts }:
       outcome: stored,
     });
     await grades.saveGrade(
-      config.MIRROR_TENANT,
+      tenantId,
       outcome.episodeId,
       grade.policies.join(','),
       grade.graderVersion,
       redactor.json(grade).value,
     );
-    const episode = await new PostgresEpisodeStore(dataSource).findEpisode(config.MIRROR_TENANT, outcome.episodeId);
+    const episode = await new PostgresEpisodeStore(dataSource).findEpisode(tenantId, outcome.episodeId);
+    await calls?.flush();
     await recordEpisodeGrade(dataSource, {
-      tenant: config.MIRROR_TENANT,
+      tenant: tenantId,
       episodeId: outcome.episodeId,
       grade,
       agent,

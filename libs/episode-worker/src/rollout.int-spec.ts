@@ -84,7 +84,7 @@ describe(rolloutWorkflow.name, () => {
       concurrency: 2,
     };
     // Four trials per run: the rollout also hands over to a new run (continue-as-new) with what it has done.
-    const input: RolloutInput = { ...plan, handOverAfter: 4 };
+    const input: RolloutInput = { ...plan, tenantId, handOverAfter: 4 };
 
     const first = await startWorker();
     const firstRunning = first.run();
@@ -173,7 +173,7 @@ describe(rolloutWorkflow.name, () => {
     };
     await worker.runUntil(async () => {
       const handle = await temporal.workflow.start(rolloutWorkflow, {
-        args: [plan],
+        args: [{ ...plan, tenantId }],
         taskQueue,
         workflowId: rolloutWorkflowId(plan.id),
       });

@@ -74,13 +74,16 @@ export const entryHash = (entry: Omit<AuditEntry, 'hash'>): string =>
 /** A digest of any JSON material (a grade, a transcript), for an entry's details. */
 export const materialDigest = (value: unknown): string => sha256(canonicalJson(value));
 
+/** One step of a chained digest: the previous digest and the next item, so an item edited, dropped or moved shows. */
+export const chainStep = (previous: string, item: unknown): string => sha256(`${previous}\n${canonicalJson(item)}`);
+
 /**
  * An episode's event log as one digest, chained in order (each step hashes the previous digest with the next event),
  * so an event edited, dropped, added or moved changes it.
  */
 export const eventLogDigest = (events: readonly unknown[]): { events: number; digest: string } => ({
   events: events.length,
-  digest: events.reduce<string>((previous, event) => sha256(`${previous}\n${canonicalJson(event)}`), genesisHash),
+  digest: events.reduce<string>(chainStep, genesisHash),
 });
 
 /** Who runs this process, for entries a person caused from the command line. */

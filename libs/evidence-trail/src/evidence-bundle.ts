@@ -9,15 +9,20 @@ import {
   materialDigest,
   sha256,
 } from './audit-entry';
+import { callLogDigest } from './call-chain';
 import { merkleRoot } from './merkle-tree';
 
 export const evidenceBundleFormat = 'mirror-evidence/1' as const;
 
-/** The material an episode's entries commit to by digest: its event log and its grades. */
+/**
+ * The material an episode's entries commit to by digest: its event log, its grades, and the calls that left no event
+ * (reads) up to its grading, in the order answered (absent when its grading recorded none: graded before they were).
+ */
 export interface EpisodeMaterial {
   id: string;
   events: unknown[];
   grades: unknown[];
+  calls?: unknown[];
 }
 
 /**
@@ -132,7 +137,11 @@ export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string)
       });
       return;
     }
-    const recorded = graded[graded.length - 1].details as { eventLog: { digest: string }; grades?: string };
+    const recorded = graded[graded.length - 1].details as {
+      eventLog: { digest: string };
+      grades?: string;
+      calls?: { count: number; digest: string };
+    };
     if (eventLogDigest(episode.events).digest !== recorded.eventLog.digest) {
       problems.push({
         pointer: `/episodes/${index}/events`,
@@ -144,6 +153,15 @@ export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string)
         pointer: `/episodes/${index}/grades`,
         message: `episode ${episode.id}'s grades are not the ones its grading recorded`,
       });
+    }
+    if (recorded.calls !== undefined) {
+      const calls = Array.isArray(episode.calls) ? callLogDigest(episode.calls) : undefined;
+      if (calls?.count !== recorded.calls.count || calls.digest !== recorded.calls.digest) {
+        problems.push({
+          pointer: `/episodes/${index}/calls`,
+          message: `episode ${episode.id}'s calls are not the ${recorded.calls.count} its grading recorded`,
+        });
+      }
     }
   });
   try {

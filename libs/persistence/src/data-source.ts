@@ -15,6 +15,7 @@ import { ApiKeys1764900005000 } from './migrations/1764900005000-api-keys';
 import { ReviewAnnotations1764900006000 } from './migrations/1764900006000-review-annotations';
 import { EpisodeCalls1764900009000 } from './migrations/1764900009000-episode-calls';
 import { IdempotencyKeysPerTenant1765000010000 } from './migrations/1765000010000-idempotency-keys-per-tenant';
+import { EpisodeCallChain1765100001000 } from './migrations/1765100001000-episode-call-chain';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -31,6 +32,7 @@ export const migrations = [
   ReviewAnnotations1764900006000,
   EpisodeCalls1764900009000,
   IdempotencyKeysPerTenant1765000010000,
+  EpisodeCallChain1765100001000,
 ];
 
 /**

@@ -12,7 +12,7 @@ import { ReviewController } from './review.controller';
  */
 @Module({})
 export class ReviewApiModule {
-  static forRoot(dataSource: DataSource, printer = new ReportPrinter()): DynamicModule {
+  static forRoot(dataSource: DataSource, printer: ReportPrinter): DynamicModule {
     return {
       module: ReviewApiModule,
       controllers: [ReviewController],

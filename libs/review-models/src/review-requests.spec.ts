@@ -30,6 +30,11 @@ describe(parseAnnotationRequest.name, () => {
     [{ rule: 'r', stance: 'agree', comment: 5 }, /comment: must be text/],
     [{ rule: 'r', stance: 'agree', comment: ' ' }, /comment: say why/],
     [{ rule: 'r', stance: 'agree', comment: 'x'.repeat(4001) }, /at most 4000 characters \(got 4001\)/],
+    // Under the limit as typed, over it once each address is stored as its marker: refused before anything is saved.
+    [
+      { rule: 'r', stance: 'agree', comment: 'a@b.co '.repeat(560).trim() },
+      /at most 4000 characters as stored, with the addresses, numbers and secrets it quotes redacted \(got \d+\)/,
+    ],
   ])('refuses %j', (body, expected) => {
     expect(message(() => parseAnnotationRequest(body))).toMatch(/^INVALID_INPUT/);
     expect(message(() => parseAnnotationRequest(body))).toMatch(expected);

@@ -1,4 +1,5 @@
 import { isJsonObject } from '@libs/evidence-trail';
+import { Redactor } from '@libs/redaction';
 
 import { ReviewError } from './review-input.error';
 
@@ -45,6 +46,14 @@ const comment = (value: unknown, required: boolean): string => {
   }
   if (trimmed.length > maxCommentLength) {
     throw invalid('comment', `must be at most ${maxCommentLength} characters (got ${trimmed.length})`);
+  }
+  // Stored with secrets and personal data as markers, which may be longer than what they replace: checked as stored.
+  const stored = new Redactor().text(trimmed).value.length;
+  if (stored > maxCommentLength) {
+    throw invalid(
+      'comment',
+      `must be at most ${maxCommentLength} characters as stored, with the addresses, numbers and secrets it quotes redacted (got ${stored})`,
+    );
   }
   return trimmed;
 };

@@ -2,6 +2,8 @@ import type { RolloutEpisodeResult, RolloutPlan } from '@libs/rollouts';
 
 /** A rollout's workflow input. `done` carries the trials already played into a continued run (continue-as-new). */
 export interface RolloutInput extends RolloutPlan {
+  /** Whose rollout it is (its stored row's tenant): the workers that play it take the tenant from here alone. */
+  tenantId: string;
   done?: RolloutEpisodeResult[];
   /** Hands over to a new run after this many trials in one run (tests); else when Temporal suggests it. */
   handOverAfter?: number;

@@ -1,11 +1,10 @@
 import * as fs from 'node:fs';
 
 import { Command } from 'commander';
-import type { DataSource } from 'typeorm';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { exportEvidence, storedEventLog } from '@libs/episode-host';
-import { eventLogDigest, keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
+import { driftedEpisodes, exportEvidence } from '@libs/episode-host';
+import { keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
 import { AuditTrailRepository } from '@libs/persistence';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
@@ -24,42 +23,6 @@ const readBundle = (file: string): unknown => {
   }
 };
 
-/**
- * Episodes whose latest grading entry commits to an event log the database no longer holds: the events were edited,
- * removed or added after grading. The chain itself may be whole; this checks what it committed to.
- */
-const driftedEpisodes = async (
-  dataSource: DataSource,
-  audit: AuditTrailRepository,
-  tenant: string,
-): Promise<{ episodeId: string; seq: number; message: string }[]> => {
-  const latest = new Map<string, { seq: number; digest: string }>();
-  for (let after = 0; ;) {
-    const page = await audit.page(tenant, after);
-    if (page.length === 0) {
-      break;
-    }
-    for (const entry of page) {
-      const log = entry.details.eventLog as { digest?: string } | undefined;
-      if (entry.subject.kind === 'episode' && log?.digest) {
-        latest.set(entry.subject.id, { seq: entry.seq, digest: log.digest });
-      }
-    }
-    after = page[page.length - 1].seq;
-  }
-  const drifted = [];
-  for (const [episodeId, recorded] of latest) {
-    if (eventLogDigest(await storedEventLog(dataSource, tenant, episodeId)).digest !== recorded.digest) {
-      drifted.push({
-        episodeId,
-        seq: recorded.seq,
-        message: `episode ${episodeId}'s event log is not the one entry ${recorded.seq} recorded at grading`,
-      });
-    }
-  }
-  return drifted;
-};
-
 export const auditCommand = (): Command => {
   const audit = new Command('audit').description(
     'the evidence trail: verify the hash chain or an exported bundle, export evidence, show the signing key',
@@ -70,7 +33,10 @@ export const auditCommand = (): Command => {
     .description("check the tenant's hash chain (or, with --bundle, an exported evidence bundle, offline)")
     .option('--bundle <file>', 'verify an evidence bundle file without any database')
     .option('--key <fingerprint>', 'with --bundle: the fingerprint the signing key must have (`mirror audit key`)')
-    .option('--deep', "also check each graded episode's event log against the digest its grading recorded")
+    .option(
+      '--deep',
+      "also check each graded episode's event log and its calls that changed nothing (reads) against what its grading recorded",
+    )
     .option('--json', 'print the result as JSON')
     .action(async (options: { bundle?: string; key?: string; deep?: boolean; json?: boolean }) => {
       if (options.bundle) {
@@ -93,8 +59,7 @@ export const auditCommand = (): Command => {
       const result = await withDatabase(options.json ? silentLog : stderrLog, async ({ config, dataSource }) => {
         const trail = new AuditTrailRepository(dataSource);
         const chain = await trail.verify(config.MIRROR_TENANT);
-        const drifted =
-          options.deep && !chain.broken ? await driftedEpisodes(dataSource, trail, config.MIRROR_TENANT) : [];
+        const drifted = options.deep && !chain.broken ? await driftedEpisodes(dataSource, config.MIRROR_TENANT) : [];
         return { ...chain, drifted };
       });
       const valid = !result.broken && result.drifted.length === 0;

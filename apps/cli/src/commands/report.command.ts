@@ -2,9 +2,10 @@ import * as fs from 'node:fs';
 
 import { Command } from 'commander';
 
+import { loadConfig } from '@libs/config';
 import { stderrLog } from '@libs/embedded-services';
 import { ReviewError, ReviewService } from '@libs/review-models';
-import { defaultChromium, renderReportHtml, renderReportPdf, reviewReport } from '@libs/review-views';
+import { renderReportHtml, renderReportPdf, reviewReport } from '@libs/review-views';
 import { UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
 
@@ -19,13 +20,19 @@ export const reportCommand = (): Command =>
     .argument('<id>', 'its id')
     .option('-f, --format <format>', 'html or pdf', 'html')
     .requiredOption('-o, --output <file>', 'the file to write')
-    .option('--chromium <path>', 'the Chromium that prints the PDF', defaultChromium)
-    .action(async (kind: string, id: string, options: { format: string; output: string; chromium: string }) => {
+    .option('--chromium <path>', 'the Chromium that prints the PDF (default: MIRROR_CHROMIUM_PATH)')
+    .action(async (kind: string, id: string, options: { format: string; output: string; chromium?: string }) => {
       if (kind !== 'rollout' && kind !== 'episode') {
         throw new UsageError(`no report of "${kind}"; kinds: rollout, episode`);
       }
       if (options.format !== 'html' && options.format !== 'pdf') {
         throw new UsageError(`--format must be html or pdf, not "${options.format}"`);
+      }
+      const chromium = options.chromium ?? loadConfig().MIRROR_CHROMIUM_PATH;
+      if (options.format === 'pdf' && !fs.existsSync(chromium)) {
+        throw new UsageError(
+          `no Chromium at ${chromium} to print the PDF: install Debian's chromium, name one with --chromium or MIRROR_CHROMIUM_PATH, or ask for --format html`,
+        );
       }
       const report = await withDatabase(stderrLog, async ({ config, dataSource }) => {
         try {
@@ -38,7 +45,7 @@ export const reportCommand = (): Command =>
         }
       });
       const html = renderReportHtml(report);
-      const content = options.format === 'html' ? html : await renderReportPdf(html, options.chromium);
+      const content = options.format === 'html' ? html : await renderReportPdf(html, chromium);
       // Written whole or not at all: a reviewer never receives half a report.
       const partial = `${options.output}.${process.pid}.partial`;
       fs.writeFileSync(partial, content);

@@ -6,7 +6,14 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, resolveOperatorKey } from '@libs/config';
 import { describePlace } from '@libs/openapi-schemas';
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { openDatabase, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
+import {
+  EpisodeCallLog,
+  EpisodeCallRepository,
+  openDatabase,
+  PostgresEpisodeStore,
+  RepositoryStackSource,
+  StackRepository,
+} from '@libs/persistence';
 import { ingestStack } from '@libs/stack-ingestion';
 import { hashSeed, seededUuid } from '@libs/synthetic-data';
 import { createGatewayServer, createServiceOriginServer, EpisodeNotFoundError, TwinEngine } from '@libs/twin-engine';
@@ -71,6 +78,10 @@ export const serveCommand = (): Command =>
       // Whatever started is stopped when a later step fails (a port in use): the embedded database would keep the
       // process alive after the error was printed.
       const servers: Server[] = [];
+      // Reads leave no event in the log: recorded beside it (and chained), as an episode host records its own.
+      const calls = new EpisodeCallLog(new EpisodeCallRepository(database.dataSource), (message) =>
+        process.stderr.write(`gateway: ${message}\n`),
+      );
       try {
         const { dataSource } = database;
         const stacks = new StackRepository(dataSource);
@@ -79,6 +90,8 @@ export const serveCommand = (): Command =>
           new PostgresEpisodeStore(dataSource),
           new RepositoryStackSource(stacks),
           builtInPacks,
+          undefined,
+          calls,
         );
         const sizes = { recordsPerResource: options.records, childrenPerParent: 3 };
         const episodeId = seededUuid(hashSeed(config.MIRROR_TENANT, version, options.seed, JSON.stringify(sizes)));
@@ -145,6 +158,8 @@ export const serveCommand = (): Command =>
         await Promise.all(
           servers.filter((server) => server.listening).map((server) => new Promise((resolve) => server.close(resolve))),
         );
+        // What was answered before the servers closed is written before the database goes.
+        await calls.close();
         await database.close();
       }
     });

@@ -8,7 +8,7 @@ import { silentLog, stderrLog } from '@libs/embedded-services';
 import { episodeApiOf } from '@libs/episode-api';
 import { loadConfig } from '@libs/config';
 import { HostedBundle, startEpisodeHost } from '@libs/episode-host';
-import { mountReviewHttp, ReviewApiModule } from '@libs/review-api';
+import { mountReviewHttp, ReportPrinter, ReviewApiModule } from '@libs/review-api';
 import { ingestStack } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
 import { integer, lenientOption } from '@cli/command-arguments';
@@ -88,7 +88,7 @@ export const upCommand = (): Command =>
         // Local single-user mode, explicitly: loopback only, the one user the owner of this process's tenant. A shared
         // deployment serves the api app, which takes API keys.
         served = await episodeApiOf(host, episodeProtocols, ['error', 'warn'], localOwner(host.config.MIRROR_TENANT), [
-          ReviewApiModule.forRoot(host.dataSource),
+          ReviewApiModule.forRoot(host.dataSource, new ReportPrinter(host.config.MIRROR_CHROMIUM_PATH)),
         ]);
         const { app } = served;
         mountReviewHttp(app);

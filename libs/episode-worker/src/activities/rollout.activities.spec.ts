@@ -25,7 +25,14 @@ const memoryStore = (): RolloutStore & { rows: Map<string, RolloutEpisodeResult>
   };
 };
 
-const trial: RolloutTrial = { rolloutId: 'r1', stackVersion: version, task: 'intake@3', trial: 2, agent: 'oracle' };
+const trial: RolloutTrial = {
+  tenantId: 't',
+  rolloutId: 'r1',
+  stackVersion: version,
+  task: 'intake@3',
+  trial: 2,
+  agent: 'oracle',
+};
 const played = { episodeId: 'e1', status: 'succeeded', passed: true, reward: 1, violations: [], reason: 'done' };
 
 describe(createRolloutActivities.name, () => {
@@ -63,5 +70,66 @@ describe(createRolloutActivities.name, () => {
       new MockActivityEnvironment().run(sut.playTrial, { ...trial, stackVersion: 'b'.repeat(64) }),
     ).rejects.toThrow(/serves stack version aaaaaaaaaaaa, not bbbbbbbbbbbb/);
     expect(play).not.toHaveBeenCalled();
+  });
+
+  it('plays each trial for the tenant its rollout names when the worker is bound to none, whatever its environment', async () => {
+    const store = memoryStore();
+    const play = jest.fn().mockResolvedValue(played);
+    const saved = process.env.MIRROR_TENANT;
+    process.env.MIRROR_TENANT = 'environment-tenant';
+    try {
+      const sut = createRolloutActivities({ store, play });
+      await new MockActivityEnvironment().run(sut.playTrial, { ...trial, tenantId: 'north' });
+      await new MockActivityEnvironment().run(sut.playTrial, { ...trial, tenantId: 'south' });
+      await new MockActivityEnvironment().run(sut.recordTrial, 'south', 'r2', {
+        ...played,
+        task: 'intake@1',
+        trial: 1,
+      });
+    } finally {
+      process.env.MIRROR_TENANT = saved;
+    }
+    expect(play.mock.calls.map(([t]: [RolloutTrial]) => t.tenantId)).toEqual(['north', 'south']);
+    expect([...store.rows.keys()]).toEqual(['north/r1/intake@3#2', 'south/r1/intake@3#2', 'south/r2/intake@1#1']);
+  });
+
+  it('refuses, for good, a rollout that names no tenant on a worker bound to none, and another tenant on a bound one', async () => {
+    const play = jest.fn();
+    const unbound = createRolloutActivities({ store: memoryStore(), play });
+    const anonymous = { ...trial, tenantId: undefined } as unknown as RolloutTrial;
+    await expect(new MockActivityEnvironment().run(unbound.playTrial, anonymous)).rejects.toMatchObject({
+      nonRetryable: true,
+      message: expect.stringMatching(/names no tenant/),
+    });
+    await expect(
+      new MockActivityEnvironment().run(unbound.openRollout, '', {
+        id: 'r1',
+        stackVersion: version,
+        bundle: 'b',
+        agent: 'oracle',
+        tasks: [],
+        trials: 1,
+        concurrency: 1,
+      }),
+    ).rejects.toMatchObject({ nonRetryable: true });
+    const bound = createRolloutActivities({ tenantId: 'north', store: memoryStore(), play });
+    await expect(
+      new MockActivityEnvironment().run(bound.playTrial, { ...trial, tenantId: 'south' }),
+    ).rejects.toMatchObject({ nonRetryable: true, message: expect.stringMatching(/tenant north only, not of south/) });
+    await expect(
+      new MockActivityEnvironment().run(bound.closeRollout, 'south', 'r1', 'completed' as const, null),
+    ).rejects.toThrow(/not of south/);
+    expect(play).not.toHaveBeenCalled();
+  });
+
+  it('takes up a rollout started before its input carried the tenant only on a worker bound to one', async () => {
+    const store = memoryStore();
+    const play = jest.fn().mockResolvedValue(played);
+    const sut = createRolloutActivities({ tenantId: 'north', store, play });
+    await new MockActivityEnvironment().run(sut.playTrial, {
+      ...trial,
+      tenantId: undefined,
+    } as unknown as RolloutTrial);
+    expect([...store.rows.keys()]).toEqual(['north/r1/intake@3#2']);
   });
 });

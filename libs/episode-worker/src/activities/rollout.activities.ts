@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 
@@ -16,6 +17,8 @@ export interface RolloutStore {
 }
 
 export interface RolloutTrial {
+  /** The rollout's tenant, from its workflow input: whose stack, episodes and rows the trial reads and writes. */
+  tenantId: string;
   rolloutId: string;
   stackVersion: string;
   task: string;
@@ -27,7 +30,11 @@ export interface RolloutTrial {
 export type PlayTrial = (trial: RolloutTrial) => Promise<Omit<RolloutEpisodeResult, 'task' | 'trial'>>;
 
 export interface RolloutActivityDependencies {
-  tenantId: string;
+  /**
+   * The one tenant this worker plays for, when it is bound to one (the command's own environment): a rollout of
+   * another is refused. Absent on a scaled-out worker, which plays each rollout for the tenant its input names.
+   */
+  tenantId?: string;
   /**
    * The stack version this worker's environment serves: a trial of another is refused, never played on the wrong
    * twins. Absent on a scaled-out worker, whose `play` finds any version stored in the database (or refuses it).
@@ -39,47 +46,74 @@ export interface RolloutActivityDependencies {
   heartbeatMs?: number;
 }
 
-export const createRolloutActivities = (dependencies: RolloutActivityDependencies) => ({
-  openRollout: (plan: RolloutPlan): Promise<void> => dependencies.store.open(dependencies.tenantId, plan),
+/** A rollout no retry can mend (it names no tenant, or one this worker does not play for): it fails at once. */
+const refused = (message: string): ApplicationFailure =>
+  ApplicationFailure.create({ type: 'ROLLOUT_TENANT_REFUSED', message, nonRetryable: true });
 
+export const createRolloutActivities = (dependencies: RolloutActivityDependencies) => {
   /**
-   * A trial recorded already is returned as it was: the activity is retried when a worker stops mid-trial, and a
-   * trial must be played once. The episode runs to its end even if Temporal cancels the attempt (a worker shutting
-   * down), so what it played is recorded and found by the retry instead of being played again.
+   * The tenant a rollout's activity acts for: the one its workflow input names, never this process's environment. A
+   * rollout started before its input carried the tenant is taken only by a worker bound to one tenant.
    */
-  playTrial: async (trial: RolloutTrial): Promise<RolloutEpisodeResult> => {
-    if (dependencies.stackVersion !== undefined && trial.stackVersion !== dependencies.stackVersion) {
-      throw new Error(
-        `this worker serves stack version ${dependencies.stackVersion.slice(0, 12)}, not ${trial.stackVersion.slice(0, 12)}`,
-      );
+  const tenantOf = (requested: unknown): string => {
+    const bound = dependencies.tenantId;
+    if (typeof requested !== 'string' || requested.length === 0) {
+      if (bound !== undefined) {
+        return bound;
+      }
+      throw refused('the rollout names no tenant: a worker that plays for many tenants cannot tell whose it is');
     }
-    const recorded = await dependencies.store.episode(dependencies.tenantId, trial.rolloutId, trial.task, trial.trial);
-    if (recorded) {
-      return recorded;
+    if (bound !== undefined && requested !== bound) {
+      throw refused(`this worker plays rollouts of tenant ${bound} only, not of ${requested}`);
     }
-    const context = Context.current();
-    const beat = setInterval(() => context.heartbeat(), dependencies.heartbeatMs ?? 5_000);
-    try {
-      const played = await dependencies.play(trial);
-      return await dependencies.store.recordEpisode(dependencies.tenantId, trial.rolloutId, {
-        ...played,
-        task: trial.task,
-        trial: trial.trial,
-      });
-    } finally {
-      clearInterval(beat);
-    }
-  },
+    return requested;
+  };
 
-  /** A trial whose every attempt failed: recorded as an infrastructure error (unless an attempt recorded it). */
-  recordTrial: (rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> =>
-    dependencies.store.recordEpisode(dependencies.tenantId, rolloutId, result),
+  return {
+    openRollout: (tenantId: string, plan: RolloutPlan): Promise<void> =>
+      dependencies.store.open(tenantOf(tenantId), plan),
 
-  closeRollout: (
-    rolloutId: string,
-    status: Exclude<RolloutStatus, 'running'>,
-    report: RolloutReport | null,
-  ): Promise<void> => dependencies.store.close(dependencies.tenantId, rolloutId, status, report),
-});
+    /**
+     * A trial recorded already is returned as it was: the activity is retried when a worker stops mid-trial, and a
+     * trial must be played once. The episode runs to its end even if Temporal cancels the attempt (a worker shutting
+     * down), so what it played is recorded and found by the retry instead of being played again.
+     */
+    playTrial: async (requested: RolloutTrial): Promise<RolloutEpisodeResult> => {
+      const trial = { ...requested, tenantId: tenantOf(requested.tenantId) };
+      if (dependencies.stackVersion !== undefined && trial.stackVersion !== dependencies.stackVersion) {
+        throw new Error(
+          `this worker serves stack version ${dependencies.stackVersion.slice(0, 12)}, not ${trial.stackVersion.slice(0, 12)}`,
+        );
+      }
+      const recorded = await dependencies.store.episode(trial.tenantId, trial.rolloutId, trial.task, trial.trial);
+      if (recorded) {
+        return recorded;
+      }
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), dependencies.heartbeatMs ?? 5_000);
+      try {
+        const played = await dependencies.play(trial);
+        return await dependencies.store.recordEpisode(trial.tenantId, trial.rolloutId, {
+          ...played,
+          task: trial.task,
+          trial: trial.trial,
+        });
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /** A trial whose every attempt failed: recorded as an infrastructure error (unless an attempt recorded it). */
+    recordTrial: (tenantId: string, rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult> =>
+      dependencies.store.recordEpisode(tenantOf(tenantId), rolloutId, result),
+
+    closeRollout: (
+      tenantId: string,
+      rolloutId: string,
+      status: Exclude<RolloutStatus, 'running'>,
+      report: RolloutReport | null,
+    ): Promise<void> => dependencies.store.close(tenantOf(tenantId), rolloutId, status, report),
+  };
+};
 
 export type RolloutActivities = ReturnType<typeof createRolloutActivities>;

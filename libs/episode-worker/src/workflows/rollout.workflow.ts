@@ -42,7 +42,8 @@ const failureMessage = (error: unknown): string => {
  * history grows too large.
  */
 export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutReport> {
-  const { done: carried, handOverAfter, ...plan } = input;
+  // The tenant rides in the input, so any worker, of one tenant's deployment or of many, acts for the right one.
+  const { done: carried, handOverAfter, tenantId, ...plan } = input;
   const done = new Map((carried ?? []).map((r) => [keyOf(r.task, r.trial), r]));
   const running = new Set<string>();
   const total = plan.tasks.length * plan.trials;
@@ -59,7 +60,7 @@ export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutRepor
     };
   });
   if (!carried) {
-    await openRollout(plan);
+    await openRollout(tenantId, plan);
   }
   const pending = plan.tasks
     .flatMap((task) => Array.from({ length: plan.trials }, (_, i) => ({ task, trial: i + 1 })))
@@ -77,6 +78,7 @@ export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutRepor
       let result: RolloutEpisodeResult;
       try {
         result = await playTrial({
+          tenantId,
           rolloutId: plan.id,
           stackVersion: plan.stackVersion,
           task,
@@ -87,7 +89,7 @@ export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutRepor
         if (isCancellation(error)) {
           throw error;
         }
-        result = await recordTrial(plan.id, {
+        result = await recordTrial(tenantId, plan.id, {
           task,
           trial,
           episodeId: null,
@@ -106,7 +108,7 @@ export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutRepor
     await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, pending.length)) }, lane));
   } catch (error) {
     if (isCancellation(error)) {
-      await CancellationScope.nonCancellable(() => closeRollout(plan.id, 'cancelled', null));
+      await CancellationScope.nonCancellable(() => closeRollout(tenantId, plan.id, 'cancelled', null));
     }
     throw error;
   }
@@ -116,7 +118,7 @@ export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutRepor
   const order = new Map(plan.tasks.map((task, i) => [task, i]));
   const results = [...done.values()].sort((a, b) => order.get(a.task)! - order.get(b.task)! || a.trial - b.trial);
   const report = rolloutReport(results, { trials: plan.trials });
-  await closeRollout(plan.id, 'completed', report);
+  await closeRollout(tenantId, plan.id, 'completed', report);
   finished = true;
   return report;
 }

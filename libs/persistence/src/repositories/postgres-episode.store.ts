@@ -10,6 +10,8 @@ import {
   LoggedEvent,
 } from '@libs/twin-engine';
 
+import { AuditTrailRepository } from './audit-trail.repository';
+
 interface EpisodeRow {
   id: string;
   tenant_id: string;
@@ -50,7 +52,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
   }
 
   async createEpisode(episode: EpisodeDescriptor): Promise<void> {
-    await this.insertEpisode(this.dataSource.manager, episode);
+    await this.dataSource.transaction((manager) => this.insertEpisode(manager, episode));
   }
 
   async forkEpisode(episode: ForkDescriptor): Promise<void> {
@@ -74,11 +76,16 @@ export class PostgresEpisodeStore extends EpisodeStore {
     });
   }
 
+  /**
+   * Stores a new episode and, in the same transaction, its start in the evidence trail (`episode.created` or
+   * `episode.forked`) with the versions that make its world: stack, world seed, task, sizes, faults. Its secret is
+   * never in the entry. An id already stored (a retried start) is left as it was, and no second entry is written.
+   */
   private async insertEpisode(manager: EntityManager, episode: EpisodeDescriptor): Promise<void> {
-    await manager.query(
+    const inserted = await manager.query<{ id: string }[]>(
       `INSERT INTO episodes
          (id, tenant_id, stack_version, seed, secret, sizes, faults, forked_from, forked_at_seq, scenario_id, scenario_seed)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING RETURNING id`,
       [
         episode.id,
         episode.tenantId,
@@ -92,6 +99,29 @@ export class PostgresEpisodeStore extends EpisodeStore {
         episode.scenario?.id ?? null,
         episode.scenario?.seed ?? null,
       ],
+    );
+    if (inserted.length === 0) {
+      return;
+    }
+    await new AuditTrailRepository(this.dataSource).append(
+      episode.tenantId,
+      {
+        actor: 'mirror:twins',
+        actorKind: 'system',
+        action: episode.forkedFrom ? 'episode.forked' : 'episode.created',
+        subject: { kind: 'episode', id: episode.id },
+        details: {
+          sizes: episode.sizes,
+          ...(episode.faults ? { faults: episode.faults } : {}),
+          ...(episode.forkedFrom ? { forkedFrom: episode.forkedFrom } : {}),
+        },
+        versions: {
+          stack: episode.stackVersion,
+          worldSeed: episode.seed,
+          ...(episode.scenario ? { scenario: episode.scenario.id, scenarioSeed: episode.scenario.seed } : {}),
+        },
+      },
+      manager,
     );
   }
 

@@ -153,4 +153,47 @@ describe(ReviewRepository.name, () => {
       expect.arrayContaining([expect.objectContaining({ id: rolloutId, signOffs: 1 })]),
     );
   });
+
+  it('stores the secrets and personal data a comment quotes as markers, in its row and its trail entry alike', async () => {
+    const card = '4111 1111 1111 1111';
+    const address = 'jane.roe@gmail.com';
+    const token = 'ghp_' + 'x7Kq2mP9vR4tY8wZ1aB3cD5eF6gH0jL2nQ4s';
+    const saved = await sut.annotate('own', {
+      ...annotation,
+      stance: 'agree',
+      comment: `paid with ${card}; ask ${address}; the key was ${token}`,
+    });
+    expect(saved.comment).toBe(
+      'paid with [redacted:card]; ask redacted-email@gmail.com; the key was [redacted:secret]',
+    );
+    const signed = await sut.signOff('own', {
+      rolloutId,
+      reviewer: 'r2',
+      role: 'reviewer',
+      decision: 'approved',
+      comment: `refund to ${card}`,
+    });
+    expect(signed.comment).toBe('refund to [redacted:card]');
+    const stored = JSON.stringify(
+      await dataSource.query(
+        `SELECT row_to_json(t)::text AS row FROM (
+           SELECT comment FROM review_annotations UNION ALL SELECT comment FROM rollout_signoffs
+           UNION ALL SELECT details::text FROM audit_entries) t`,
+      ),
+    );
+    for (const value of [card, card.replace(/ /g, ''), address, token]) {
+      expect(stored).not.toContain(value);
+    }
+    const [entry] = await new AuditTrailRepository(dataSource).page('own', saved.auditSeq - 1, 1);
+    expect(entry.details).toMatchObject({
+      comment: saved.comment,
+      redactions: expect.arrayContaining([
+        expect.objectContaining({ kind: 'card', place: '/comment' }),
+        expect.objectContaining({ kind: 'email', place: '/comment' }),
+        expect.objectContaining({ kind: 'secret', place: '/comment' }),
+      ]),
+    });
+    await expect(sut.annotations('own', episodeId)).resolves.toEqual(expect.arrayContaining([saved]));
+    await expect(new AuditTrailRepository(dataSource).verify('own')).resolves.not.toHaveProperty('broken');
+  });
 });

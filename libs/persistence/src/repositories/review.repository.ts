@@ -3,11 +3,23 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 
 import type { ActorKind } from '@libs/evidence-trail';
+import { Redaction, Redactor } from '@libs/redaction';
 import type { LoggedEvent } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
 import type { StoredGrade } from './episode-grade.repository';
 import { LiveEpisodeRepository, LiveEpisodeRow, TrajectoryStepRow } from './live-episode.repository';
+
+/**
+ * A reviewer's comment is stored as its evidence-trail entry holds it: secrets and personal data it quotes (a card, a
+ * token, someone's address or phone) are markers in the row as in the entry, recorded by kind and place.
+ */
+const commentRedactor = new Redactor();
+
+const redactedComment = (comment: string): { comment: string; redactions?: Redaction[] } => {
+  const { value, redactions } = commentRedactor.text(comment, '/comment');
+  return redactions.length > 0 ? { comment: value, redactions } : { comment: value };
+};
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -313,6 +325,7 @@ export class ReviewRepository {
     tenantId: string,
     annotation: Omit<AnnotationRow, 'id' | 'auditSeq' | 'createdAt'>,
   ): Promise<AnnotationRow> {
+    const { comment, redactions } = redactedComment(annotation.comment);
     return this.dataSource.transaction(async (manager) => {
       const id = randomUUID();
       const entry = await new AuditTrailRepository(this.dataSource).append(
@@ -327,7 +340,8 @@ export class ReviewRepository {
             rule: annotation.rule,
             policies: annotation.policies,
             graderVersion: annotation.graderVersion,
-            comment: annotation.comment,
+            comment,
+            ...(redactions ? { redactions } : {}),
           },
           versions: { policies: annotation.policies, grader: annotation.graderVersion },
         },
@@ -345,12 +359,12 @@ export class ReviewRepository {
           annotation.graderVersion,
           annotation.rule,
           annotation.stance,
-          annotation.comment,
+          comment,
           annotation.reviewer,
           entry.seq,
         ],
       );
-      return { ...annotation, id, auditSeq: entry.seq, createdAt: iso(row.created_at) };
+      return { ...annotation, comment, id, auditSeq: entry.seq, createdAt: iso(row.created_at) };
     });
   }
 
@@ -390,6 +404,7 @@ export class ReviewRepository {
    * rollout row is locked so a sign-off never lands beside a rollout still changing.
    */
   async signOff(tenantId: string, signOff: Omit<SignOffRow, 'auditSeq' | 'signedAt'>): Promise<SignOffRow> {
+    const { comment, redactions } = redactedComment(signOff.comment);
     return this.dataSource.transaction(async (manager) => {
       const [rollout] = await manager.query<{ status: string; stack_version: string }[]>(
         `SELECT status, stack_version FROM rollouts WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
@@ -415,7 +430,12 @@ export class ReviewRepository {
           actorKind: signOff.role,
           action: 'rollout.signed_off',
           subject: { kind: 'rollout', id: signOff.rolloutId },
-          details: { rolloutId: signOff.rolloutId, decision: signOff.decision, comment: signOff.comment },
+          details: {
+            rolloutId: signOff.rolloutId,
+            decision: signOff.decision,
+            comment,
+            ...(redactions ? { redactions } : {}),
+          },
           versions: { stack: rollout.stack_version.trim() },
         },
         manager,
@@ -423,9 +443,9 @@ export class ReviewRepository {
       const [row] = await manager.query<{ signed_at: Date }[]>(
         `INSERT INTO rollout_signoffs (tenant_id, rollout_id, reviewer, decision, comment, audit_seq)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING signed_at`,
-        [tenantId, signOff.rolloutId, signOff.reviewer, signOff.decision, signOff.comment, entry.seq],
+        [tenantId, signOff.rolloutId, signOff.reviewer, signOff.decision, comment, entry.seq],
       );
-      return { ...signOff, auditSeq: entry.seq, signedAt: iso(row.signed_at) };
+      return { ...signOff, comment, auditSeq: entry.seq, signedAt: iso(row.signed_at) };
     });
   }
 }

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+
+import { DataSource } from 'typeorm';
+
+import { verifyEvidenceBundle } from '@libs/evidence-trail';
+import type { Grade } from '@libs/graders';
+import { createDataSource, EpisodeCallLog, EpisodeCallRepository, EpisodeCallRow } from '@libs/persistence';
+import type { ObservedCall } from '@libs/twin-engine';
+import { createTestDatabase } from '@test/support/test-services';
+
+import { driftedEpisodes, exportEvidence, recordEpisodeGrade } from './episode-evidence';
+
+const read = (episodeId: string, n: number, tenantId = 'north'): ObservedCall => ({
+  tenantId,
+  episodeId,
+  afterSeq: 0,
+  at: `2026-06-01T09:00:0${n}.000Z`,
+  service: 'erp',
+  method: 'GET',
+  path: `/suppliers?page=${n}`,
+  operationId: 'listSuppliers',
+  status: 200,
+  actor: 'E1',
+});
+
+const grade: Grade = {
+  graderVersion: 'g1',
+  policies: ['p@1'],
+  status: 'graded',
+  reward: 1,
+  passed: true,
+  breakdown: { outcome: 1, milestones: 1, penalty: 1 },
+  violations: { critical: 0, major: 0, minor: 0 },
+  verdicts: [],
+  steps: [],
+  infrastructure: [],
+};
+
+/**
+ * Reads leave no event in the log, but an episode's grading entry commits to them: an edited, deleted or reordered
+ * call row is found by `audit verify --deep` (named by its place and row) and a bundle carrying a changed call fails
+ * offline. Real: PostgreSQL with the committed migrations, the call log, the evidence trail. Mocked: nothing.
+ */
+describe(driftedEpisodes.name, () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = createDataSource(database.url);
+    await dataSource.initialize();
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.drop();
+  });
+
+  /** A new episode with five reads recorded (in two batches) and graded: each case changes its own. */
+  const gradedEpisode = async (): Promise<string> => {
+    const episodeId = randomUUID();
+    await dataSource.query(
+      `INSERT INTO episodes (id, tenant_id, stack_version, seed, secret, sizes) VALUES ($1, 'north', $2, 1, 's', '{}')`,
+      [episodeId, 'a'.repeat(64)],
+    );
+    const log = new EpisodeCallLog(new EpisodeCallRepository(dataSource), (message) => {
+      throw new Error(message);
+    });
+    [1, 2, 3].forEach((n) => log.observe(read(episodeId, n)));
+    await log.flush();
+    [4, 5].forEach((n) => log.observe(read(episodeId, n)));
+    // Another tenant naming this episode stores nothing and takes no place in its chain.
+    log.observe(read(episodeId, 9, 'south'));
+    await log.close();
+    await recordEpisodeGrade(dataSource, { tenant: 'north', episodeId, grade, agent: 'diligent', versions: {} });
+    return episodeId;
+  };
+
+  const driftOf = async (episodeId: string): Promise<string[]> =>
+    (await driftedEpisodes(dataSource, 'north')).filter((d) => d.episodeId === episodeId).map((d) => d.message);
+
+  /** What `audit verify --deep` says of a new graded episode once the statements ran on its calls (`$1`: its id). */
+  const tampered = async (...changes: string[]): Promise<string[]> => {
+    const episodeId = await gradedEpisode();
+    for (const change of changes) {
+      await dataSource.query(change, [episodeId]);
+    }
+    return driftOf(episodeId);
+  };
+
+  it('commits to every call at grading, and finds nothing while they are as written', async () => {
+    const episodeId = await gradedEpisode();
+    const [entry] = await dataSource.query<{ details: { calls: { count: number } } }[]>(
+      `SELECT details FROM audit_entries WHERE subject_id = $1 AND action = 'episode.graded'`,
+      [episodeId],
+    );
+    expect(entry.details.calls.count).toBe(5);
+    await expect(new EpisodeCallRepository(dataSource).count('south', episodeId)).resolves.toBe(0);
+    await expect(driftOf(episodeId)).resolves.toEqual([]);
+  });
+
+  it('names an edited call, a deleted one, a reordering, a cut end and a re-chained rewrite', async () => {
+    const where = `episode_id = $1`;
+    expect(await tampered(`UPDATE episode_calls SET path = '/suppliers?page=7' WHERE ${where} AND n = 2`)).toEqual([
+      expect.stringMatching(
+        /calls are not the ones entry \d+ recorded at grading: call 2 \(row \d+, GET erp\) does not match its hash/,
+      ),
+    ]);
+    expect(await tampered(`DELETE FROM episode_calls WHERE ${where} AND n = 3`)).toEqual([
+      expect.stringMatching(/call 3 is missing: call 2 is followed by call 4/),
+    ]);
+    // Two calls swapped: each sits at the other's place.
+    expect(
+      await tampered(
+        `UPDATE episode_calls SET n = -4 WHERE ${where} AND n = 4`,
+        `UPDATE episode_calls SET n = 4 WHERE ${where} AND n = 5`,
+        `UPDATE episode_calls SET n = 5 WHERE ${where} AND n = -4`,
+      ),
+    ).toEqual([expect.stringMatching(/call 4 \(row \d+, GET erp\) does not match its hash/)]);
+    expect(await tampered(`DELETE FROM episode_calls WHERE ${where} AND n >= 4`)).toEqual([
+      expect.stringMatching(/calls 4–5 are missing: grading recorded 5, 3 remain/),
+    ]);
+    // Whoever deletes a call and chains the rest again consistently still cannot match what the entry holds.
+    const episodeId = await gradedEpisode();
+    const calls = new EpisodeCallRepository(dataSource);
+    const kept = (await calls.chain('north', episodeId)).filter((c) => c.n !== 2);
+    await dataSource.query(`DELETE FROM episode_calls WHERE episode_id = $1`, [episodeId]);
+    await calls.append(
+      'north',
+      kept.map(({ call: { n: _n, ...call } }) => call as unknown as EpisodeCallRow),
+    );
+    expect(await driftOf(episodeId)).toEqual([
+      expect.stringMatching(
+        /^episode .*'s calls are not the ones entry \d+ recorded at grading: call 5 is missing: grading recorded 5, 4 remain$/,
+      ),
+    ]);
+  });
+
+  it('exports the calls the grading committed to; a bundle with one changed or dropped fails offline', async () => {
+    const episodeId = await gradedEpisode();
+    const bundle = (await exportEvidence(dataSource, 'north', { kind: 'episode', id: episodeId }))!;
+    expect(bundle.episodes[0].calls).toHaveLength(5);
+    expect(verifyEvidenceBundle(bundle)).toEqual([]);
+    const changed = structuredClone(bundle);
+    (changed.episodes[0].calls![1] as { path: string }).path = '/suppliers?page=7';
+    expect(verifyEvidenceBundle(changed)).toEqual(
+      expect.arrayContaining([
+        { pointer: '/episodes/0/calls', message: expect.stringMatching(/calls are not the 5 its grading recorded/) },
+      ]),
+    );
+    const dropped = structuredClone(bundle);
+    dropped.episodes[0].calls!.splice(4, 1);
+    expect(verifyEvidenceBundle(dropped).map((p) => p.pointer)).toContain('/episodes/0/calls');
+  });
+});
