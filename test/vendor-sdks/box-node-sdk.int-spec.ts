@@ -92,5 +92,8 @@ describe('Box twin through box-node-sdk', () => {
     expect(seen.map((item) => item.name)).toEqual(names);
     const missing = await apiError(client.folders.getFolderItems('999999999999'));
     expect(missing.responseInfo.statusCode).toBe(404);
+    // The root folder `0` is no record of the twin's, yet it holds what was created in it.
+    const root = await client.folders.getFolderItems('0', { queryParams: { limit: 1000 } });
+    expect((root.entries ?? []).map((item) => item.id)).toContain(parent.id);
   });
 });

@@ -204,18 +204,20 @@ const answered = (context: ListingContext, member: ContainerMember, record: Worl
 const envelopes = new WeakMap<ContainerListing, ListEnvelope>();
 
 /**
- * The listing's answer: the container's record must exist (the spec's 404 otherwise), and its items are the member
- * records, world's and created alike, whose container field holds its id, paged as the operation pages. A linear walk
+ * The listing's answer: the member records, world's and created alike, whose container field holds the container's
+ * id, paged as the operation pages; the spec's 404 when the container is neither a record nor named by any. A linear walk
  * of the member tables: containers are listed far less often than records are read.
  */
 export const listContainer = (context: ListingContext): Outcome => {
   const { listing, plan, state } = context;
   const id = asText(context.request.path[listing.parameter]);
-  if (!visibleIn(context, listing.container.key, state.get(listing.container.key, id))) {
-    return {
-      response: context.responses.error(plan, 404, 'not_found', `no ${listing.container.resource.name} with id ${id}`),
-      events: [],
-    };
+  const notFound: Outcome = {
+    response: context.responses.error(plan, 404, 'not_found', `no ${listing.container.resource.name} with id ${id}`),
+    events: [],
+  };
+  const container = state.get(listing.container.key, id);
+  if (container !== undefined && !visibleIn(context, listing.container.key, container)) {
+    return notFound;
   }
   const items: { member: ContainerMember; record: WorldRecord; id: string }[] = [];
   for (const member of listing.members) {
@@ -226,6 +228,11 @@ export const listContainer = (context: ListingContext): Outcome => {
         items.push({ member, record, id: memberId });
       }
     }
+  }
+  // A container the twin holds no record of still exists while records name it as theirs: a root the spec never
+  // lists (an account's top folder) is where clients put their first records.
+  if (container === undefined && items.length === 0) {
+    return notFound;
   }
   const limit = plan.parameters.find((p) => p.name === listing.pagination.parameters.limit);
   const limitSchema = limit?.schema ? flattenSchema(context.document, limit.schema) : {};

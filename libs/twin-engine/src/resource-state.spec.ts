@@ -252,4 +252,11 @@ describe('contents of a record listed by the field that names their container', 
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: expect.stringContaining('no-such-folder') });
   });
+
+  it('lists what clients put in a container the twin holds no record of (a root), and only that', async () => {
+    expect((await call('GET', '/folders/top')).status).toBe(404);
+    expect((await call('GET', '/folders/top/items')).status).toBe(404);
+    const first = (await call('POST', '/documents', { title: 'First', parent: { id: 'top', type: 'folder' } })).body;
+    expect((await itemsOf('top')).entries.map((e) => e.id)).toEqual([first.id]);
+  });
 });
