@@ -68,9 +68,32 @@ describe('Box twin through box-node-sdk', () => {
     expect(refused.responseInfo.code).toEqual(expect.any(String));
   });
 
-  // The Box SDK has no paginator of its own: a caller pages getFolderItems with offset/limit (or marker) itself.
-  // A folder's items are folders and files whose body says `parent.id`, not records under a path the spec nests them
-  // in: `/folders/{id}/items` is answered from the spec (example or synthesized), so the walk would check nothing of
-  // what was created. Scoping by a body field the spec does not name as the parent is not derived yet.
-  it.todo('lists the folders created under a parent by paging getFolderItems with offset and limit');
+  // The Box SDK has no paginator of its own: a caller pages getFolderItems with offset/limit (or marker) itself. A
+  // folder's items are the folders and files whose body says `parent.id` (the twin finds that from the spec's schemas).
+  it('lists the folders created under a parent by paging getFolderItems with offset and limit', async () => {
+    const parent = await client.folders.createFolder({ name: 'SDK parent', parent: { id: '0' } });
+    const names = ['SDK child 1', 'SDK child 2', 'SDK child 3'];
+    const children = [];
+    for (const name of names) {
+      children.push(await client.folders.createFolder({ name, parent: { id: parent.id } }));
+    }
+    await client.folders.createFolder({ name: 'SDK elsewhere', parent: { id: children[0].id } });
+    const seen: { id: string; name?: string }[] = [];
+    for (let offset = 0; ; offset += 2) {
+      const page = await client.folders.getFolderItems(parent.id, { queryParams: { offset, limit: 2 } });
+      const entries = (page.entries ?? []) as readonly { id: string; name?: string }[];
+      seen.push(...entries);
+      expect(page.totalCount).toBe(names.length);
+      if (entries.length < 2) {
+        break;
+      }
+    }
+    expect(seen.map((item) => item.id)).toEqual(children.map((child) => child.id));
+    expect(seen.map((item) => item.name)).toEqual(names);
+    const missing = await apiError(client.folders.getFolderItems('999999999999'));
+    expect(missing.responseInfo.statusCode).toBe(404);
+    // The root folder `0` is no record of the twin's, yet it holds what was created in it.
+    const root = await client.folders.getFolderItems('0', { queryParams: { limit: 1000 } });
+    expect((root.entries ?? []).map((item) => item.id)).toContain(parent.id);
+  });
 });

@@ -10,6 +10,7 @@ export {
 } from '@libs/bundle-documents';
 export { appendPointer, escapePointerSegment, getAtPointer, parsePointer } from '@libs/bundle-documents';
 export { dereference } from './openapi/internal-reference';
+export { detectOperationPagination } from './openapi/pagination-detection';
 export * from './ingest-stack';
 export * from '@libs/stack-model';
 export * from './model/stack-diff';

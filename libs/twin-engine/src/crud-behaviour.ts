@@ -82,7 +82,10 @@ const checkParent = (context: CrudContext): Outcome | string | undefined => {
 /** Per template, per envelope field: one template may be read with two fields (a record under `droplet`, an action's). */
 const envelopeRest = new WeakMap<object, Map<string, { rest: Record<string, unknown>; json: string }>>();
 
-const restOf = (template: Record<string, unknown>, field: string): { rest: Record<string, unknown>; json: string } => {
+export const restOf = (
+  template: Record<string, unknown>,
+  field: string,
+): { rest: Record<string, unknown>; json: string } => {
   let byField = envelopeRest.get(template);
   if (!byField) {
     byField = new Map();
@@ -140,14 +143,20 @@ const conform = (context: CrudContext, record: WorldRecord, list: boolean): Worl
     fit = { schema, fits: context.validators.validatorForSchema(schema)(record) };
     fits.set(context.plan, fit);
   }
-  if (fit.fits) {
-    return record;
-  }
+  return fit.fits ? record : layOver(context, fit.schema, record);
+};
+
+/** A record laid over a value synthesized for `schema`, keeping every field of the record that is valid there. */
+export const layOver = (
+  context: Pick<CrudContext, 'responses' | 'validators' | 'seed'> & { plan: OperationPlan },
+  schema: Schema,
+  record: WorldRecord,
+): WorldRecord => {
   const template = context.responses.synthesizeSchema(
-    fit.schema,
+    schema,
     hashSeed(context.seed, context.plan.operation.id, 'item'),
   ) as WorldRecord;
-  const properties = (fit.schema.properties ?? {}) as Record<string, Schema>;
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const merged: WorldRecord = { ...template };
   for (const [field, value] of Object.entries(record)) {
     if (!(field in properties) || context.validators.validatorForSchema(properties[field])(value)) {

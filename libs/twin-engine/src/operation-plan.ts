@@ -1,6 +1,7 @@
 import { flattenSchema, ResourceShape, Schema, schemaTypes } from '@libs/openapi-schemas';
 import type { OperationModel, ResourceRole, ServiceModel } from '@libs/stack-ingestion';
 
+import { ContainerListing, containerListingOf } from './container-listings';
 import { Serialisation, serialisationOf } from './parameter-serialisation';
 
 export interface ParameterPlan {
@@ -23,6 +24,8 @@ export interface OperationPlan {
   role?: ResourceRole;
   shape?: ResourceShape;
   parentShape?: ResourceShape;
+  /** A read CRUD does not answer that lists what a record contains (see container-listings). */
+  containerListing?: ContainerListing;
   successStatus: number;
   successMediaType?: string;
   successSchemaPointer?: string;
@@ -107,10 +110,12 @@ export const planOperations = (service: ServiceModel, shapes: ResourceShape[]): 
         serialisation: serialisationOf(parameter.in, parameter),
       };
     });
+    const containerListing = crud ? undefined : containerListingOf(service.document, operation, shapes);
     return {
       index,
       operation,
       ...(crud ? { role: crud.role, shape: crud.shape } : {}),
+      ...(containerListing ? { containerListing } : {}),
       ...(crud?.shape.resource.parent ? { parentShape: shapeByName.get(crud.shape.resource.parent) } : {}),
       successStatus: success && /^\d{3}$/.test(success.status) ? Number(success.status) : 200,
       ...(media ? { successMediaType: media[0], ...(media[1] ? { successSchemaPointer: media[1] } : {}) } : {}),

@@ -25,6 +25,13 @@ describe(paginate.name, () => {
     expect(paginate(ids, byId, { limit: 2, ending_before: 'e' }, 10)).toMatchObject({ ids: ['c', 'd'], hasMore: true });
   });
 
+  it('pages by offset where the API takes an offset or a cursor, and the request sent no cursor', () => {
+    const either = { style: 'cursor' as const, parameters: { cursor: 'marker', offset: 'offset', limit: 'limit' } };
+    expect(paginate(ids, either, { offset: 2, limit: 2 }, 10)).toMatchObject({ ids: ['c', 'd'], offset: 2 });
+    const next = paginate(ids, either, { limit: 2 }, 10).nextCursor;
+    expect(paginate(ids, either, { marker: next, offset: 4, limit: 2 }, 10)).toMatchObject({ ids: ['c', 'd'] });
+  });
+
   it('refuses an id the list does not hold, naming the parameter and the id', () => {
     expect(() => paginate(ids, byId, { starting_after: 'zz' }, 10)).toThrow(PaginationError);
     expect(() => paginate(ids, byId, { starting_after: 'zz' }, 10)).toThrow('starting_after: no object with id "zz"');

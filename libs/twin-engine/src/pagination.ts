@@ -114,7 +114,13 @@ export const paginate = (
         };
       }
       const cursor = query[pagination.parameters.cursor];
-      offset = typeof cursor === 'string' && cursor !== '' ? decodeCursor(cursor) : 0;
+      const byOffset = pagination.parameters.offset ? wholeNumber(query[pagination.parameters.offset]) : undefined;
+      offset =
+        typeof cursor === 'string' && cursor !== ''
+          ? decodeCursor(cursor)
+          : byOffset !== undefined && byOffset >= 0
+            ? byOffset
+            : 0;
       break;
     }
     case 'none':

@@ -198,3 +198,65 @@ describe('nested resources scoped to their parent path', () => {
     ).toEqual(seen[0]);
   });
 });
+
+describe('contents of a record listed by the field that names their container', () => {
+  let call: ReturnType<typeof caller>;
+  let root: string;
+
+  beforeAll(async () => {
+    call = caller((await episodeOf('container-items.yaml')).episode);
+    root = String(((await call('GET', '/folders')).body.entries as { id: string }[])[0].id);
+  });
+
+  const itemsOf = async (folder: string, query = '') => {
+    const listed = await call('GET', `/folders/${folder}/items${query}`);
+    expect(listed.status).toBe(200);
+    return listed.body as { entries: { id: string; type: string; parent?: { id: string } }[]; total_count?: number };
+  };
+
+  it("lists the folders and documents made in a folder there, by their parent's id, and nowhere else", async () => {
+    const inside = (await call('POST', '/folders', { name: 'Contracts', parent: { id: root, type: 'folder' } })).body;
+    const memo = (await call('POST', '/documents', { title: 'Memo', parent: { id: root, type: 'folder' } })).body;
+    const deeper = (
+      await call('POST', '/documents', { title: 'Lease', parent: { id: String(inside.id), type: 'folder' } })
+    ).body;
+    const top = await itemsOf(root);
+    expect(top.entries.map((e) => e.id)).toEqual(expect.arrayContaining([inside.id, memo.id]));
+    expect(top.entries.map((e) => e.id)).not.toContain(deeper.id);
+    expect(top.entries.every((e) => e.parent?.id === root)).toBe(true);
+    expect(top.entries.find((e) => e.id === memo.id)).toMatchObject({ type: 'document', title: 'Memo' });
+    expect((await itemsOf(String(inside.id))).entries).toEqual([
+      expect.objectContaining({ id: deeper.id, title: 'Lease' }),
+    ]);
+    expect(top.total_count).toBe(top.entries.length);
+  });
+
+  it('follows a move: an update of the parent field changes which folder lists the record', async () => {
+    const target = (await call('POST', '/folders', { name: 'Archive', parent: { id: root, type: 'folder' } })).body;
+    const note = (await call('POST', '/documents', { title: 'Note', parent: { id: root, type: 'folder' } })).body;
+    const moved = await call('PUT', `/documents/${String(note.id)}`, {
+      parent: { id: String(target.id), type: 'folder' },
+    });
+    expect(moved.status).toBe(200);
+    expect((await itemsOf(String(target.id))).entries.map((e) => e.id)).toEqual([note.id]);
+    expect((await itemsOf(root)).entries.map((e) => e.id)).not.toContain(note.id);
+  });
+
+  it('pages the contents as the operation pages, and answers 404 for a folder that does not exist', async () => {
+    const all = (await itemsOf(root)).entries.map((e) => e.id);
+    expect(all.length).toBeGreaterThan(1);
+    const second = await itemsOf(root, '?offset=1&limit=1');
+    expect(second.entries.map((e) => e.id)).toEqual([all[1]]);
+    expect(second.total_count).toBe(all.length);
+    const missing = await call('GET', '/folders/no-such-folder/items');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: expect.stringContaining('no-such-folder') });
+  });
+
+  it('lists what clients put in a container the twin holds no record of (a root), and only that', async () => {
+    expect((await call('GET', '/folders/top')).status).toBe(404);
+    expect((await call('GET', '/folders/top/items')).status).toBe(404);
+    const first = (await call('POST', '/documents', { title: 'First', parent: { id: 'top', type: 'folder' } })).body;
+    expect((await itemsOf('top')).entries.map((e) => e.id)).toEqual([first.id]);
+  });
+});

@@ -19,6 +19,7 @@ import {
   listRecords,
   Outcome,
 } from './crud-behaviour';
+import { listContainer } from './container-listings';
 import { ServiceBehaviours } from './behaviours/service-behaviours';
 import { EpisodeCredentials } from './episode-credentials';
 import type { EpisodeEvent } from './episode-events';
@@ -344,6 +345,10 @@ export class ServiceTwin {
     }
     if (plan.role && plan.shape) {
       return this.told(this.crud(context(plan as OperationPlan & { shape: ResourceShape })));
+    }
+    if (plan.containerListing) {
+      const { container } = plan.containerListing;
+      return listContainer({ ...context({ ...plan, shape: container }), plan, listing: plan.containerListing });
     }
     return this.generic(plan, request);
   }

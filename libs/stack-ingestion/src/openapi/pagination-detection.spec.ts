@@ -17,6 +17,11 @@ describe(detectPagination.name, () => {
       { style: 'cursor', parameters: { cursor: 'PageToken', limit: 'PageSize' } },
     ],
     [['limit', 'offset'], [], { style: 'offset', parameters: { offset: 'offset', limit: 'limit' } }],
+    [
+      ['usemarker', 'marker', 'offset', 'limit'],
+      [],
+      { style: 'cursor', parameters: { cursor: 'marker', offset: 'offset', limit: 'limit' } },
+    ],
     [['$top', '$skip'], [], { style: 'offset', parameters: { offset: '$skip', limit: '$top' } }],
     [['page', 'per_page'], [], { style: 'page', parameters: { page: 'page', limit: 'per_page' } }],
     [['per_page'], ['Link'], { style: 'link-header', parameters: { limit: 'per_page' }, linkHeader: true }],

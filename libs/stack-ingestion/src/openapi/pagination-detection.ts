@@ -81,16 +81,21 @@ export const detectPagination = (
     parameters.some((p) => mentionsLinkPaging.test(p.description ?? ''));
   const linkHeader = linked ? { linkHeader: true } : {};
   const cursor = pick(byLowerName, cursorNames);
+  const offset = pick(byLowerName, offsetNames)?.name;
   if (cursor) {
     const before = pick(byLowerName, ['ending_before', 'before'])?.name;
+    // Some APIs take either (`marker` or `offset`): a request without a cursor may still page by offset.
     return {
       style: 'cursor',
-      parameters: withLimit(before ? { cursor: cursor.name, before } : { cursor: cursor.name }),
+      parameters: withLimit({
+        cursor: cursor.name,
+        ...(before ? { before } : {}),
+        ...(offset ? { offset } : {}),
+      }),
       ...(isRecordId(cursor) ? { byRecordId: true } : {}),
       ...linkHeader,
     };
   }
-  const offset = pick(byLowerName, offsetNames)?.name;
   if (offset) {
     return { style: 'offset', parameters: withLimit({ offset }), ...linkHeader };
   }
