@@ -92,7 +92,7 @@ export const workflowBundling = () => ({
 /** Where `npm run build` leaves the workflow code bundled: beside this file in dist/ (`bundle-workflows.ts`). */
 export const prebuiltWorkflowBundle = path.join(__dirname, 'workflow-bundle.js');
 
-/** The newest compiled file of the libraries the workflow code is made of (dist/libs, where this file runs). */
+/** The newest compiled file the workflow code can be made of: dist's libraries (where this file runs) and twins. */
 const newestLibraryFile = (): number => {
   let newest = 0;
   const visit = (dir: string): void => {
@@ -105,7 +105,10 @@ const newestLibraryFile = (): number => {
       }
     }
   };
-  visit(path.resolve(__dirname, '..', '..'));
+  const libraries = path.resolve(__dirname, '..', '..');
+  for (const dir of [libraries, path.join(path.dirname(libraries), 'twins')].filter((dir) => fs.existsSync(dir))) {
+    visit(dir);
+  }
   return newest;
 };
 
