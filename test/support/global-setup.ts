@@ -39,10 +39,22 @@ export default async function globalSetup(): Promise<void> {
     fs.writeFileSync(workflowBundleFile(runCache), code),
   );
   bundled.catch(() => undefined); // awaited below, once the services are up
+  try {
+    await startServices(log);
+    await bundled;
+  } catch (error) {
+    // jest runs no teardown after a failed setup: the cache would be left behind.
+    await bundled.catch(() => undefined);
+    fs.rmSync(runCache, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+const startServices = async (log: { log: (message: string) => void }): Promise<void> => {
   let server = process.env.MIRROR_TEST_DATABASE_SERVER ?? process.env.DATABASE_URL;
   if (!server) {
     const database = await startLocalPostgresCluster(log);
-    globalThis.mirrorTestServices.database = database;
+    globalThis.mirrorTestServices!.database = database;
     server = database.url;
   }
   process.env.MIRROR_TEST_DATABASE_SERVER = server;
@@ -52,9 +64,8 @@ export default async function globalSetup(): Promise<void> {
     const cacheDir = process.env.MIRROR_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'mirror');
     const cli = await locateTemporalCli({ searchPath: process.env.PATH, cacheDir, log });
     const temporal = await startTemporalDevServer({ cli, namespace: 'default' }, log);
-    globalThis.mirrorTestServices.temporal = temporal;
+    globalThis.mirrorTestServices!.temporal = temporal;
     process.env.TEMPORAL_ADDRESS = temporal.address;
     process.env.MIRROR_TEST_TEMPORAL_SOURCE = temporal.source;
   }
-  await bundled;
-}
+};
