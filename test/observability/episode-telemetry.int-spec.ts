@@ -12,7 +12,7 @@ import { episodeApiOf } from '@libs/episode-api';
 import { mountEpisodeProtocols } from '@libs/episode-protocols';
 import { EpisodeHost, startEpisodeHost, trialResultOf } from '@libs/episode-host';
 import { LiveEpisodeRegistry } from '@libs/live-episodes';
-import { ingestStack, StackModel } from '@libs/stack-ingestion';
+import { StackModel } from '@libs/stack-ingestion';
 import {
   currentTracing,
   episodeTraceIds,
@@ -30,6 +30,7 @@ import { repositoryRoot } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
 import { testOperatorKey } from '@test/support/operator-key';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { ingestedOnce } from '@test/support/run-cache';
 
 /** Prometheus's text format: `name{label="value",…} number` per sample line. */
 const parseMetrics = (text: string): { name: string; labels: Record<string, string>; value: number }[] =>
@@ -96,7 +97,7 @@ describe('episode telemetry', () => {
       MIRROR_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-telemetry-')),
     });
     const folder = path.join(repositoryRoot, 'examples', 'clinic-network');
-    ({ model, version } = await ingestStack({ kind: 'path', path: folder }));
+    ({ model, version } = await ingestedOnce(folder));
     host = await startEpisodeHost(
       [{ id: 'clinic-network', path: folder, model, version }],
       { log: () => undefined },

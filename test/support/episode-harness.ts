@@ -9,7 +9,6 @@ import { DataSource } from 'typeorm';
 
 import { RunnerContext, RunningEpisodes } from '@libs/episode-runs';
 import { createDataSource, PostgresEpisodeStore, RepositoryStackSource, StackRepository } from '@libs/persistence';
-import { ingestStack } from '@libs/stack-ingestion';
 import { createGatewayServer, TwinEngine } from '@libs/twin-engine';
 import { builtInPacks } from '@twins/index';
 import { createWorker } from '@libs/episode-worker';
@@ -18,6 +17,7 @@ import { repositoryRoot } from './cli-runner';
 import { testOperatorKey } from './operator-key';
 import { testInstanceKey } from './instance-key';
 import { createTestDatabase, requireEnvironment } from './test-services';
+import { ingestedOnce, testWorkflowBundle } from './run-cache';
 
 /**
  * Everything an episode of the example company (or of another bundle) needs but the worker: a fresh database, the stack stored, the twins
@@ -27,10 +27,9 @@ export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: 
   const database = await createTestDatabase();
   const dataSource: DataSource = createDataSource(database.url);
   await dataSource.initialize();
-  const { model, version } = await ingestStack({
-    kind: 'path',
-    path: options.bundle ?? path.join(repositoryRoot, 'examples', 'acme-manufacturing'),
-  });
+  const { model, version } = await ingestedOnce(
+    options.bundle ?? path.join(repositoryRoot, 'examples', 'acme-manufacturing'),
+  );
   const stacks = new StackRepository(dataSource);
   await stacks.saveVersion('test', version, model);
   const signals = new RunningEpisodes();
@@ -60,6 +59,7 @@ export const startEpisodeHarness = async (options: { worker?: boolean; bundle?: 
       namespace: 'default',
       taskQueue,
       operatorKey: testOperatorKey,
+      ...testWorkflowBundle(),
     });
     working = worker.run();
   }

@@ -6,11 +6,11 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 
 import { EpisodeHost, HostedEnvironment, startEpisodeHost } from '@libs/episode-host';
-import { ingestStack } from '@libs/stack-ingestion';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
 import { testOperatorKey } from '@test/support/operator-key';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { ingestedOnce } from '@test/support/run-cache';
 
 import { modelAgent } from './model-agents';
 
@@ -74,7 +74,7 @@ describe('openai:<model> agents', () => {
       MIRROR_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-model-agent-')),
     });
     const folder = path.join(repositoryRoot, 'examples', 'clinic-network');
-    const { model: stack, version } = await ingestStack({ kind: 'path', path: folder });
+    const { model: stack, version } = await ingestedOnce(folder);
     host = await startEpisodeHost([{ id: 'clinic-network', path: folder, model: stack, version }], {
       log: () => undefined,
     });

@@ -7,13 +7,13 @@ import { Authenticator, Permission, Role, roleCan, roles } from '@libs/access';
 import { EpisodeHost, startEpisodeHost } from '@libs/episode-host';
 import { mountEpisodeProtocols } from '@libs/episode-protocols';
 import { ApiKeyRepository, RolloutRepository } from '@libs/persistence';
-import { ingestStack } from '@libs/stack-ingestion';
 import { LiveEpisodeRegistry } from '@libs/live-episodes';
 import { bearer, issueApiKey } from '@test/support/api-keys';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
 import { testOperatorKey } from '@test/support/operator-key';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { ingestedOnce } from '@test/support/run-cache';
 
 import { episodeApiOf } from './episode-api-app';
 
@@ -177,7 +177,7 @@ describe('authorisation matrix of a keyed episode API', () => {
       MIRROR_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-keyed-api-')),
     });
     const folder = path.join(repositoryRoot, 'examples', environment);
-    const { model, version } = await ingestStack({ kind: 'path', path: folder });
+    const { model, version } = await ingestedOnce(folder);
     host = await startEpisodeHost([{ id: environment, path: folder, model, version }], { log: () => undefined });
     served = await episodeApiOf(host, [(app, port, admit) => mountEpisodeProtocols(app, port, admit)], false, {
       kind: 'keys',

@@ -11,6 +11,7 @@ import { setupServer } from 'msw/node';
 import { startEpisodeHarness } from '@test/support/episode-harness';
 import { operatorHeaders, testOperatorKey } from '@test/support/operator-key';
 import { requireEnvironment } from '@test/support/test-services';
+import { testWorkflowBundle } from '@test/support/run-cache';
 import { createWorker } from '@libs/episode-worker';
 import { locateTemporalCli, silentLog } from '@libs/embedded-services';
 import { referenceAgents } from '@libs/reference-agents';
@@ -229,6 +230,7 @@ describe('episodes of the example scenarios', () => {
       taskQueue,
       voice: { url: 'http://llm.test/v1', model: 'fake', cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'voice-')) },
       operatorKey: testOperatorKey,
+      ...testWorkflowBundle(),
     });
     try {
       const context = { ...harness.context, taskQueue };
@@ -276,6 +278,7 @@ describe('episodes of the example scenarios', () => {
       namespace: 'default',
       taskQueue,
       operatorKey: testOperatorKey,
+      ...testWorkflowBundle(),
     });
     await lateWorker.runUntil(async () => {
       const { session, episode } = await starting;

@@ -3,7 +3,7 @@ import { NativeConnection, Worker, WorkerOptions, WorkerPlugin } from '@temporal
 import { rolloutTaskQueue, sharedRolloutTaskQueue } from '@libs/workflow-contracts';
 
 import { createRolloutActivities, RolloutActivityDependencies } from './activities/rollout.activities';
-import { workflowBundling } from './worker-factory';
+import { workflowCode } from './worker-factory';
 
 /**
  * A worker that plays rollouts: of one stack version through the process's own episode environment (its episodes
@@ -11,16 +11,18 @@ import { workflowBundling } from './worker-factory';
  * scaled-out worker, on the shared rollout queue). `shutdownGraceTime`: how long a stopping worker lets its trials
  * run to their end before Temporal hands them to another worker.
  */
-export const createRolloutWorker = (
+export const createRolloutWorker = async (
   options: RolloutActivityDependencies & {
     connection: NativeConnection;
     namespace: string;
     taskQueue?: string;
     plugins?: WorkerPlugin[];
     shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+    /** A file of the workflow code bundled beforehand (`createWorker`'s `workflowBundle`). */
+    workflowBundle?: string;
   },
 ): Promise<Worker> => {
-  const { connection, namespace, taskQueue, plugins, shutdownGraceTime, ...dependencies } = options;
+  const { connection, namespace, taskQueue, plugins, shutdownGraceTime, workflowBundle, ...dependencies } = options;
   return Worker.create({
     connection,
     namespace,
@@ -31,7 +33,7 @@ export const createRolloutWorker = (
         : sharedRolloutTaskQueue()),
     activities: createRolloutActivities(dependencies),
     ...(shutdownGraceTime !== undefined ? { shutdownGraceTime } : {}),
-    ...workflowBundling(),
+    ...(await workflowCode(plugins, workflowBundle)),
     ...(plugins ? { plugins } : {}),
   });
 };

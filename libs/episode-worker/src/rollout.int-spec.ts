@@ -8,6 +8,7 @@ import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 
 import { repositoryRoot } from '@test/support/cli-runner';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { testWorkflowBundle } from '@test/support/run-cache';
 import { locateTemporalCli, silentLog } from '@libs/embedded-services';
 import { RolloutRepository } from '@libs/persistence';
 import type { RolloutPlan } from '@libs/rollouts';
@@ -68,6 +69,7 @@ describe(rolloutWorkflow.name, () => {
         stackVersion: version,
         store,
         play: trialPlayer(environment, model, rolloutAgents()),
+        ...testWorkflowBundle(),
       });
     return { store, taskQueue, startWorker, tenantId, dataSource, temporal: environment.services.temporal };
   };

@@ -2,7 +2,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { temporal as protoRoot } from '@temporalio/proto';
-import { BundleOptions, NativeConnection, Worker, WorkerPlugin } from '@temporalio/worker';
+import {
+  BundleOptions,
+  bundleWorkflowCode,
+  Logger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  WorkerPlugin,
+} from '@temporalio/worker';
 
 import { MirrorConfig } from '@libs/config';
 import type { VoiceSettings } from '@libs/personas';
@@ -43,6 +51,8 @@ export interface WorkerOptions {
   plugins?: WorkerPlugin[];
   /** Episodes this worker is expected to run at once (a deployment's worker: unset, the SDK's defaults). */
   episodesAtOnce?: number;
+  /** A file of the workflow code bundled beforehand (a test run bundles the sources once for all its workers). */
+  workflowBundle?: string;
 }
 
 /**
@@ -79,6 +89,61 @@ export const workflowBundling = () => ({
   },
 });
 
+/** Where `npm run build` leaves the workflow code bundled: beside this file in dist/ (`bundle-workflows.ts`). */
+export const prebuiltWorkflowBundle = path.join(__dirname, 'workflow-bundle.js');
+
+/** The newest compiled file the workflow code can be made of: dist's libraries (where this file runs) and twins. */
+const newestLibraryFile = (): number => {
+  let newest = 0;
+  const visit = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        visit(full);
+      } else if (entry.name.endsWith('.js') && full !== prebuiltWorkflowBundle) {
+        newest = Math.max(newest, fs.statSync(full).mtimeMs);
+      }
+    }
+  };
+  const libraries = path.resolve(__dirname, '..', '..');
+  for (const dir of [libraries, path.join(path.dirname(libraries), 'twins')].filter((dir) => fs.existsSync(dir))) {
+    visit(dir);
+  }
+  return newest;
+};
+
+let bundledHere: Promise<{ code: string }> | undefined;
+
+/**
+ * The workflow code a worker of this process runs. webpack takes seconds of CPU per bundle, and every process that
+ * plays episodes made one per worker (a rollout has two): the build's bundle is taken when it is newer than every
+ * compiled library (a stale one, after a partial rebuild, is never run), else the code is bundled once per process.
+ * A plugin that adds workflow modules (tracing's interceptors) needs them bundled in: that worker bundles its own.
+ */
+export const workflowCode = async (
+  plugins: WorkerPlugin[] = [],
+  bundle?: string,
+): Promise<{ workflowBundle: { code: string } | { codePath: string } } | ReturnType<typeof workflowBundling>> => {
+  if (plugins.some((plugin) => 'configureBundler' in plugin)) {
+    return workflowBundling();
+  }
+  if (bundle !== undefined) {
+    return { workflowBundle: { codePath: bundle } };
+  }
+  if (fs.existsSync(prebuiltWorkflowBundle) && fs.statSync(prebuiltWorkflowBundle).mtimeMs >= newestLibraryFile()) {
+    return { workflowBundle: { codePath: prebuiltWorkflowBundle } };
+  }
+  bundledHere ??= bundleWorkflows();
+  return { workflowBundle: await bundledHere };
+};
+
+/** The workflow code bundled as `workflowBundling()` has a worker bundle it (with no plugin adding modules). */
+export const bundleWorkflows = async (logger: Logger = Runtime.instance().logger): Promise<{ code: string }> => {
+  const { workflowsPath, bundlerOptions } = workflowBundling();
+  const { code } = await bundleWorkflowCode({ workflowsPath, ...bundlerOptions, logger });
+  return { code };
+};
+
 /**
  * Replays a recorded workflow history (Temporal's JSON) against today's workflow code: throws on any nondeterminism.
  * The JSON is read with @temporalio/proto's own message types: the SDK's `historyFromJSON` fails when npm installs two
@@ -112,7 +177,7 @@ const wellKnownTypes = (value: unknown): unknown => {
   return value;
 };
 
-export const createWorker = (options: WorkerOptions): Promise<Worker> =>
+export const createWorker = async (options: WorkerOptions): Promise<Worker> =>
   Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -123,6 +188,6 @@ export const createWorker = (options: WorkerOptions): Promise<Worker> =>
       ...createPersonaActivities(options.operatorKey, options.voice),
       ...createReactionActivities(options.operatorKey, options.voice),
     },
-    ...workflowBundling(),
+    ...(await workflowCode(options.plugins, options.workflowBundle)),
     ...(options.plugins ? { plugins: options.plugins } : {}),
   });

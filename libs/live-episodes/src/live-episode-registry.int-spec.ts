@@ -5,11 +5,11 @@ import * as path from 'node:path';
 import { EpisodeAccessError, EpisodeRequestError, ToolCall, ToolDefinition } from '@libs/agent-tools';
 import { EpisodeHost, startEpisodeHost } from '@libs/episode-host';
 import { LiveEpisodeRepository } from '@libs/persistence';
-import { ingestStack } from '@libs/stack-ingestion';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
 import { testOperatorKey } from '@test/support/operator-key';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
+import { ingestedOnce } from '@test/support/run-cache';
 
 import { agentToolkit } from './agent-toolkit';
 import { LiveEpisodeOptions, LiveEpisodeRegistry } from './live-episode-registry';
@@ -44,7 +44,7 @@ describe('live-episode registry', () => {
       MIRROR_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-live-')),
     });
     const folder = path.join(repositoryRoot, 'examples', 'clinic-network');
-    const { model, version } = await ingestStack({ kind: 'path', path: folder });
+    const { model, version } = await ingestedOnce(folder);
     host = await startEpisodeHost([{ id: 'clinic-network', path: folder, model, version }], {
       log: () => undefined,
     });
