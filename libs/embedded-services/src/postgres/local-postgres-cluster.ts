@@ -45,18 +45,36 @@ export const startLocalPostgresCluster = async (log: ServiceLog): Promise<Runnin
   if (asRoot) {
     execFileSync('chown', ['-R', 'postgres:postgres', dir]);
   }
-  const port = await freePort();
   run(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  run(path.join(bin, 'pg_ctl'), [
-    '-D',
-    dataDir,
-    '-l',
-    path.join(dir, 'server.log'),
-    '-w',
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
-    'start',
-  ]);
+  const serverLog = path.join(dir, 'server.log');
+  const start = (port: number): void =>
+    run(path.join(bin, 'pg_ctl'), [
+      '-D',
+      dataDir,
+      '-l',
+      serverLog,
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      'start',
+    ]);
+  // A free port can be taken by another process before the server binds it (a busy machine running many test
+  // processes): then another port, a few times, rather than a failed test run.
+  let port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      start(port);
+      break;
+    } catch (error) {
+      const said = fs.existsSync(serverLog) ? fs.readFileSync(serverLog, 'utf8') : '';
+      if (attempt >= 5 || !/address already in use/i.test(said)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+      fs.rmSync(serverLog, { force: true });
+      port = await freePort();
+    }
+  }
   log.log(`database: started a local PostgreSQL (${bin}) on 127.0.0.1:${port}`);
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
