@@ -19,7 +19,7 @@ import {
   listRecords,
   Outcome,
 } from './crud-behaviour';
-import { listContainer } from './container-listings';
+import { listContainer } from './container-listing-answers';
 import { ServiceBehaviours } from './behaviours/service-behaviours';
 import { EpisodeCredentials } from './episode-credentials';
 import type { EpisodeEvent } from './episode-events';
