@@ -191,7 +191,9 @@ export const mirrorConfigSchema = z.object({
     .describe(
       'Estimated memory (MB) a twin engine (the gateway, `mirror run`, `rollout`, `up`) keeps worlds and episodes ' +
         'in: beyond it the least recently used idle episodes, then worlds none of them stands on, are dropped and ' +
-        'rebuilt from their seed and event log when next used. 0 keeps everything.',
+        'rebuilt from their seed and event log when next used. 0 keeps everything. The `mirror` launcher also sets ' +
+        "V8's heap limit to this plus 512 MB (unless NODE_OPTIONS sets `--max-old-space-size`), so the process " +
+        'collects before it outgrows the budget.',
     ),
   MIRROR_DEBUG: z.string().optional().describe('Any value prints stack traces with CLI errors.'),
 });
@@ -204,6 +206,25 @@ export const gatewayUrls = (config: Pick<MirrorConfig, 'MIRROR_GATEWAY_URL'>): s
     .split(',')
     .map((url) => url.trim().replace(/\/+$/, ''))
     .filter((url) => url.length > 0);
+
+/**
+ * What a process keeps on V8's heap beside the twins' worlds and episodes: stack models and compiled validators, the
+ * Temporal worker's workflow contexts, agents and their transcripts, the database client. A rollout of 64 episodes at
+ * once and the ingest of a 1.7 MB vendor spec both stay well inside it.
+ */
+const heapBeyondTwinsMb = 512;
+
+/**
+ * V8's old-space limit for a process whose twins keep to `MIRROR_TWIN_MEMORY_MB`, or undefined when there is no budget
+ * (0) or the setting is not valid (the command itself then reports it). Without a limit V8 sizes its heap from the
+ * machine's memory (4 GB here) and lets garbage pile up far past the twins' budget before it collects hard.
+ */
+export const v8HeapLimitMb = (environment: NodeJS.ProcessEnv = process.env): number | undefined => {
+  const parsed = mirrorConfigSchema.shape.MIRROR_TWIN_MEMORY_MB.safeParse(
+    environment.MIRROR_TWIN_MEMORY_MB === '' ? undefined : environment.MIRROR_TWIN_MEMORY_MB,
+  );
+  return parsed.success && parsed.data > 0 ? parsed.data + heapBeyondTwinsMb : undefined;
+};
 
 export class ConfigError extends Error {
   constructor(readonly problems: { field: string; message: string }[]) {

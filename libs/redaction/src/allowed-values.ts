@@ -1,18 +1,34 @@
 import type { RedactionKind } from './redaction-kinds';
 
-/** What a found value is compared by: the same address in any case, the same number however it is grouped. */
-const keyOf = (kind: RedactionKind, text: string): string => {
+/** The kinds compared the same way: a phone number and a card both by their digits, a secret and a credential whole. */
+type Comparison = 'address' | 'digits' | 'code' | 'whole';
+
+const comparisonOf = (kind: RedactionKind): Comparison => {
   switch (kind) {
     case 'email':
-      return `e:${text.trim().toLowerCase()}`;
+      return 'address';
     case 'phone':
     case 'card':
-      return `d:${text.replace(/\D/g, '')}`;
+      return 'digits';
     case 'iban':
-      return `a:${text.replace(/[^A-Za-z0-9]/g, '').toUpperCase()}`;
+      return 'code';
     case 'secret':
     case 'credential':
-      return `s:${text.trim()}`;
+      return 'whole';
+  }
+};
+
+/** What a found value is compared by: the same address in any case, the same number however it is grouped. */
+const keyOf = (comparison: Comparison, text: string): string => {
+  switch (comparison) {
+    case 'address':
+      return text.trim().toLowerCase();
+    case 'digits':
+      return text.replace(/\D/g, '');
+    case 'code':
+      return text.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+    case 'whole':
+      return text.trim();
   }
 };
 
@@ -33,7 +49,9 @@ export interface ValueAllowance {
 export class AllowedValues implements ValueAllowance {
   static readonly none: ValueAllowance = { allows: () => false };
 
-  private readonly keys = new Set<string>();
+  /** The values' strings, trimmed; each comparison's keys are made from them when it is first asked for. */
+  private readonly values: string[] = [];
+  private readonly keys = new Map<Comparison, Set<string>>();
 
   /** Collects the strings of any plain data: objects, arrays, Maps and Sets (a world's tables), at any depth. */
   static of(...sources: unknown[]): AllowedValues {
@@ -78,24 +96,38 @@ export class AllowedValues implements ValueAllowance {
 
   add(value: string): void {
     const trimmed = value.trim();
-    if (trimmed === '') {
-      return;
-    }
-    this.keys.add(keyOf('secret', trimmed));
-    if (numberLike.test(trimmed)) {
-      this.keys.add(keyOf('phone', trimmed));
-    }
-    if (codeLike.test(trimmed)) {
-      this.keys.add(keyOf('iban', trimmed));
-    }
-    if (trimmed.includes('@')) {
-      for (const m of trimmed.matchAll(embeddedEmails)) {
-        this.keys.add(keyOf('email', m[0]));
-      }
+    if (trimmed !== '') {
+      this.values.push(trimmed);
+      this.keys.clear();
     }
   }
 
   allows(kind: RedactionKind, text: string): boolean {
-    return this.keys.has(keyOf(kind, text));
+    const comparison = comparisonOf(kind);
+    return this.keysFor(comparison).has(keyOf(comparison, text));
+  }
+
+  /**
+   * The keys of one comparison. A world holds thousands of strings and an episode's writes mostly find addresses: the
+   * keys of the other comparisons are never made (this was most of the cost of redacting an episode's first write).
+   */
+  private keysFor(comparison: Comparison): Set<string> {
+    let keys = this.keys.get(comparison);
+    if (!keys) {
+      keys = new Set();
+      for (const value of this.values) {
+        if (comparison === 'whole') {
+          keys.add(value);
+        } else if (comparison === 'digits' ? numberLike.test(value) : comparison === 'code' && codeLike.test(value)) {
+          keys.add(keyOf(comparison, value));
+        } else if (comparison === 'address' && value.includes('@')) {
+          for (const m of value.matchAll(embeddedEmails)) {
+            keys.add(keyOf(comparison, m[0]));
+          }
+        }
+      }
+      this.keys.set(comparison, keys);
+    }
+    return keys;
   }
 }
