@@ -36,9 +36,17 @@ const checkEvidenceTrail = async (
   const offline = { DATABASE_URL: '' };
   expect((await runCli(['audit', 'verify', '--bundle', file, '--key', key], offline)).code).toBe(0);
   const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-    entries: { details: { reward: number } }[];
+    entries: { action: string; details: { reward: number }; versions: Record<string, unknown> }[];
     episodes: { events: { event: unknown }[] }[];
   };
+  // The grading names what produced it, the voice of the counterparties included (templates: no model configured).
+  expect(bundle.entries.find((e) => e.action === 'episode.graded')?.versions).toMatchObject({
+    stack: expect.any(String),
+    scenario: expect.any(String),
+    worldSeed: expect.any(Number),
+    personas: 'templates',
+    grader: expect.any(String),
+  });
   const edited = path.join(folder, 'edited.json');
   const tampered = structuredClone(bundle);
   tampered.episodes[0].events.splice(1, 1);

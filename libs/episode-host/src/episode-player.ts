@@ -53,6 +53,8 @@ export interface EpisodePlayerServices {
 export const episodePlayer = ({ config, dataSource, signals, log, transcripts, calls }: EpisodePlayerServices) => {
   const grades = new EpisodeGradeRepository(dataSource);
   const judge = rubricJudge(config);
+  // What spoke for the counterparties: their templates, or a model (workers of one deployment share this setting).
+  const personaVoice = config.MIRROR_PERSONA_LLM_URL ? `llm:${config.MIRROR_PERSONA_LLM_MODEL}` : 'templates';
   const gradeAndStore = async (
     environment: PlayableEnvironment,
     { scenario, file }: ScenarioOfBundle,
@@ -109,6 +111,7 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts, c
         scenario: scenario.id,
         scenarioSeed: seed,
         ...(episode ? { worldSeed: episode.seed } : {}),
+        personas: personaVoice,
       },
     });
     const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);
