@@ -50,7 +50,7 @@ describe('declared negotiators, state reactions and channels at ingest', () => {
     expect(
       model.scenarios?.map((s) => [s.scenario.id, s.scenario.oracle !== undefined, s.scenario.traps.length]),
     ).toEqual([
-      ['single-supplier-negotiation', true, 4],
+      ['single-supplier-negotiation', true, 6],
       ['competitive-rfq', true, 3],
       ['urgent-reorder-budget-freeze', true, 3],
     ]);

@@ -22,7 +22,8 @@ const expected: Record<
   'twilio-taskrouter': { operations: 61, resources: 11, webhooks: 0, warnings: 0, redacted: 0 },
   'slack-web': { operations: 174, resources: 0, webhooks: 0, warnings: 32, redacted: 7 },
   box: { operations: 296, resources: 52, webhooks: 0, warnings: 19, redacted: 20 },
-  digitalocean: { operations: 659, resources: 114, webhooks: 0, warnings: 0, redacted: 91 },
+  // Its kubeconfig example holds a token inside YAML text: a credential in an assignment, redacted like the rest.
+  digitalocean: { operations: 659, resources: 114, webhooks: 0, warnings: 0, redacted: 92 },
 };
 
 interface ManifestEntry {
