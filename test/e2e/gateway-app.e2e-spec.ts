@@ -1,29 +1,13 @@
-import { spawn } from 'node:child_process';
-import * as path from 'node:path';
-
-import { repositoryRoot, runCli } from '@test/support/cli-runner';
 import { json } from '@test/support/gateway-harness';
-import { operatorHeaders, testOperatorKey } from '@test/support/operator-key';
+import { operatorHeaders } from '@test/support/operator-key';
+import { startGatewayProcess } from '@test/support/gateway-process';
 import { createTestDatabase } from '@test/support/test-services';
 
 /** Real: the built gateway process as deployed, PostgreSQL, a stack stored by the CLI. Mocked: nothing. */
 describe('gateway app', () => {
   it('serves episodes of stored stacks from its own process', async () => {
     const database = await createTestDatabase();
-    const ingested = await runCli(['ingest', path.join(repositoryRoot, 'examples', 'acme-procurement'), '--json'], {
-      DATABASE_URL: database.url,
-    });
-    const { version } = (JSON.parse(ingested.stdout) as { stack: { version: string } }).stack;
-    const child = spawn(process.execPath, [path.join(repositoryRoot, 'dist', 'apps', 'gateway', 'src', 'main.js')], {
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        GATEWAY_PORT: '0',
-        MIRROR_TENANT: 'default',
-        MIRROR_OPERATOR_KEY: testOperatorKey,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { version, child } = await startGatewayProcess(database.url);
     try {
       const base = await new Promise<string>((resolve, reject) => {
         let output = '';
