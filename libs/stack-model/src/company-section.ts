@@ -73,7 +73,7 @@ const channel = z
 /**
  * A resource of a spec twin whose records are the company's people (`box.users`): its first records are the
  * employees, in the company's order, and any beyond the headcount are generated people at the company's domain. Only
- * declared resources: a helpdesk's end users or a clinic's patients look like people too, but are not employees.
+ * declared resources: a helpdesk's end users or a store's customers look like people too, but are not employees.
  * The person's fields are found by name and format (see the synthetic data's `personFields`); `email` and `name`
  * name them when the heuristic cannot.
  */

@@ -13,7 +13,7 @@ import { WorldRecord } from './world';
  * Slack user, a mail address and, say, a Box account are one person. Past the headcount, generated people at the
  * company's domain: the resource is the company's, so nobody in it is outside it.
  *
- * Only declared resources: a schema cannot tell employees from a helpdesk's end users or a clinic's patients, and
+ * Only declared resources: a schema cannot tell employees from a helpdesk's end users or a store's customers, and
  * turning outsiders into colleagues would hide exactly what an outside-address rule must see.
  */
 
