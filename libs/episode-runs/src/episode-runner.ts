@@ -24,6 +24,7 @@ import { slackUserId } from '@twins/slack';
 
 import { agentEndpoints } from './agent-endpoints';
 import { guardSession, runAgent } from './session-conduct';
+import { settledUpdate } from './settled-update';
 
 export interface RunnerContext {
   engine: TwinEngine;
@@ -222,7 +223,7 @@ export const startEpisode = async (
   mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
-    followed(() => handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [] })),
+    followed(() => settledUpdate<string, []>(handle, episodeWorkflowNames.ready, [])),
   );
   const twin = new TwinClient(services, episode.id);
   // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them.
@@ -302,7 +303,7 @@ export const startEpisode = async (
         : await unlessEnded(() =>
             renewing.during(() =>
               followed(() =>
-                handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, { args: [request] }),
+                settledUpdate<WaitResult, [WaitRequest]>(handle, episodeWorkflowNames.wait, [request]),
               ),
             ),
           );
@@ -315,7 +316,7 @@ export const startEpisode = async (
       if (!outcome) {
         const finished = await unlessEnded(() =>
           renewing.during(() =>
-            followed(() => handle.executeUpdate<EpisodeWorkflowResult, []>(episodeWorkflowNames.finish, { args: [] })),
+            followed(() => settledUpdate<EpisodeWorkflowResult, []>(handle, episodeWorkflowNames.finish, [])),
           ),
         );
         outcome = await withStory(finished ?? ((await handle.result()) as EpisodeWorkflowResult));
