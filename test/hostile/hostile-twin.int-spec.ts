@@ -2,7 +2,14 @@ import * as path from 'node:path';
 
 import { writeBundle } from '@test/support/bundle-fixtures';
 import { ingestStack } from '@libs/stack-ingestion';
-import { Episode, InMemoryEpisodeStore, StaticStackSource, TwinEngine, TwinResponse } from '@libs/twin-engine';
+import {
+  Episode,
+  InMemoryEpisodeStore,
+  serializeBody,
+  StaticStackSource,
+  TwinEngine,
+  TwinResponse,
+} from '@libs/twin-engine';
 
 import { unservableSchemasSpec } from './hostile-specs';
 
@@ -116,10 +123,21 @@ describe('a twin of a hostile spec answers every call, never with a 5xx', () => 
     }
   });
 
-  it('refuses an integer beyond 2^53 instead of echoing another number', async () => {
+  it('echoes an integer beyond 2^53 as the digits sent, and refuses one it cannot keep exact, located', async () => {
     const response = await call('POST', '/items', '{"name":"big","count":9007199254740993}');
-    expect(response.status).toBe(400);
-    expect(JSON.stringify(response.json)).toContain('beyond 2^53');
+    expect(response.status).toBe(201);
+    expect(serializeBody(response)).toContain('"count":9007199254740993');
+    for (const [body, message] of [
+      ['{"name":"big","count":9007199254740993.0}', 'beyond 2^53'],
+      ['{"name":"big","count":1e400}', 'too large'],
+    ]) {
+      const seq = episode.state.seq;
+      const refused = await call('POST', '/items', body);
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.json)).toContain('body/count');
+      expect(JSON.stringify(refused.json)).toContain(message);
+      expect(episode.state.seq).toBe(seq);
+    }
   });
 
   it("lists only the path's own methods in a 405's Allow", async () => {

@@ -17,9 +17,14 @@ import {
   EpisodeGradeRepository,
   PostgresEpisodeStore,
 } from '@libs/persistence';
+import { stringifyExact } from '@libs/twin-engine';
 
-/** JSON as the database gives it back (dates as text, no undefined): what digests are taken of and bundles carry. */
-const asJson = <T>(value: T): unknown => JSON.parse(JSON.stringify(value)) as unknown;
+/**
+ * JSON as the database gives it back (dates as text, no undefined): what digests are taken of and bundles carry. An
+ * integer beyond 2^53 a client sent is its nearest number here: RFC 8785 writes every number as an IEEE double, so
+ * that is what any verifier reading the bundle hashes too.
+ */
+const asJson = <T>(value: T): unknown => JSON.parse(stringifyExact(value)) as unknown;
 
 /** An episode's event log as its grading's digest is taken of it (and a bundle carries it). */
 export const storedEventLog = async (dataSource: DataSource, tenantId: string, episodeId: string): Promise<unknown[]> =>

@@ -24,9 +24,14 @@ export interface PredicateSubject {
 
 /**
  * A JSON value rebuilt from this realm's arrays and objects: the evaluator tells lists and maps by their constructors,
- * and values parsed elsewhere (an HTTP client's `json()` under a test sandbox) would be neither.
+ * and values parsed elsewhere (an HTTP client's `json()` under a test sandbox) would be neither. The evaluator refuses
+ * any other class (a twin's boxed integer), so that one becomes CEL's own.
  */
 const plain = (value: unknown): unknown => {
+  if (Object.prototype.toString.call(value) === '[object ExactInteger]') {
+    // An integer beyond 2^53 a twin kept as the digits a client sent: CEL's integers are BigInt, so it stays exact.
+    return BigInt(String(value));
+  }
   if (Array.isArray(value)) {
     return Array.from(value as unknown[], plain);
   }

@@ -2,6 +2,7 @@ import { DocumentValidators, flattenSchema, ResourceShape, Schema } from '@libs/
 import { hashSeed, isCreatedField, isUpdatedField, seededUuid, WorldRecord } from '@libs/synthetic-data';
 
 import { EpisodeEvent } from './episode-events';
+import { withNearestNumbers } from './exact-integers';
 import { EpisodeState } from './episode-state';
 import { ListEnvelope, PageLink } from './list-envelope';
 import { OperationPlan } from './operation-plan';
@@ -140,7 +141,7 @@ const conform = (context: CrudContext, record: WorldRecord, list: boolean): Worl
   let fit = fits.get(context.plan);
   if (!fit) {
     const schema = itemSchemaOf(context, list) ?? {};
-    fit = { schema, fits: context.validators.validatorForSchema(schema)(record) };
+    fit = { schema, fits: context.validators.validatorForSchema(schema)(withNearestNumbers(record)) };
     fits.set(context.plan, fit);
   }
   return fit.fits ? record : layOver(context, fit.schema, record);
@@ -159,7 +160,7 @@ export const layOver = (
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const merged: WorldRecord = { ...template };
   for (const [field, value] of Object.entries(record)) {
-    if (!(field in properties) || context.validators.validatorForSchema(properties[field])(value)) {
+    if (!(field in properties) || context.validators.validatorForSchema(properties[field])(withNearestNumbers(value))) {
       merged[field] = value;
     }
   }
@@ -328,7 +329,8 @@ const acceptedFields = (
       continue;
     }
     try {
-      const valid = context.validators.validatorForSchema(properties[name]);
+      const validSchema = context.validators.validatorForSchema(properties[name]);
+      const valid = (candidate: unknown): boolean => validSchema(withNearestNumbers(candidate));
       const merged = isPlainObject(value) && isPlainObject(current[name]) ? { ...current[name], ...value } : undefined;
       if (valid(value)) {
         accepted[name] = value;

@@ -8,6 +8,7 @@ import {
   inRange,
   LoggedEvent,
 } from './episode-events';
+import { parseExact, stringifyExact } from './exact-integers';
 
 /**
  * Keeps episodes in process memory: for in-process twins (`setupServer` in a user's own tests) where nothing has to
@@ -60,7 +61,11 @@ export class InMemoryEpisodeStore extends EpisodeStore {
 
   events(tenantId: string, episodeId: string, range?: EventRange): Promise<LoggedEvent[]> {
     const log = (this.owned(tenantId, episodeId) && this.logs.get(episodeId)) || [];
-    return Promise.resolve(structuredClone(range ? log.filter((e) => inRange(e.seq, range)) : log));
+    // Copies as the PostgreSQL store gives them back (through JSON), which keeps integers beyond 2^53 boxed where
+    // structuredClone would make their boxes empty objects.
+    return Promise.resolve(
+      parseExact(stringifyExact(range ? log.filter((e) => inRange(e.seq, range)) : log)) as LoggedEvent[],
+    );
   }
 
   setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void> {

@@ -14,6 +14,7 @@ export * from './http/gateway-server';
 export * from './http/node-adapter';
 export * from './packs/twin-pack';
 export { recordJson } from './record-json';
+export { ExactInteger, isExactInteger, parseExact, stringifyExact } from './exact-integers';
 export { isOutcome } from './crud-behaviour';
 export type { Outcome } from './crud-behaviour';
 export { postgrestToken } from './postgrest/postgrest-auth';

@@ -1,6 +1,7 @@
 import { DocumentValidators, flattenSchema, Schema } from '@libs/openapi-schemas';
 import { WorldRecord } from '@libs/synthetic-data';
 
+import { admitsExactInteger } from './exact-bounds';
 import { coerceTree, viewOf } from './schema-coercion';
 
 /** `FriendlyName`, `friendly_name` and `friendly-name` name one field: the request's and the record's spelling. */
@@ -27,6 +28,17 @@ const ordersResults =
 const everything = new Set(['all', 'any', '*']);
 
 export type ListFilter = [field: string, wanted: unknown[]];
+
+/**
+ * An integer beyond 2^53 asked for by its digits (query coercion keeps them as text): a value the field holds when its
+ * nearest number does and the digits are within its bounds. Records keep such integers as their digits too, and
+ * `matchesFilters` compares text, so the filter is exact.
+ */
+const holdsExactly = (item: unknown, schema: unknown, holds: (value: unknown) => boolean, document: unknown): boolean =>
+  typeof item === 'string' &&
+  /^-?\d{16,}$/.test(item) &&
+  holds(Number(item)) &&
+  admitsExactInteger(document, schema, item);
 
 /**
  * Query parameters that filter a listing: those that name a record field (`?status=active`, `?FriendlyName=x` for
@@ -63,7 +75,11 @@ export const listFilters = (
     const wanted = (Array.isArray(value) ? value : [value])
       .filter((item) => ['string', 'number', 'boolean'].includes(typeof item))
       .map((item) => coerceTree(document, valueSchema, String(item)))
-      .filter((item) => holds(item) && (hasEnum || !everything.has(String(item).toLowerCase())));
+      .filter(
+        (item) =>
+          (holds(item) || holdsExactly(item, valueSchema, holds, document)) &&
+          (hasEnum || !everything.has(String(item).toLowerCase())),
+      );
     if (wanted.length > 0) {
       filters.push([field, wanted]);
     }

@@ -1,3 +1,5 @@
+import { stringifyExact } from './exact-integers';
+
 /**
  * Records never change once made (an update makes a new record), so each is serialised once and its JSON reused by
  * every response and every episode that shows it: serialising multi-kilobyte records per request was most of the
@@ -8,7 +10,7 @@ const cache = new WeakMap<object, string>();
 export const recordJson = (record: object): string => {
   let json = cache.get(record);
   if (json === undefined) {
-    json = JSON.stringify(record);
+    json = stringifyExact(record);
     cache.set(record, json);
   }
   return json;

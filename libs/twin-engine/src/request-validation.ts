@@ -1,5 +1,9 @@
-import { DocumentValidators, flattenSchema } from '@libs/openapi-schemas';
+import type { ValidateFunction } from 'ajv';
 
+import { DocumentValidators } from '@libs/openapi-schemas';
+
+import { admitsExactInteger, schemaAtPath, withinExactBounds } from './exact-bounds';
+import { exactIntegersIn, holdsExactInteger, parseExact, replaceExactIntegers } from './exact-integers';
 import { formBodyReadings, formEncodingOf, multipartParts } from './form-bodies';
 import { OperationPlan, ParameterPlan } from './operation-plan';
 import { BracketLimitError, coerceReading, parameterReadings } from './parameter-serialisation';
@@ -46,45 +50,6 @@ const mediaMatches = (declared: string, actual: string): boolean => {
 const transportHeaders = new Set(['content-type', 'accept', 'authorization', 'content-length', 'user-agent', 'host']);
 
 type Problem = { location: string; message: string };
-
-const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
-
-/**
- * An integer bound as exact as the document still has it: a bound beyond 2^53 was rounded when the spec was parsed,
- * and ±2^63 is what int64's limits (2^63 - 1, -2^63) round to.
- */
-const exactBound = (bound: unknown, side: 'min' | 'max'): bigint | undefined => {
-  if (typeof bound !== 'number' || !Number.isFinite(bound)) {
-    return undefined;
-  }
-  if (Math.abs(bound) === 2 ** 63) {
-    return bound > 0 ? int64.max : int64.min;
-  }
-  const whole = side === 'max' ? Math.floor(bound) : Math.ceil(bound);
-  return BigInt(whole);
-};
-
-/**
- * Whether an integer beyond 2^53 lies within its schema's bounds, compared on the digits: the nearest number passes
- * every bound it is near (2^63 + 1 rounds to int64's maximum), so the validator alone cannot tell.
- */
-const withinExactBounds = (document: unknown, schema: unknown, digits: string): boolean => {
-  const flat = flattenSchema(document, schema);
-  const value = BigInt(digits);
-  if (flat.format === 'int64' && (value < int64.min || value > int64.max)) {
-    return false;
-  }
-  const max = exactBound(flat.maximum, 'max');
-  const min = exactBound(flat.minimum, 'min');
-  const exclusiveMax = typeof flat.exclusiveMaximum === 'number' ? exactBound(flat.exclusiveMaximum, 'max') : undefined;
-  const exclusiveMin = typeof flat.exclusiveMinimum === 'number' ? exactBound(flat.exclusiveMinimum, 'min') : undefined;
-  return (
-    (max === undefined || (flat.exclusiveMaximum === true ? value < max : value <= max)) &&
-    (min === undefined || (flat.exclusiveMinimum === true ? value > min : value >= min)) &&
-    (exclusiveMax === undefined || value < exclusiveMax) &&
-    (exclusiveMin === undefined || value > exclusiveMin)
-  );
-};
 
 /** A parameter declared an integer, sent as an integer literal JavaScript cannot hold exactly. */
 const isExactInteger = (parameter: ParameterPlan, value: unknown): boolean =>
@@ -244,7 +209,7 @@ export const validateRequest = (
   let readings: unknown[];
   if (/json/i.test(mediaType)) {
     try {
-      readings = [JSON.parse(raw.toString('utf8'))];
+      readings = [parseExact(raw.toString('utf8'))];
     } catch (error) {
       return {
         ok: false,
@@ -289,23 +254,59 @@ export const validateRequest = (
     };
   }
   const validate = schemaPointer ? validators.validator(schemaPointer) : undefined;
+  if (validate && holdsExactInteger(readings[0])) {
+    return validateExactBody(readings[0], schemaPointer as string, validate, document, { ...values, mediaType });
+  }
   // A form may be meant more than one way (a joined list the spec did not declare joined): the first valid wins.
   const body = validate ? readings.find((reading) => validate(reading)) : readings[0];
   if (validate && body === undefined) {
     validate(readings[0]);
-    const errors = (validate.errors ?? []).slice(0, 10).map((error) => ({
-      location: `body${error.instancePath}`,
-      message:
-        error.keyword === 'required'
-          ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}`
-          : (error.message ?? 'is invalid'),
-    }));
-    return {
-      ok: false,
-      status: 400,
-      message: `invalid body: ${errors.map((e) => `${e.location} ${e.message}`).join('; ')}`,
-      problems: errors,
-    };
+    const errors = validatorProblems(validate.errors);
+    return invalidBody(errors);
   }
   return { ok: true, path: values.path, query: values.query, body, mediaType };
+};
+
+const invalidBody = (problems: Problem[]): InvalidRequest => ({
+  ok: false,
+  status: 400,
+  message: `invalid body: ${problems.map((e) => `${e.location} ${e.message}`).join('; ')}`,
+  problems,
+});
+
+const validatorProblems = (errors: ValidateFunction['errors']): Problem[] =>
+  (errors ?? []).slice(0, 10).map((error) => ({
+    location: `body${error.instancePath}`,
+    message:
+      error.keyword === 'required'
+        ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}`
+        : (error.message ?? 'is invalid'),
+  }));
+
+/**
+ * A JSON body holding integers beyond 2^53 (boxed by `parseExact`): the validator, which knows no boxes, judges a
+ * copy holding their nearest numbers, and each one's bounds (int64's, its schema's) are checked on its digits, as
+ * for parameters. The body kept is the one sent, boxes and all, so the record holds the digits.
+ */
+const validateExactBody = (
+  body: unknown,
+  schemaPointer: string,
+  validate: ValidateFunction,
+  document: unknown,
+  values: { path: Record<string, unknown>; query: Record<string, unknown>; mediaType: string },
+): ValidRequest | InvalidRequest => {
+  if (!validate(replaceExactIntegers(body, (boxed) => boxed.valueOf()))) {
+    return invalidBody(validatorProblems(validate.errors));
+  }
+  const schema = { $ref: `#${schemaPointer.split('/').map(encodeURIComponent).join('/')}` };
+  const outside = exactIntegersIn(body)
+    .filter(({ path, value }) => !admitsExactInteger(document, schemaAtPath(document, schema, path), value.digits))
+    .map(({ path, value }) => ({
+      location: ['body', ...path].join('/'),
+      message: `is outside the range of integers its schema allows (got ${value.digits})`,
+    }));
+  if (outside.length > 0) {
+    return invalidBody(outside.slice(0, 10));
+  }
+  return { ok: true, path: values.path, query: values.query, body, mediaType: values.mediaType };
 };

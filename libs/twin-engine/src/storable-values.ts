@@ -1,7 +1,11 @@
+import { ExactInteger } from './exact-integers';
+
 /**
  * What a twin refuses in a request value before it can reach the episode's record: PostgreSQL cannot store NUL in
- * text or JSON, so a `\u0000` would fail the write (a 503) after the twin had answered; an integer beyond 2^53 would
- * be rounded by JavaScript and echoed back as another number; and nesting without bound would outgrow every walk.
+ * text or JSON, so a `\u0000` would fail the write (a 503) after the twin had answered; a number JavaScript would
+ * round to another integer (`1e20` written with an exponent; an integer literal is kept exact, see `exact-integers`)
+ * or to no number at all (`1e400` is Infinity, which JSON writes as null) would be stored and echoed as another; and
+ * nesting without bound would outgrow every walk.
  */
 const maxBodyDepth = 256;
 
@@ -25,12 +29,19 @@ export const unstorableValue = (root: unknown, prefix: string): UnstorableValue 
         return { location, message: problem };
       }
     } else if (typeof value === 'number') {
+      if (!Number.isFinite(value)) {
+        return { location, message: 'is a number too large to hold (it would be stored as null)' };
+      }
       if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
         return {
           location,
-          message: 'is an integer beyond 2^53, which cannot be kept exact; send it as a string',
+          message:
+            'is an integer beyond 2^53 that cannot be kept exact here (written with a fraction or an exponent, ' +
+            'or inside a form part); send its digits alone, or as a string',
         };
       }
+    } else if (value instanceof ExactInteger) {
+      // Its digits, as sent: stored and answered exactly.
     } else if (value !== null && typeof value === 'object') {
       if (depth >= maxBodyDepth) {
         return { location, message: `nests deeper than ${maxBodyDepth} levels` };

@@ -1,3 +1,5 @@
+import { stringifyExact } from './exact-integers';
+
 /**
  * Requests and responses as plain data. The HTTP gateway and the MSW handlers both translate to these, so the twin's
  * behaviour is written once and the gateway's hot path never builds Fetch objects.
@@ -47,7 +49,7 @@ export const serializeBody = (response: TwinResponse): Buffer | string | undefin
     return undefined;
   }
   const type = response.headers['content-type'] ?? '';
-  return typeof response.body === 'string' && !/json/i.test(type) ? response.body : JSON.stringify(response.body);
+  return typeof response.body === 'string' && !/json/i.test(type) ? response.body : stringifyExact(response.body);
 };
 
 export const maxRequestBodyBytes = 1024 * 1024;

@@ -8,6 +8,8 @@ import {
   FaultSettings,
   ForkDescriptor,
   LoggedEvent,
+  parseExact,
+  stringifyExact,
 } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
@@ -31,7 +33,8 @@ interface EventRow {
   at: Date;
   operation_id: string;
   actor: string | null;
-  event: LoggedEvent['event'];
+  /** The jsonb as text: the driver's jsonb parser is JSON.parse, which would round an integer beyond 2^53. */
+  event: string;
 }
 
 const isUuid = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
@@ -176,7 +179,8 @@ export class PostgresEpisodeStore extends EpisodeStore {
         events.map((event) => event.at),
         events.map((event) => event.operationId),
         events.map((event) => event.actor ?? null),
-        events.map((event) => JSON.stringify(event.event)),
+        // Integers beyond 2^53 a client sent are written as their digits (jsonb keeps them exact as numeric).
+        events.map((event) => stringifyExact(event.event)),
         tenantId,
       ],
     );
@@ -190,7 +194,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
       return [];
     }
     const rows = await this.dataSource.query<EventRow[]>(
-      `SELECT seq, at, operation_id, actor, event FROM episode_events
+      `SELECT seq, at, operation_id, actor, event::text AS event FROM episode_events
        WHERE episode_id = $1 AND ($2::int IS NULL OR seq > $2) AND ($3::int IS NULL OR seq <= $3) AND ${ownedEpisode('$4')}
        ORDER BY seq`,
       [episodeId, range.after ?? null, range.until ?? null, tenantId],
@@ -200,7 +204,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
       at: new Date(row.at).toISOString(),
       operationId: row.operation_id,
       ...(row.actor !== null ? { actor: row.actor } : {}),
-      event: row.event,
+      event: parseExact(row.event) as LoggedEvent['event'],
     }));
   }
 }

@@ -10,6 +10,7 @@ import {
 import type { WorldRecord } from '@libs/synthetic-data';
 
 import { detectActions, ItemAction } from '../actions/action-detection';
+import { replaceExactIntegers } from '../exact-integers';
 import { ItemActions } from '../actions/item-actions';
 import { createRecord, type CrudContext, type Outcome } from '../crud-behaviour';
 import type { EpisodeEvent } from '../episode-events';
@@ -230,7 +231,11 @@ export class ServiceBehaviours {
   /** An expression that fails on this record (a field it reads is absent) changes nothing rather than failing the call. */
   private evaluate(source: string, names: Record<string, unknown>): unknown {
     try {
-      return evaluateBehaviourExpression(source, names);
+      // CEL refuses classes it does not know: an integer beyond 2^53 from a body is given as CEL's own (BigInt).
+      return evaluateBehaviourExpression(
+        source,
+        replaceExactIntegers(names, (boxed) => boxed.toBigInt()) as typeof names,
+      );
     } catch (error) {
       if (error instanceof BehaviourExpressionError) {
         return undefined;
