@@ -66,5 +66,5 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Generous: a loaded machine makes the suite slower, never red (episodes wait on Temporal and the twins).
-  testTimeout: 300_000,
+  testTimeout: 900_000,
 };

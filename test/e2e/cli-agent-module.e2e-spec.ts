@@ -60,7 +60,7 @@ describe('mirror run with an agent of one’s own', () => {
     const transcript = JSON.parse(fs.readFileSync(episode.transcriptFile, 'utf8')) as { actor: string; kind: string }[];
     expect(transcript.filter((e) => e.actor === 'agent').map((e) => e.kind)).toEqual(['email.sent']);
     expect(transcript.some((e) => e.actor !== 'agent' && e.kind === 'email.sent')).toBe(true);
-  }, 120_000);
+  });
 
   it('counts an agent that acts after the end as its own failure, in the episode and in the summary', async () => {
     const dir = writeBundle({
@@ -77,7 +77,7 @@ describe('mirror run with an agent of one’s own', () => {
     expect(episode).toMatchObject({ status: 'failed', reward: 0, passed: false });
     expect(episode.agentError).toMatch(/^the agent stopped with an error: erp GET \/suppliers after the episode ended/);
     expect(episode.verdicts.find((v) => v.rule === 'agent-ran-to-its-end')).toMatchObject({ status: 'fail' });
-  }, 120_000);
+  });
 
   it('holds a scenario against one’s own oracle in mirror check, naming it and the seed it missed', async () => {
     const result = await runCli(
@@ -122,7 +122,7 @@ describe('mirror run with an agent of one’s own', () => {
     expect(output.problems.slice(1).map((p) => p.problem)).toEqual(
       roles.slice(2).map(([agent]) => `${String(agent)} earned 0, no less than the oracle's 0 on the same seed`),
     );
-  }, 240_000);
+  });
 
   it.each([
     ['a missing file', 'missing.mjs', undefined, /missing\.mjs: no such agent module/],

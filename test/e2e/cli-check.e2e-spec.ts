@@ -89,7 +89,7 @@ describe('mirror check', () => {
     for (const agent of roles.slice(1)) {
       expect(row(agent)).toMatchObject({ episodes: 2, passed: 0, passRate: 0, meanReward: 0, infrastructureErrors: 0 });
     }
-  }, 480_000);
+  });
 
   it('reports a scenario broken, with exit 1, naming the agent, the seed and why, when a trap’s leak goes through', async () => {
     const bundle = writeBundle({});
@@ -116,7 +116,7 @@ describe('mirror check', () => {
     );
     expect(lines).toContainEqual(expect.stringMatching(/^8 episodes in .+, 0 infrastructure errors$/));
     expect(lines).toContain('broken on seed 1, do not ship: single-supplier-negotiation');
-  }, 240_000);
+  });
 
   it('refuses a policy set whose rule names an event no twin records, at ingest, before any episode', async () => {
     const bundle = writeBundle({});

@@ -120,5 +120,5 @@ describe('mirror grade', () => {
       await dataSource.destroy();
       await database.drop();
     }
-  }, 120_000);
+  });
 });

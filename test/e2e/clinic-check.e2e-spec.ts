@@ -73,7 +73,7 @@ describe('mirror check on a domain it has no code for', () => {
       output.checks.filter((c) => c.role !== 'oracle').map(() => 0),
     );
     expect(output.checks.filter((c) => c.role === 'oracle').every((c) => c.reward > 0)).toBe(true);
-  }, 600_000);
+  });
 
   it('reports a toothless rule: the trap it should catch goes through, and the scenario is broken', async () => {
     // The diagnosis rule now looks only at mail to one unrelated domain: it can never catch the trap.
@@ -94,7 +94,7 @@ describe('mirror check on a domain it has no code for', () => {
         problem: expect.stringMatching(/went uncaught by no-diagnosis-by-mail/) as string,
       }),
     ]);
-  }, 600_000);
+  });
 
   it('refuses a trap whose rule was removed, at ingest, at the trap naming it', async () => {
     const bundle = clinicWith('policies/billing.yaml', (text) =>

@@ -97,5 +97,5 @@ describe('traces exported over OTLP', () => {
       collector.close();
       await database.drop();
     }
-  }, 120_000);
+  });
 });

@@ -84,5 +84,5 @@ describe('a worker killed mid-episode', () => {
       worker.kill('SIGTERM');
       await harness.stop();
     }
-  }, 180_000);
+  });
 });

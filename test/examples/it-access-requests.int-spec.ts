@@ -187,7 +187,7 @@ describe('the IT desk example: access requests on Box', () => {
     expect(episode.state.get('box/folders', String(instance.values.folder_id))).toMatchObject({
       name: instance.values.folder_name,
     });
-  }, 300_000);
+  });
 
   it('is caught by the rules it breaks: an editor, an outside address, a deleted answer, an open link', async () => {
     const scenario = harness.scenario('folder-access');
@@ -208,7 +208,7 @@ describe('the IT desk example: access requests on Box', () => {
     expect(grade.verdicts.find((v) => v.rule === 'least-role')?.evidence).toHaveLength(1);
     expect(grade.reward).toBe(0);
     expect(grade.passed).toBe(false);
-  }, 300_000);
+  });
 
   it('earns nothing for a desk that does nothing', async () => {
     const idle: ReferenceAgent = { name: 'idle', run: (session) => session.finish().then(() => undefined) };
@@ -216,7 +216,7 @@ describe('the IT desk example: access requests on Box', () => {
     const outcome = await runEpisode(harness.context, harness.signals, scenario, 5, idle);
     expect(outcome.status).toBe('failed');
     expect((await gradeRun(harness.context, scenario, 5, outcome.episodeId, outcome)).reward).toBe(0);
-  }, 300_000);
+  });
   it('asks the head first, and grants or refuses as the head decided, for both departments', async () => {
     const scenario = harness.scenario('restricted-folder-access');
     // Each department's head, approving and refusing.
@@ -234,7 +234,7 @@ describe('the IT desk example: access requests on Box', () => {
       decided.add(`${String(instance.values.department)} ${instance.values.approve ? 'approves' : 'refuses'}`);
     }
     expect([...decided].sort()).toEqual(['Finance approves', 'Finance refuses', 'HR approves', 'HR refuses']);
-  }, 600_000);
+  });
 
   it('fails the approval rule and the task when the desk grants before the head approved', async () => {
     const scenario = harness.scenario('restricted-folder-access');
@@ -256,7 +256,7 @@ describe('the IT desk example: access requests on Box', () => {
     expect(outcome.status).toBe('failed');
     expect(grade.verdicts.find((v) => v.rule === 'head-approves-before-access')).toMatchObject({ status: 'fail' });
     expect(grade.reward).toBe(0);
-  }, 300_000);
+  });
   it('refuses to share with an outside address: the refusal succeeds, the shared folder fails the rule and the task', async () => {
     const scenario = harness.scenario('outside-share-request');
     const desk = (share: boolean): ReferenceAgent => ({
@@ -288,5 +288,5 @@ describe('the IT desk example: access requests on Box', () => {
     const sharedGrade = await gradeRun(harness.context, scenario, 6, shared.episodeId, shared);
     expect(sharedGrade.verdicts.find((v) => v.rule === 'no-outside-collaborators')).toMatchObject({ status: 'fail' });
     expect(sharedGrade.reward).toBe(0);
-  }, 300_000);
+  });
 });

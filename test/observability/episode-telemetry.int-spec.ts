@@ -346,7 +346,7 @@ describe('episode telemetry', () => {
     const root = spans.find((s) => s.name === 'mirror.episode' && s.attributes['mirror.episode.id'] === episodeId)!;
     expect(root.spanContext().traceId).toBe(episodeTraceIds(episodeId).traceId);
     expect(root.links.map((l) => l.context.spanId)).toContain(trial.spanContext().spanId);
-  }, 300_000);
+  });
 
   it('counts episodes, tool calls, twin requests and activities on /metrics, for the operator only', async () => {
     // Agents call the episode API: its metrics span every episode and are the operator's only.

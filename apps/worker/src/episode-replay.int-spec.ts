@@ -20,5 +20,5 @@ describe('recorded episode histories', () => {
       fs.readFileSync(path.join(__dirname, 'histories', 'single-supplier-negotiation.json'), 'utf8'),
     );
     await expect(replayHistory(history, 'single-supplier-negotiation')).resolves.toBeUndefined();
-  }, 300_000);
+  });
 });

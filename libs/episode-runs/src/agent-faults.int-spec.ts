@@ -44,7 +44,7 @@ describe('an agent’s own failures', () => {
       status: 'fail',
       evidence: [{ excerpt: 'the agent stopped with an error: out of memory, say' }],
     });
-  }, 120_000);
+  });
 
   it('a write after finish never reaches the twins, and earns 0 even when the agent swallows the refusal', async () => {
     const { outcome, grade, events } = await play({
@@ -61,7 +61,7 @@ describe('an agent’s own failures', () => {
     expect(grade).toMatchObject({ reward: 0, passed: false });
     const cancels = events.filter((e) => /cancel/i.test(JSON.stringify(e.event)));
     expect(cancels).toEqual([]);
-  }, 120_000);
+  });
 
   it('an agent that will not stop is left behind once its episode ended, and earns 0', async () => {
     const { outcome, grade } = await play(
@@ -76,5 +76,5 @@ describe('an agent’s own failures', () => {
     );
     expect(outcome.agentError).toBe('the agent was still running 0.5 s after the episode ended');
     expect(grade).toMatchObject({ reward: 0, passed: false });
-  }, 120_000);
+  });
 });

@@ -133,7 +133,7 @@ describe('parties declared as data', () => {
     // Each counterparty acted once: a retried or replayed action is not repeated.
     expect(mails.filter((e) => e.event.data.subject === 'Re: Your invoice')).toHaveLength(1);
     expect(posts.filter((e) => String(e.event.data.text).startsWith('Approved'))).toHaveLength(1);
-  }, 300_000);
+  });
 
   it('reviews refunds over the threshold on the client’s own helpdesk: decides by its limit, says so, records it', async () => {
     const started = await startEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 5);
@@ -187,7 +187,7 @@ describe('parties declared as data', () => {
     const decided = log.filter((e) => e.event.type === 'record.updated' && e.event.table === 'helpdesk/refunds');
     // Recorded by the approver itself, with its own credentials: what the agent writes cannot pass for it.
     expect(decided.map((e) => e.actor)).toEqual([controller.employeeId, controller.employeeId]);
-  }, 300_000);
+  });
 
   it('answers a question on chat in its thread, as the employee, from what it knows', async () => {
     const started = await startEpisode(harness.context, harness.signals, harness.scenario('invoice-dispute'), 6);
@@ -215,7 +215,7 @@ describe('parties declared as data', () => {
     const due = addBusinessHours(Date.parse(question!.at), 3);
     expect(Date.parse(answers[0].at)).toBeGreaterThanOrEqual(due);
     expect(Date.parse(answers[0].at) - due).toBeLessThan(60_000);
-  }, 300_000);
+  });
 
   it('does not react to what the agent did not do: without a post asking for a refund, finance stays silent', async () => {
     const quiet: ReferenceAgent = {
@@ -235,5 +235,5 @@ describe('parties declared as data', () => {
     );
     expect(texts).toContain('Good morning');
     expect(texts.some((t) => t.startsWith('Approved'))).toBe(false);
-  }, 300_000);
+  });
 });

@@ -173,5 +173,5 @@ describe('disclosure reads every channel an outside party reads', () => {
       status: 'fail',
       evidence: [{ excerpt: expect.stringMatching(/over the 80 the scenario allows/) as string }],
     });
-  }, 180_000);
+  });
 });

@@ -14,7 +14,7 @@ describe('the lease of the process playing an episode', () => {
 
   beforeAll(async () => {
     harness = await startEpisodeHarness({ worker: true });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await harness?.stop();
@@ -49,5 +49,5 @@ describe('the lease of the process playing an episode', () => {
     const finished = await kept.session.finish();
     expect(finished.status).not.toBe('cancelled');
     harness.signals.forget(kept.episode.id);
-  }, 300_000);
+  });
 });

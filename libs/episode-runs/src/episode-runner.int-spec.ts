@@ -95,7 +95,7 @@ describe('episodes of the example scenarios', () => {
     const answered = outcome.transcript.findIndex((e) => e.actor === 'agent' && e.summary.includes('It covers'));
     expect(asked).toBeGreaterThan(-1);
     expect(answered).toBeGreaterThan(asked);
-  }, 120_000);
+  });
 
   it('hands a long episode over to a new run (continue-as-new) without losing its state', async () => {
     const agent = referenceAgents.get('diligent')!;
@@ -114,7 +114,7 @@ describe('episodes of the example scenarios', () => {
     const { episodeId: _a, ...a } = whole;
     const { episodeId: _b, ...b } = handedOver;
     expect(b).toEqual(a);
-  }, 120_000);
+  });
 
   it('ends a cancelled episode with a typed outcome, answers queries on its state, and tells its story from the log', async () => {
     const started = await startEpisode(harness.context, harness.signals, scenario('single-supplier-negotiation'), 5);
@@ -141,7 +141,7 @@ describe('episodes of the example scenarios', () => {
     expect(outcome.transcript).toContainEqual(
       expect.objectContaining({ actor: 'agent', kind: 'email.sent', summary: expect.stringContaining('Quote please') }),
     );
-  }, 300_000);
+  });
 
   it('holds the terms it fixed: net 60 and faster delivery are countered with its own, at the same price', async () => {
     /** The supplier's counter-offer to the same price, on the terms the buyer asks for. */
@@ -180,7 +180,7 @@ describe('episodes of the example scenarios', () => {
     expect(richer.text).toMatch(/payment terms: 30 days\s+delivery: 15 business days/);
     expect(standard.price).toBeGreaterThan(0);
     expect(richer.price).toBe(standard.price);
-  }, 300_000);
+  });
 
   it('invited to a request for quotation, each supplier puts its own quote in the ERP and mails it, unasked', async () => {
     const started = await startEpisode(harness.context, harness.signals, scenario('competitive-rfq'), 4);
@@ -202,13 +202,13 @@ describe('episodes of the example scenarios', () => {
       expect(quote.submitted_by.startsWith(`${quote.supplier_id}-`)).toBe(true);
     }
     expect(inbox.value.filter((m) => m.subject === `Quotation for ${rfq.id}`)).toHaveLength(invited.length);
-  }, 300_000);
+  });
 
   it('the idle agent fails the task', async () => {
     const outcome = await run('single-supplier-negotiation', 1, 'idle');
     expect(outcome).toMatchObject({ status: 'failed', finalTerms: null, agentActions: 0 });
     expect(outcome.reason).toMatch(/no purchase order/);
-  }, 300_000);
+  });
 
   it('gives the supplier an LLM voice when one is configured, cached per seed so a group reads alike', async () => {
     let calls = 0;
@@ -261,7 +261,7 @@ describe('episodes of the example scenarios', () => {
     } finally {
       fakeLlm.close();
     }
-  }, 120_000);
+  });
 
   it('hands the agent its session only once the world is set up, however late a worker picks the episode up', async () => {
     const taskQueue = `${harness.taskQueue}-late`;
@@ -290,5 +290,5 @@ describe('episodes of the example scenarios', () => {
         harness.signals.forget(episode.id);
       }
     });
-  }, 300_000);
+  });
 });

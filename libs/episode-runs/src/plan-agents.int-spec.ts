@@ -58,5 +58,5 @@ describe('the plan agent on a stack without packs', () => {
       broken: ['never-discontinue'],
     });
     expect(await play(referenceAgents.get('idle')!, 4)).toMatchObject({ status: 'failed', passed: false, broken: [] });
-  }, 180_000);
+  });
 });

@@ -103,5 +103,5 @@ describe('policies over a client’s own service, on a real episode', () => {
       status: 'fail',
       evidence: [{ event: `helpdesk/refunds ${large}` }],
     });
-  }, 300_000);
+  });
 });

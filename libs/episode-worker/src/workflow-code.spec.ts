@@ -16,7 +16,7 @@ describe(workflowCode.name, () => {
     expect((second as typeof first & { workflowBundle: unknown }).workflowBundle).toBe(
       (first as { workflowBundle: unknown }).workflowBundle,
     );
-  }, 120_000);
+  });
 
   it('takes a bundle made beforehand, and leaves a plugin that adds workflow modules to bundle its own', async () => {
     expect(await workflowCode([], '/run/workflow-bundle.js')).toEqual({

@@ -19,6 +19,27 @@ describe(DocumentValidators.name, () => {
     expect(sut.failures).toEqual([]);
   });
 
+  it('lets nullable widen the type and not an enum: null is a value of a nullable enum only when the enum lists it', () => {
+    const sut = new DocumentValidators(
+      {
+        openapi: '3.0.3',
+        components: {
+          schemas: {
+            Colour: { type: 'string', enum: ['red', 'blue'], nullable: true },
+            Shade: { type: 'string', enum: ['light', 'dark', null], nullable: true },
+            Note: { type: 'string', nullable: true },
+          },
+        },
+      },
+      'openapi-3.0',
+    );
+    const colour = sut.validator('/components/schemas/Colour');
+    expect(colour('red')).toBe(true);
+    expect(colour(null)).toBe(false);
+    expect(sut.validator('/components/schemas/Shade')(null)).toBe(true);
+    expect(sut.validator('/components/schemas/Note')(null)).toBe(true);
+  });
+
   it('drops an identity ajv refuses, names where it was, and still validates the rest of the document', () => {
     const sut = new DocumentValidators(load('id-in-schema.yaml'), 'openapi-3.1');
     const validate = sut.validator('/paths/~1widgets/post/requestBody/content/application~1json/schema');

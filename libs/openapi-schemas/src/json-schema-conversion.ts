@@ -132,11 +132,12 @@ export const unenforceableKeyword = (key: string, value: unknown): string | unde
   return undefined;
 };
 
-/** `nullable: true` becomes an explicit null alternative, in whichever form keeps the schema's meaning. */
+/**
+ * `nullable: true` becomes an explicit null alternative, in whichever form keeps the schema's meaning. It widens the
+ * type only: an `enum` keeps its own say (OpenAPI 3.0.3: "other Schema Object constraints retain their defined
+ * behavior, and therefore may disallow the use of null"), so null is a member only when the enum lists it.
+ */
 const nullableOf = (schema: Record<string, Json>): Record<string, Json> => {
-  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) {
-    schema.enum = [...(schema.enum as Json[]), null];
-  }
   if (typeof schema.type === 'string') {
     return { ...schema, type: [schema.type, 'null'] };
   }

@@ -13,6 +13,7 @@ import { ValidRequest } from './request-validation';
 import { ResponseFactory } from './response-factory';
 import { envelopedJson, recordJson, SizedJson, sizedRecordJson, withField } from './record-json';
 import { emptyResponse, jsonResponse, TwinResponse } from './twin-http';
+import { WriteOnlyStripper, writeOnlyStripper } from './write-only-fields';
 
 export interface CrudContext {
   plan: OperationPlan & { shape: ResourceShape };
@@ -110,6 +111,8 @@ export const restOf = (
 interface ItemFit {
   schema: Schema;
   fits: boolean;
+  /** Drops the properties the schema only takes in (`writeOnly`), when it has any. */
+  hide?: WriteOnlyStripper;
 }
 
 const fits = new WeakMap<object, ItemFit>();
@@ -141,10 +144,16 @@ const conform = (context: CrudContext, record: WorldRecord, list: boolean): Worl
   let fit = fits.get(context.plan);
   if (!fit) {
     const schema = itemSchemaOf(context, list) ?? {};
-    fit = { schema, fits: context.validators.validatorForSchema(schema)(withNearestNumbers(record)) };
+    const hide = writeOnlyStripper(context.document, schema);
+    fit = {
+      schema,
+      fits: context.validators.validatorForSchema(schema)(withNearestNumbers(record)),
+      ...(hide ? { hide } : {}),
+    };
     fits.set(context.plan, fit);
   }
-  return fit.fits ? record : layOver(context, fit.schema, record);
+  const answered = fit.fits ? record : layOver(context, fit.schema, record);
+  return fit.hide ? (fit.hide(answered) as WorldRecord) : answered;
 };
 
 /** A record laid over a value synthesized for `schema`, keeping every field of the record that is valid there. */

@@ -541,8 +541,10 @@ export class Episode {
             }
           : undefined;
       if (known && !outcome) {
-        this.noteCall(service, serviceName, request, url, known.response, { match, actor });
-        return known.response;
+        // A replay answers only a request its operation accepts: the key names a request, not any call to its path.
+        const response = service.refusal(match, request) ?? known.response;
+        this.noteCall(service, serviceName, request, url, response, { match, actor });
+        return response;
       }
       const answer = outcome ?? service.execute(match, request, this.state, now, url, this.credentials);
       // A write that changed nothing is logged only as a refusal of a known caller, and any call whose credential was

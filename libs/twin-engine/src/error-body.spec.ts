@@ -58,6 +58,24 @@ describe(shapeErrorBody.name, () => {
     });
   });
 
+  it('answers a refused argument with a code of the enum that means no other failure, and a refused token with one that does', () => {
+    const schema = {
+      type: 'object',
+      required: ['ok', 'error'],
+      properties: {
+        ok: { type: 'boolean' },
+        error: { type: 'string', enum: ['message_not_found', 'not_authed', 'invalid_auth', 'invalid_arg_name'] },
+      },
+    };
+    expect(shape(schema, { ok: false, error: 'message_not_found' }, { status: 400 }).body).toMatchObject({
+      error: 'invalid_arg_name',
+    });
+    const refused = { status: 401, code: 'unauthorized', message: 'the token is not valid', problems: [] };
+    expect(shape(schema, { ok: false, error: 'message_not_found' }, refused).body).toMatchObject({
+      error: 'invalid_auth',
+    });
+  });
+
   it('keeps an OAuth-style error code a free string, and a word enum of `status` as a code meaning the same', () => {
     const schema = {
       type: 'object',

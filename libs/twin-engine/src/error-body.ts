@@ -332,7 +332,7 @@ const codeFor = (schema: Schema, facts: ErrorFacts): unknown => {
       const best = values
         .map((value) => ({ value, score: score(value, wanted) }))
         .filter((candidate) => candidate.score > 0 && (facts.status >= 500 || !isServerCode(candidate.value)))
-        .sort((a, b) => b.score - a.score)[0];
+        .sort((a, b) => b.score - a.score || foreignWords(a.value, wanted) - foreignWords(b.value, wanted))[0];
       if (best) {
         return best.value;
       }
@@ -352,6 +352,21 @@ const codeFor = (schema: Schema, facts: ErrorFacts): unknown => {
   }
   return facts.code;
 };
+
+/** Words that qualify any failure (an invalid token, a bad request), so they say nothing of which one it is. */
+const qualifiers = new Set(['invalid', 'bad', 'not']);
+
+/**
+ * How many of a code's words mean another failure than the one wanted: among equally close values, `invalid_auth`
+ * says the credential was refused, so a refused argument is `invalid_arg_name`, never an authentication failure.
+ */
+const foreignWords = (value: string, wanted: string): number =>
+  wordsOf(value).filter(
+    (word) =>
+      !qualifiers.has(word) &&
+      !meanings[wanted].includes(word) &&
+      Object.entries(meanings).some(([meaning, words]) => meaning !== wanted && words.includes(word)),
+  ).length;
 
 const isServerCode = (value: string): boolean =>
   wordsOf(value).some((w) => ['server', 'internal', 'api', 'unavailable', 'timeout'].includes(w));

@@ -43,6 +43,23 @@ describe('writes with an Idempotency-Key', () => {
     const other = await create('persona:reply:2', 'Twice GmbH');
     expect((other.body as { id: string }).id).not.toBe((first.body as { id: string }).id);
 
+    const beforeBodiless = episode.state.seq;
+    // The key names a request, not any call to the path: the same key without the required body is refused (with the
+    // 422 the operation declares for a refusal), not answered with the 201 of the request that used it.
+    const bodiless = await episode.handle(
+      'procurement',
+      {
+        method: 'POST',
+        path: '/suppliers',
+        query: new URLSearchParams(),
+        headers: { authorization, 'idempotency-key': 'persona:reply:1' },
+      },
+      'http://twin/suppliers',
+    );
+    expect(bodiless.status).toBe(422);
+    expect(JSON.stringify(bodiless.body)).toContain('body');
+    expect(episode.state.seq).toBe(beforeBodiless);
+
     const rebuilt = await new TwinEngine(store, new StaticStackSource(model)).episode('t', episode.id);
     const afterRebuild = await rebuilt.handle(
       'procurement',

@@ -115,8 +115,15 @@ export class ResponseFactory {
     // The operation's own error response first; else the service's usual error body, which is what the real API
     // would most likely send for a status the spec forgot to declare (a 404 the spec never lists is still a 404: the
     // HTTP truth about a missing record, said in the shape the service uses for its other errors).
-    const declared =
-      (plan ? this.declaredError(plan.operation.pointer, status) : undefined) ?? this.serviceError(status);
+    const own = plan ? this.declaredError(plan.operation.pointer, status) : undefined;
+    const text = plan && !own ? this.declaredTextType(plan.operation.pointer, status) : undefined;
+    if (text) {
+      // An operation answered in a page or plain text (an OAuth consent page) says its errors the same way.
+      const body =
+        text === 'text/html' ? `<!doctype html><title>${status}</title><p>${escapeHtml(message)}</p>` : message;
+      return { status, headers: { 'content-type': text }, body };
+    }
+    const declared = own ?? this.serviceError(status);
     if (!declared) {
       return jsonResponse(status, { error: code, message, ...extra });
     }
@@ -149,6 +156,23 @@ export class ResponseFactory {
       return undefined;
     }
     return undefined;
+  }
+
+  /** The text media type the operation declares for this status when it declares no JSON there (`text/html`). */
+  private declaredTextType(operationPointer: string, status: number): string | undefined {
+    const responses =
+      (getAtPointer(this.service.document, operationPointer) as { responses?: Record<string, unknown> } | undefined)
+        ?.responses ?? {};
+    const key = [String(status), `${String(status)[0]}XX`, `${String(status)[0]}xx`, 'default'].find(
+      (candidate) => responses[candidate] !== undefined,
+    );
+    if (key === undefined) {
+      return undefined;
+    }
+    const responsePointer = `${operationPointer}/responses/${escapePointerSegment(key)}`;
+    const { value } = dereference(this.service.document, responses[key], responsePointer);
+    const types = Object.keys((value as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+    return types.some((type) => /json/i.test(type)) ? undefined : types.find((type) => /^text\//i.test(type));
   }
 
   private serviceError(status: number): { pointer: string; mediaType: string } | undefined {
@@ -188,3 +212,6 @@ export class ResponseFactory {
     };
   }
 }
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);

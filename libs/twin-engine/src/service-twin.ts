@@ -289,30 +289,9 @@ export class ServiceTwin {
         events: [],
       };
     }
-    let plan = match.plan;
-    let valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
-    for (const variant of match.variants?.slice(1) ?? []) {
-      if (valid.ok) {
-        break;
-      }
-      const attempt = validateRequest(variant, request, match.params, this.validators, this.service.document);
-      if (attempt.ok) {
-        plan = variant;
-        valid = attempt;
-      }
-    }
+    const { plan, valid } = this.validated(match, request);
     if (!valid.ok) {
-      const status = this.validationStatus(plan, valid);
-      return {
-        response: this.responses.error(
-          plan,
-          status,
-          status === 415 ? 'unsupported_media_type' : status === 413 ? 'payload_too_large' : 'invalid_request',
-          valid.message,
-          { problems: valid.problems },
-        ),
-        events: [],
-      };
+      return { response: this.invalidResponse(plan, valid), events: [] };
     }
     const context = (crud: OperationPlan & { shape: ResourceShape }): CrudContext => {
       const visible =
@@ -351,6 +330,50 @@ export class ServiceTwin {
       return listContainer({ ...context({ ...plan, shape: container }), plan, listing: plan.containerListing });
     }
     return this.generic(plan, request);
+  }
+
+  /** The request checked against its operation, or the first of the operations keyed on its path it satisfies. */
+  private validated(
+    match: RouteMatch,
+    request: TwinRequest,
+  ): { plan: OperationPlan; valid: ValidRequest | InvalidRequest } {
+    let plan = match.plan;
+    let valid = validateRequest(plan, request, match.params, this.validators, this.service.document);
+    for (const variant of match.variants?.slice(1) ?? []) {
+      if (valid.ok) {
+        break;
+      }
+      const attempt = validateRequest(variant, request, match.params, this.validators, this.service.document);
+      if (attempt.ok) {
+        plan = variant;
+        valid = attempt;
+      }
+    }
+    return { plan, valid };
+  }
+
+  private invalidResponse(plan: OperationPlan, refusal: InvalidRequest): TwinResponse {
+    const status = this.validationStatus(plan, refusal);
+    return this.responses.error(
+      plan,
+      status,
+      status === 415 ? 'unsupported_media_type' : status === 413 ? 'payload_too_large' : 'invalid_request',
+      refusal.message,
+      { problems: refusal.problems },
+    );
+  }
+
+  /**
+   * The refusal of a request its operation's schemas refuse, for a spec twin (packs validate in their product's
+   * terms); undefined when it is valid. An idempotent replay asks first: a key answers again only a request that
+   * could have been answered, never a bodiless or malformed one with the answer of the valid one that used it.
+   */
+  refusal(match: RouteMatch, request: TwinRequest): TwinResponse | undefined {
+    if (this.pack) {
+      return undefined;
+    }
+    const { plan, valid } = this.validated(match, request);
+    return valid.ok ? undefined : this.invalidResponse(plan, valid);
   }
 
   /** The spec's own answer (its example, or a body synthesized from its schema) to an operation CRUD does not answer. */

@@ -168,3 +168,18 @@ describe('error bodies of a payments-style spec (every error is `default`)', () 
     expect(response.body).toEqual({ Message: expect.stringMatching(/requires charge/), StatusCode: 400 });
   });
 });
+
+describe('error answers of an operation that answers in a page', () => {
+  it('refuses a bad request in the page type it declares, with the reason escaped in it, not in JSON', async () => {
+    const { episode, service } = await twinOf('consent-page.yaml');
+    const refused = await episode.handle(
+      service.name,
+      { method: 'GET', path: '/authorize', query: new URLSearchParams('response_type=<token>'), headers: {} },
+      'http://twin/authorize',
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.headers['content-type']).toBe('text/html');
+    expect(String(refused.body)).toContain('response_type');
+    expect(String(refused.body)).toContain('&lt;token&gt;');
+  });
+});

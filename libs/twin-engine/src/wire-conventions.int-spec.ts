@@ -268,4 +268,35 @@ describe('wire conventions through a twin', () => {
       expect((await call('GET', '/issues/90071992547409931.5')).status).toBe(400);
     });
   });
+
+  describe('writeOnly properties and nullable enums', () => {
+    let call: ReturnType<typeof caller>;
+    beforeAll(async () => {
+      call = caller(await twinOf('write-only.yaml'));
+    });
+
+    it('keeps what it was sent but never answers a writeOnly property, at any depth, in a create, get or list', async () => {
+      const created = await call(
+        'POST',
+        '/envelopes',
+        JSON.stringify({ title: 'Lease', pin: '0000', signers: [{ email: 'a@example.com', password: 'hunter2' }] }),
+      );
+      expect(created.status).toBe(201);
+      expect(created.json).toMatchObject({ title: 'Lease', signers: [{ email: 'a@example.com' }] });
+      const id = String(created.json.id);
+      const fetched = await call('GET', `/envelopes/${id}`);
+      const listed = await call('GET', '/envelopes?title=Lease');
+      expect(fetched.json).toMatchObject({ id, signers: [{ email: 'a@example.com' }] });
+      expect(listed.json.entries).toMatchObject([{ id, signers: [{ email: 'a@example.com' }] }]);
+      for (const answer of [created, fetched, listed]) {
+        expect(JSON.stringify(answer.json)).not.toMatch(/hunter2|"password"|"pin"/);
+      }
+    });
+
+    it('refuses null for a nullable enum that does not list null, and takes a member or null where it is a type', async () => {
+      const signers = [{ email: 'b@example.com' }];
+      expect((await call('POST', '/envelopes', JSON.stringify({ ink: null, signers }))).status).toBe(400);
+      expect((await call('POST', '/envelopes', JSON.stringify({ ink: 'blue', signers }))).status).toBe(201);
+    });
+  });
 });

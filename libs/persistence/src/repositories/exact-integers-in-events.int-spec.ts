@@ -99,7 +99,7 @@ describe('integers beyond 2^53 in JSON bodies, kept exact end to end', () => {
     });
     engine = new TwinEngine(new PostgresEpisodeStore(dataSource), new StaticStackSource(model));
     episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed: 1 });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await dataSource.destroy();

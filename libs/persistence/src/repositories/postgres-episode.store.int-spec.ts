@@ -82,7 +82,7 @@ describe(PostgresEpisodeStore.name, () => {
       await sut.append('test', sourceId, log.slice(start, start + 12_500));
     }
     engine.evict(sourceId);
-  }, 600_000);
+  });
 
   afterAll(async () => {
     await dataSource.destroy();
@@ -113,7 +113,7 @@ describe(PostgresEpisodeStore.name, () => {
     ]);
     expect(await sut.events('test', sourceId, { after: length })).toEqual(sourceTail);
     process.stdout.write(`fork at event ${length}: ${forkMs} ms (copy in PostgreSQL, replay of the fork's log)\n`);
-  }, 600_000);
+  });
 
   it('forks an episode that is not in memory, and at any earlier event', async () => {
     engine.evict(sourceId);
@@ -125,7 +125,7 @@ describe(PostgresEpisodeStore.name, () => {
     // A fork asked beyond the log starts at its end, and says so.
     const beyond = await engine.fork('test', sourceId, length * 2);
     expect(beyond.descriptor.forkedFrom).toEqual({ episodeId: sourceId, seq: length + extra });
-  }, 600_000);
+  });
 
   it('reads only what is new: the events after a sequence number, and a slice between two', async () => {
     const tail = await engine.events('test', sourceId, length - 5);
@@ -133,7 +133,7 @@ describe(PostgresEpisodeStore.name, () => {
     const slice = await sut.events('test', sourceId, { after: 100, until: 103 });
     expect(slice.map((e) => e.seq)).toEqual([101, 102, 103]);
     expect(await engine.events('test', sourceId, length + extra)).toEqual([]);
-  }, 600_000);
+  });
 
   it('reaches an episode only through its tenant: another reads nothing, writes nothing, forks nothing', async () => {
     const [first] = await sut.events('test', sourceId, { until: 1 });
@@ -158,5 +158,5 @@ describe(PostgresEpisodeStore.name, () => {
       "SELECT count(*) AS count FROM episodes WHERE tenant_id = 'other'",
     );
     expect(count).toBe('0');
-  }, 600_000);
+  });
 });

@@ -48,6 +48,7 @@ describe('convertSwagger with draft 4 tuples', () => {
           latest: { items: [{ $ref: '#/definitions/message' }, { type: 'null' }] },
           role: { items: [{ type: 'null' }, { enum: ['owner', 'admin'], type: 'string' }] },
           pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] },
+          preview: { type: 'null' },
         },
       },
     },
@@ -79,10 +80,7 @@ describe('convertSwagger with draft 4 tuples', () => {
     const openapi = (await convertSwagger('chat.json', structuredClone(swagger))) as unknown as Converted;
     const { latest, role } = openapi.components.schemas.channel.properties;
     expect(latest.items).toBeUndefined();
-    expect(latest.anyOf).toEqual([
-      { $ref: '#/components/schemas/message' },
-      expect.objectContaining({ nullable: true }),
-    ]);
+    expect(latest.anyOf).toEqual([{ $ref: '#/components/schemas/message' }, { enum: [null] }]);
     expect(role.items).toBeUndefined();
     expect(role.anyOf).toHaveLength(2);
     const listed = openapi.paths['/pins.list'].get.responses[200].content['application/json'];
@@ -90,6 +88,11 @@ describe('convertSwagger with draft 4 tuples', () => {
       { type: 'object', title: 'a' },
       { type: 'object', title: 'b' },
     ]);
+  });
+
+  it('keeps a property typed null null only: the converter would make it a bare nullable, which allows any value', async () => {
+    const openapi = (await convertSwagger('chat.json', structuredClone(swagger))) as unknown as Converted;
+    expect(openapi.components.schemas.channel.properties.preview).toEqual({ enum: [null] });
   });
 
   it('leaves a declared array and examples as they are', async () => {

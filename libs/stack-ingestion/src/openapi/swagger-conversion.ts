@@ -13,12 +13,13 @@ export const convertSwagger = async (
 ): Promise<Record<string, unknown>> => {
   try {
     // swagger2openapi mutates its input; the bundled document still serves to locate problems afterwards.
-    const { openapi } = await convertObj(tuplesAsAlternatives(structuredClone(document)), {
+    const { openapi } = await convertObj(draft4Rewritten(structuredClone(document)), {
       patch: true,
       warnOnly: true,
       resolve: false,
       direct: false,
     });
+    nullTypesRestored(openapi);
     requireFormsWithRequiredFields(document, openapi);
     return openapi;
   } catch (error) {
@@ -44,25 +45,66 @@ const isSchema = (value: unknown): value is Schema =>
  * swagger2openapi turns the list into `items: {anyOf: […]}`, an array of any of them, so the twin sent arrays the spec
  * read as draft 4 refuses. Where the schema does not declare an array the list becomes `anyOf` of its positions (the
  * value is one of them, which draft 4 accepts too); a declared array keeps its tuple as swagger2openapi converts it.
- * Only schema positions are rewritten (definitions, parameter and response schemas, and the keywords nesting them),
- * never examples, which may hold a list under the same key.
  */
-const tuplesAsAlternatives = (document: Schema): Schema => {
+const tupleAsAlternatives = (schema: Schema): void => {
+  if (Array.isArray(schema.items) && schema.type !== 'array') {
+    const positions = schema.items as unknown[];
+    delete schema.items;
+    if (Array.isArray(schema.anyOf)) {
+      schema.allOf = [...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []), { anyOf: positions }];
+    } else {
+      schema.anyOf = positions;
+    }
+  }
+};
+
+/**
+ * Draft 4's `type: "null"` allows null and nothing else; swagger2openapi turns it into a bare `nullable: true`, which
+ * names no type and so allows any value (the twin answered text where the spec allows only null), and it drops null
+ * from an enum. Such a schema is marked before the conversion and written `enum: [null]` after it, which says the
+ * same in OpenAPI 3.0.
+ */
+const nullOnly = 'x-mirror-null-only';
+
+const markNullType = (schema: Schema): void => {
+  if (schema.type === 'null') {
+    schema[nullOnly] = true;
+  }
+};
+
+const nullTypesRestored = (converted: unknown): void => {
+  const seen = new Set<unknown>();
+  const visit = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || seen.has(value)) {
+      return;
+    }
+    seen.add(value);
+    if (isSchema(value) && value[nullOnly] === true) {
+      for (const key of Object.keys(value)) {
+        delete value[key];
+      }
+      value.enum = [null];
+      return;
+    }
+    Object.values(value).forEach(visit);
+  };
+  visit(converted);
+};
+
+/**
+ * The rewrites of draft 4 the converter would misread, on every schema position: definitions, parameter and
+ * response schemas, and the keywords nesting them; never examples, which may hold a list or a `type` under the same
+ * key.
+ */
+const draft4Rewritten = (document: Schema): Schema => {
   const seen = new Set<Schema>();
   const visit = (schema: unknown): void => {
     if (!isSchema(schema) || seen.has(schema)) {
       return;
     }
     seen.add(schema);
-    if (Array.isArray(schema.items) && schema.type !== 'array') {
-      const positions = schema.items as unknown[];
-      delete schema.items;
-      if (Array.isArray(schema.anyOf)) {
-        schema.allOf = [...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []), { anyOf: positions }];
-      } else {
-        schema.anyOf = positions;
-      }
-    }
+    tupleAsAlternatives(schema);
+    markNullType(schema);
     for (const keyword of ['items', 'additionalProperties', 'not']) {
       visit(schema[keyword]);
     }
