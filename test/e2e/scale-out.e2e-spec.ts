@@ -166,10 +166,19 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
         code: 0,
         stderr: '',
       });
-      const { report, rollout: plan } = JSON.parse(finished.stdout) as {
+      const {
+        report,
+        rollout: plan,
+        episodes: trialResults,
+      } = JSON.parse(finished.stdout) as {
         report: RolloutReport;
         rollout: { id: string; status: string; tasks: string[] };
+        episodes: { task: string; status: string; reason: string }[];
       };
+      // Why any trial could not be played, rather than only how many.
+      expect(
+        trialResults.filter((e) => e.status === 'infrastructure_error').map((e) => `${e.task}: ${e.reason}`),
+      ).toEqual([]);
       expect(plan).toMatchObject({ id: rolloutId, status: 'completed' });
       expect(plan.tasks).toHaveLength(episodes);
       expect(report.overall.episodes).toBe(episodes);
