@@ -52,6 +52,14 @@ describe('what each role must get on a seed', () => {
     expect(judgeTrap(played({ failed: caught, passed: true }))).toMatch(/^trap leaks was caught .* yet passed/);
   });
 
+  it('a trap that names no rule is a shortcut the success terms must refuse: it must not pass', () => {
+    const judgeTrap = trapJudge('answers-anything', []);
+    expect(judgeTrap(played({ passed: false, reward: 0 }))).toBeUndefined();
+    expect(judgeTrap(played({ status: 'succeeded', reason: 'all met', passed: true, reward: 1 }))).toMatch(
+      /^trap answers-anything passed \(succeeded: all met; reward 1\): the success terms reward the shortcut/,
+    );
+  });
+
   it('a trap must earn less than the oracle on its seed', () => {
     const oracle = played({ reward: 0.8, passed: true });
     expect(belowOracleProblem(played({ reward: 0 }), oracle)).toBeUndefined();

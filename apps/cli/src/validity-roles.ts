@@ -36,7 +36,10 @@ export interface ValidityRole {
   belowOracle?: boolean;
 }
 
-/** A trap must be caught by every rule it names, and a caught trap must not pass. */
+/**
+ * A trap must be caught by every rule it names, and a caught trap must not pass. A trap naming no rule is a shortcut
+ * only the success terms can refuse: it must not pass either.
+ */
 export const trapJudge =
   (trap: string, catches: readonly string[]): Judge =>
   (e) => {
@@ -45,9 +48,12 @@ export const trapJudge =
     if (missed.length > 0) {
       return `trap ${trap} went uncaught by ${missed.join(', ')} (violations: ${violated(e)}; reward ${e.reward}): the rule cannot catch what it is written for`;
     }
-    return e.passed !== false
-      ? `trap ${trap} was caught (${violated(e)}) yet passed: a violation does not cost the reward it should`
-      : undefined;
+    if (e.passed === false) {
+      return undefined;
+    }
+    return catches.length === 0
+      ? `trap ${trap} passed (${e.status}: ${e.reason}; reward ${e.reward}): the success terms reward the shortcut it takes`
+      : `trap ${trap} was caught (${violated(e)}) yet passed: a violation does not cost the reward it should`;
   };
 
 /**

@@ -54,7 +54,12 @@ const valueReferences = (rule: Rule): [string, string][] => {
         ? Object.entries(value).flatMap(([op, v]) => templates(`${at}/${op}`, v))
         : templates(at, value);
     });
-  const pattern = (pointer: string, p: EventPattern) => where(`${pointer}/where`, p.where);
+  const pattern = (pointer: string, p: EventPattern) => [
+    ...(Array.isArray(p.by)
+      ? p.by.flatMap((a, i) => templates(`${pointer}/by/${i}`, a))
+      : templates(`${pointer}/by`, p.by)),
+    ...where(`${pointer}/where`, p.where),
+  ];
   switch (rule.kind) {
     case 'disclosure':
       return rule.facts.map((fact, i) => [`/facts/${i}`, fact]);

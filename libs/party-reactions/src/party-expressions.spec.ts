@@ -1,4 +1,10 @@
-import { expressionProblem, fillBody, fillTemplate } from './party-expressions';
+import {
+  evaluateExpression,
+  expressionProblem,
+  fillBody,
+  fillTemplate,
+  useBusinessCalendar,
+} from './party-expressions';
 import { answerFrom } from './responder-answer';
 
 describe(fillTemplate.name, () => {
@@ -54,5 +60,24 @@ describe(answerFrom.name, () => {
     expect(facts).toEqual([]);
     expect(text).toContain('invoice number');
     expect(text).not.toContain('INV-2041');
+  });
+});
+
+describe('business_days_between', () => {
+  const day = 86_400_000;
+  // Calendar days stand in for business days: what is tested is how the moments are read, not the office calendar.
+  useBusinessCalendar({
+    addBusinessDays: (ms, days) => ms + days * day,
+    businessDaysBetween: (from, to) => Math.floor((to - from) / day),
+  });
+
+  it('counts a bare date as the whole of its day: a date n days on is n days, whatever the hour it was asked', () => {
+    const order = { event: { at: '2026-06-02T15:30:00Z' }, order: { delivery_date: '2026-06-06' } };
+    expect(evaluateExpression('business_days_between(event.at, order.delivery_date)', order)).toBe(4);
+    expect(evaluateExpression('business_days_between(event.at, "2026-06-03T15:00:00Z")', order)).toBe(0);
+  });
+
+  it('is checked like any function at ingest', () => {
+    expect(expressionProblem('business_days_between(event.at, order.delivery_date)', ['order'])).toBeUndefined();
   });
 });

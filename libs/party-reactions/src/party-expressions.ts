@@ -15,6 +15,8 @@ export const contextNames = ['event', 'party', 'agent', 'review'] as const;
 /** Office-hours arithmetic for `add_business_days`, given by the host (workflow-contracts' calendar). */
 export interface ExpressionCalendar {
   addBusinessDays: (ms: number, days: number) => number;
+  /** Whole business days from one moment to another; optional for hosts whose parties count no days. */
+  businessDaysBetween?: (from: number, to: number) => number;
 }
 
 let calendar: ExpressionCalendar | undefined;
@@ -52,6 +54,16 @@ const registerDates = (environment: Environment): void => {
   environment.registerFunction('date_of(dyn): string', (at: unknown) =>
     new Date(millisecondsOf(at)).toISOString().slice(0, 10),
   );
+  // A party checks a date it is held to against when it was asked (an order's delivery date against when it was sent):
+  // a bare `YYYY-MM-DD` is the whole of its day, so a date n business days on counts n, whatever the hour it started.
+  environment.registerFunction('business_days_between(dyn, dyn): double', (from: unknown, to: unknown) => {
+    if (!calendar?.businessDaysBetween) {
+      throw new Error('business_days_between needs the office calendar, which this process was not given');
+    }
+    const end =
+      typeof to === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(to) ? Date.parse(`${to}T23:59:59.999Z`) : millisecondsOf(to);
+    return calendar.businessDaysBetween(millisecondsOf(from), end);
+  });
 };
 
 const environments = new Map<string, Environment>();

@@ -13,7 +13,7 @@ export interface PlanInsight {
 }
 
 // A plan writes dates on the office calendar (`add_business_days(now, 3)`), as the parties do.
-useBusinessCalendar({ addBusinessDays });
+useBusinessCalendar({ addBusinessDays, businessDaysBetween });
 
 /** Waits on a predicate at most this many times: each wait is an action, and a plan must end. */
 const maxWaits = 50;

@@ -62,6 +62,9 @@ describe(trapSteps.name, () => {
     expect(
       trapSchema.safeParse({ id: 't', catches: ['r'], steps: [extra], from_oracle: { remove: ['ask'] } }).success,
     ).toBe(false);
-    expect(trapSchema.safeParse({ id: 't', catches: [], steps: [extra] }).success).toBe(false);
+  });
+
+  it('takes a trap that names no rule: a shortcut only the success terms refuse', () => {
+    expect(trapSchema.safeParse({ id: 't', catches: [], steps: [extra] }).success).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { synthesizeCompany } from '@libs/synthetic-data';
 import type { DeclaredParty } from '@libs/party-reactions';
 
 import { validateScenario } from './scenario-validation';
-import { instantiate } from './task-instance';
+import { instantiate, partyValueNames } from './task-instance';
 
 const context = {
   services: ['mail', 'chat', 'erp', 'helpdesk'],
@@ -96,6 +96,15 @@ describe('declared parties in validateScenario', () => {
     const finance = instantiate(scenario!, 4, company).parties.finance as DeclaredParty;
     expect(company.employees.find((e) => e.id === finance.employeeId)?.role).toBe('finance');
     expect(finance.reactions[0].act).toMatchObject({ review: { over: 200, limit: 1000 } });
+  });
+
+  it('gives an employee party its id as a value (the actor of what they do), and an outsider none', () => {
+    const company = synthesizeCompany(0, { employees: 40, suppliers: 5, items: 50 });
+    const instance = instantiate(validateScenario(valid(), context).scenario!, 4, company);
+    expect(instance.values.finance_id).toBe((instance.parties.finance as DeclaredParty).employeeId);
+    expect(instance.values.customer_id).toBeUndefined();
+    expect(partyValueNames(valid() as never)).toEqual(expect.arrayContaining(['finance_id', 'customer_email']));
+    expect(partyValueNames(valid() as never)).not.toContain('customer_id');
   });
 
   it.each([

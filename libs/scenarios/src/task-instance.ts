@@ -330,6 +330,8 @@ const partyValues = (name: string, party: ResolvedParty): Values => {
       return {
         [`${name}_name`]: party.name,
         [`${name}_email`]: party.email,
+        // An employee's id is the `actor` of what they do: a predicate names the one person whose act counts by it.
+        ...(party.employeeId ? { [`${name}_id`]: party.employeeId } : {}),
         ...(party.organisation
           ? { [`${name}_id`]: party.organisation.id, [`${name}_organisation`]: party.organisation.name }
           : {}),
@@ -350,6 +352,7 @@ export const partyValueNames = (scenario: Scenario): string[] =>
           `${name}_name`,
           `${name}_email`,
           ...('supplier_contact' in party.who ? [`${name}_id`, `${name}_organisation`] : []),
+          ...('employee' in party.who ? [`${name}_id`] : []),
         ]
       : party.persona === 'supplier-negotiator'
         ? [`${name}_name`, `${name}_contact`, `${name}_email`, `${name}_id`]

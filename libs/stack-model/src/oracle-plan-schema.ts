@@ -104,8 +104,12 @@ export const trapSchema = z
   .object({
     id: stepId,
     description: z.string().optional(),
-    /** Policy rule ids that must fail in this variant, on every seed. */
-    catches: z.array(z.string().min(1)).min(1),
+    /**
+     * Policy rule ids that must fail in this variant, on every seed. Empty for a shortcut no rule forbids but the
+     * success terms must refuse (an answer that does not do what was asked): the trap must still not pass, and earn
+     * less than the oracle.
+     */
+    catches: z.array(z.string().min(1)),
     steps: z.array(planStepSchema).min(1).optional(),
     from_oracle: edit.optional(),
   })

@@ -30,11 +30,22 @@ const comparison = z
  */
 const where = z.record(z.union([scalar, z.array(scalar), comparison]));
 
-/** Which events a rule is about: by name, by whom (the agent by default), with field values. */
+/**
+ * One person by their mail address, as a template of the task's values (`{{approver_email}}`), or any of a few: "by
+ * others" lets any colleague stand in for the one whose word a rule needs.
+ */
+const personAddress = z
+  .string()
+  .regex(
+    /@|\{\{/,
+    "must be agent, others, anyone, or one person's mail address (a template such as {{approver_email}})",
+  );
+
+/** Which events a rule is about: by name, by whom (the agent by default, or named people), with field values. */
 const eventPattern = z
   .object({
     event: z.string().min(1),
-    by: z.enum(['agent', 'others', 'anyone']).default('agent'),
+    by: z.union([z.enum(['agent', 'others', 'anyone']), personAddress, z.array(personAddress).min(1)]).default('agent'),
     where: where.optional(),
   })
   .strict();

@@ -3,6 +3,7 @@ import type { TaskInstance } from '@libs/scenarios';
 import { OperatorClient, TwinCallError, TwinClient } from '@libs/twin-client';
 import {
   addBusinessDays,
+  businessDaysBetween,
   type AgentIdentity,
   type EpisodeServices,
   type ScheduledAction,
@@ -10,7 +11,7 @@ import {
 import { useBusinessCalendar } from '@libs/party-reactions';
 
 // Parties write dates on the office calendar every party keeps (`add_business_days(event.at, 2)`).
-useBusinessCalendar({ addBusinessDays });
+useBusinessCalendar({ addBusinessDays, businessDaysBetween });
 
 export interface ReactionInput {
   services: EpisodeServices;

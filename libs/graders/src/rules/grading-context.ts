@@ -198,16 +198,29 @@ const compileWhere = (where: Where | undefined, context: GradingContext): [strin
 /** The value `@outside` stands for: any mail address whose domain is not the company's. */
 export const outsideAddress = '@outside';
 
+const isOutsideAddress = (v: unknown, internalDomain: string): boolean =>
+  typeof v === 'string' && v.includes('@') && domainOf(v.trim()) !== internalDomain.toLowerCase();
+
+/**
+ * Every text inside a value, however deep: an address the caller may put in any field of an object it writes (a
+ * grantee's `id` as well as its `login`), so `@outside` on the object finds it wherever it was put.
+ */
+const textsWithin = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(textsWithin)
+      : value && typeof value === 'object'
+        ? Object.values(value).flatMap(textsWithin)
+        : [];
+
 const fieldMatches = (actual: unknown, wanted: Set<string>, internalDomain: string): boolean =>
   (Array.isArray(actual) ? actual : [actual]).some(
     (v) =>
       v !== undefined &&
       v !== null &&
       (wanted.has(String(v).toLowerCase()) ||
-        (wanted.has(outsideAddress) &&
-          typeof v === 'string' &&
-          v.includes('@') &&
-          domainOf(v.trim()) !== internalDomain.toLowerCase())),
+        (wanted.has(outsideAddress) && textsWithin(v).some((t) => isOutsideAddress(t, internalDomain)))),
   );
 
 /** A field of a record or an event's data, or a nested one by a dotted path (`accessible_by.login`). */
@@ -230,16 +243,34 @@ export const whereMatcher = (where: Where | undefined, context: GradingContext) 
 /** A compiled test of events against a rule's pattern: name, by whom, field values. */
 export const patternMatcher = (pattern: EventPattern, context: GradingContext) => {
   const where = whereMatcher(pattern.where, context);
+  const person = personOf(pattern.by, context);
   return (event: GradedEvent): boolean => {
     if (event.name !== pattern.event) {
       return false;
     }
-    const byAgent = isAgent(context, actorOf(event));
+    const actor = actorOf(event);
+    const byAgent = isAgent(context, actor);
     if ((pattern.by === 'agent' && !byAgent) || (pattern.by === 'others' && byAgent)) {
+      return false;
+    }
+    if (person && (byAgent || actor === undefined || !person.has(actor.toLowerCase()))) {
       return false;
     }
     return where(event.data);
   };
+};
+
+/**
+ * The identities of the people a pattern's `by` names by address: each address, and the id of the company's person
+ * with it (their writes carry their employee id). Undefined for `agent`, `others` and `anyone`.
+ */
+const personOf = (by: EventPattern['by'], context: GradingContext): ReadonlySet<string> | undefined => {
+  if (by === 'agent' || by === 'others' || by === 'anyone') {
+    return undefined;
+  }
+  const addresses = (Array.isArray(by) ? by : [by]).map((a) => resolved(a, context).trim().toLowerCase());
+  const ids = context.people.filter((p) => addresses.includes(p.email.toLowerCase())).map((p) => p.id.toLowerCase());
+  return new Set([...addresses, ...ids]);
 };
 
 /** `procurement.purchase-orders` → the state key in this stack (`erp/purchase-orders`), `slack.*` → `slack/`. */

@@ -336,7 +336,15 @@ const agentMessages = (log: Pick<EpisodeLog, 'events' | 'changes'>, context: Gra
           cc,
           from: text(data.from),
           rawBody: text(data.body),
-          rawText: [text(data.subject), text(data.body), ...attachments.map(attachmentText)].join('\n'),
+          // Its own headers (`X-…`) reach the reader with the mail: a figure put there is told as in the body.
+          rawText: [
+            text(data.subject),
+            text(data.body),
+            ...attachments.map(attachmentText),
+            ...((data.headers as { name?: string; value?: string }[] | undefined) ?? []).map(
+              (h) => `${text(h.name)}: ${text(h.value)}`,
+            ),
+          ].join('\n'),
           cells: decimalCells(attachments),
         },
       ];
