@@ -15,10 +15,15 @@ export const settledUpdate = async <Ret, Args extends unknown[]>(
   name: string,
   args: Args,
 ): Promise<Ret> => {
+  // The client's overloads split updates with and without arguments; one call shape serves both here.
+  const execute = handle.executeUpdate.bind(handle) as (
+    name: string,
+    options: { args: Args; updateId: string },
+  ) => Promise<Ret>;
   const updateId = randomUUID();
   for (let ask = 1; ; ask++) {
     try {
-      return await handle.executeUpdate<Ret, Args>(name, { args, updateId });
+      return await execute(name, { args, updateId });
     } catch (error) {
       if (!(error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) || ask >= maxAsks) {
         throw error;
