@@ -302,9 +302,7 @@ export const startEpisode = async (
         ? undefined
         : await unlessEnded(() =>
             renewing.during(() =>
-              followed(() =>
-                settledUpdate<WaitResult, [WaitRequest]>(handle, episodeWorkflowNames.wait, [request]),
-              ),
+              followed(() => settledUpdate<WaitResult, [WaitRequest]>(handle, episodeWorkflowNames.wait, [request])),
             ),
           );
       if (!waited) {
