@@ -1,8 +1,10 @@
 import { DataSource, EntityManager } from 'typeorm';
 
+import { eventLogDigest } from '@libs/evidence-trail';
 import {
   EpisodeDescriptor,
   EpisodeNotInTenantError,
+  EpisodeStarter,
   EpisodeStore,
   EventRange,
   FaultSettings,
@@ -51,11 +53,11 @@ export class PostgresEpisodeStore extends EpisodeStore {
     super();
   }
 
-  async createEpisode(episode: EpisodeDescriptor): Promise<void> {
-    await this.dataSource.transaction((manager) => this.insertEpisode(manager, episode));
+  async createEpisode(episode: EpisodeDescriptor, by?: EpisodeStarter): Promise<void> {
+    await this.dataSource.transaction((manager) => this.insertEpisode(manager, episode, by));
   }
 
-  async forkEpisode(episode: ForkDescriptor): Promise<void> {
+  async forkEpisode(episode: ForkDescriptor, by?: EpisodeStarter): Promise<void> {
     // Copied inside PostgreSQL: a fork of a 50,000-event episode moves no event through this process, and binds three
     // parameters however long the log (rows as parameters passed PostgreSQL's 65,535 at about 10,900 events).
     const source = episode.forkedFrom.episodeId;
@@ -67,7 +69,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
       if (!owned) {
         throw new EpisodeNotInTenantError(episode.tenantId, source);
       }
-      await this.insertEpisode(manager, episode);
+      await this.insertEpisode(manager, episode, by);
       await manager.query(
         `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event)
          SELECT $1, seq, at, operation_id, actor, event FROM episode_events WHERE episode_id = $2 AND seq <= $3`,
@@ -78,10 +80,11 @@ export class PostgresEpisodeStore extends EpisodeStore {
 
   /**
    * Stores a new episode and, in the same transaction, its start in the evidence trail (`episode.created` or
-   * `episode.forked`) with the versions that make its world: stack, world seed, task, sizes, faults. Its secret is
-   * never in the entry. An id already stored (a retried start) is left as it was, and no second entry is written.
+   * `episode.forked`) with the versions that make its world: stack, world seed, task, sizes, faults, and who started it
+   * (`by`; Mirror's twins when nobody else is known). Its secret is never in the entry. An id already stored (a
+   * retried start) is left as it was, and no second entry is written.
    */
-  private async insertEpisode(manager: EntityManager, episode: EpisodeDescriptor): Promise<void> {
+  private async insertEpisode(manager: EntityManager, episode: EpisodeDescriptor, by?: EpisodeStarter): Promise<void> {
     const inserted = await manager.query<{ id: string }[]>(
       `INSERT INTO episodes
          (id, tenant_id, stack_version, seed, secret, sizes, faults, forked_from, forked_at_seq, scenario_id, scenario_seed)
@@ -106,11 +109,12 @@ export class PostgresEpisodeStore extends EpisodeStore {
     await new AuditTrailRepository(this.dataSource).append(
       episode.tenantId,
       {
-        actor: 'mirror:twins',
-        actorKind: 'system',
+        actor: by?.actor ?? 'mirror:twins',
+        actorKind: by?.actorKind ?? 'system',
         action: episode.forkedFrom ? 'episode.forked' : 'episode.created',
         subject: { kind: 'episode', id: episode.id },
         details: {
+          ...(by?.rolloutId ? { rolloutId: by.rolloutId } : {}),
           sizes: episode.sizes,
           ...(episode.faults ? { faults: episode.faults } : {}),
           ...(episode.forkedFrom ? { forkedFrom: episode.forkedFrom } : {}),
