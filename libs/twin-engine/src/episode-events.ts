@@ -143,7 +143,13 @@ export abstract class EpisodeStore {
   abstract append(tenantId: string, episodeId: string, events: LoggedEvent[]): Promise<void>;
   /** The log in order, only the events after `after` and up to `until` when given: catching up reads what is new. */
   abstract events(tenantId: string, episodeId: string, range?: EventRange): Promise<LoggedEvent[]>;
-  abstract setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void>;
+  /** `by`: who set them, for the evidence trail (Mirror's own machinery when absent). */
+  abstract setFaults(
+    tenantId: string,
+    episodeId: string,
+    faults: FaultSettings | undefined,
+    by?: EpisodeStarter,
+  ): Promise<void>;
 }
 
 /**
@@ -245,4 +251,9 @@ export interface ObservedCall {
 /** Where calls that left no event go: synchronous and never throwing (the answer must not wait on it). */
 export interface CallObserver {
   observe(call: ObservedCall): void;
+  /**
+   * Writes out what it holds, never rejecting: called before an episode's end is stored, so the calls answered until
+   * then are there for the store to commit to with the end.
+   */
+  flush?(): Promise<void>;
 }

@@ -292,12 +292,17 @@ export class TwinEngine {
   }
 
   /** Faults for an open episode; an ended one refuses (faults injected after the end would re-judge it). */
-  async setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+  async setFaults(
+    tenantId: string,
+    episodeId: string,
+    faults: FaultSettings | undefined,
+    by?: EpisodeStarter,
+  ): Promise<void> {
     const episode = await this.episode(tenantId, episodeId);
     if (episode.state.closed) {
       throw new EpisodeClosedError(episodeId);
     }
-    await this.store.setFaults(tenantId, episodeId, faults);
+    await this.store.setFaults(tenantId, episodeId, faults, by);
     episode.configureFaults(faults);
   }
 

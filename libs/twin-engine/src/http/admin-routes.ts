@@ -18,7 +18,7 @@ const faultRule = z
   .strict();
 
 /**
- * Who starts, forks and resets episodes on these routes, as the evidence trail names them: whoever holds the
+ * Who starts, forks, resets and sets faults of episodes on these routes, as the evidence trail names them: whoever holds the
  * installation's operator key, the one credential they answer (the gateway knows no one more precisely).
  */
 const operator: EpisodeStarter = { actor: 'operator-key', actorKind: 'admin' };
@@ -212,7 +212,7 @@ const route = async (
     const faults = parseJson(faultSettings, body, response);
     if (faults) {
       const episode = await engine.episode(tenantId, episodeId);
-      await engine.setFaults(tenantId, episodeId, faults);
+      await engine.setFaults(tenantId, episodeId, faults, operator);
       writeJson(response, 200, describe(episode));
     }
   } else if (method === 'POST' && action === 'records') {
