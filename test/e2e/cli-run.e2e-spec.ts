@@ -36,7 +36,13 @@ const checkEvidenceTrail = async (
   const offline = { DATABASE_URL: '' };
   expect((await runCli(['audit', 'verify', '--bundle', file, '--key', key], offline)).code).toBe(0);
   const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-    entries: { action: string; details: { reward: number }; versions: Record<string, unknown> }[];
+    entries: {
+      action: string;
+      actor: string;
+      actorKind: string;
+      details: { reward: number; calls?: { count: number } };
+      versions: Record<string, unknown>;
+    }[];
     episodes: { events: { event: unknown }[] }[];
   };
   // The grading names what produced it, the voice of the counterparties included (templates: no model configured).
@@ -47,6 +53,14 @@ const checkEvidenceTrail = async (
     personas: 'templates',
     grader: expect.any(String),
   });
+  // Started by whoever ran `mirror run`; its end committed its log and calls before anyone graded it.
+  expect(bundle.entries.find((e) => e.action === 'episode.created')).toMatchObject({
+    actor: expect.stringMatching(/^cli/),
+    actorKind: 'trainer',
+  });
+  expect(bundle.entries.map((e) => e.action)).toEqual(
+    expect.arrayContaining(['episode.created', 'episode.closed', 'episode.graded']),
+  );
   const edited = path.join(folder, 'edited.json');
   const tampered = structuredClone(bundle);
   tampered.episodes[0].events.splice(1, 1);
@@ -68,11 +82,16 @@ const checkEvidenceTrail = async (
       /append-only/,
     );
     await expect(sql.query(`DELETE FROM audit_entries WHERE seq = 2`)).rejects.toThrow(/append-only/);
-    // An event changed after grading: the chain is whole, but --deep finds the episode.
-    await sql.query(
-      `UPDATE episode_events SET event = jsonb_set(event, '{tampered}', 'true') WHERE episode_id = $1 AND seq = 1`,
-      [episodeId],
+    // Nor the episode's log and calls, which the entries commit to.
+    const tamperEvent = `UPDATE episode_events SET event = jsonb_set(event, '{tampered}', 'true') WHERE episode_id = $1 AND seq = 1`;
+    await expect(sql.query(tamperEvent, [episodeId])).rejects.toThrow(/episode_events rows are append-only/);
+    await expect(sql.query(`DELETE FROM episode_calls WHERE episode_id = $1`, [episodeId])).rejects.toThrow(
+      /episode_calls rows are append-only/,
     );
+    // Someone who can switch those guards off changes an event after grading: the chain is whole, but --deep finds it.
+    await sql.query(`ALTER TABLE episode_events DISABLE TRIGGER USER`);
+    await sql.query(`ALTER TABLE episode_calls DISABLE TRIGGER USER`);
+    await sql.query(tamperEvent, [episodeId]);
     const drifted = await runCli(['audit', 'verify', '--deep'], env);
     expect(drifted.code).toBe(1);
     expect(drifted.stderr).toContain(`episode ${episodeId}'s event log is not the one entry`);

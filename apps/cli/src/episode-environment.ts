@@ -5,13 +5,23 @@ import type { DataSource } from 'typeorm';
 import type { ServiceLog } from '@libs/embedded-services';
 import { AgentForInstance } from '@libs/episode-runs';
 import { PlayedEpisode, ScenarioOfBundle, withEpisodeHost } from '@libs/episode-host';
+import { commandLineActor } from '@libs/evidence-trail';
 import type { StackModel } from '@libs/stack-ingestion';
+import type { EpisodeStarter } from '@libs/twin-engine';
 
 export type { PlayedEpisode } from '@libs/episode-host';
 
 export interface EpisodeEnvironment {
-  /** Plays one episode of a scenario with an agent, grades it, and stores both (the transcript in a file). */
-  play(scenario: ScenarioOfBundle, seed: number, agent: AgentForInstance): Promise<PlayedEpisode>;
+  /**
+   * Plays one episode of a scenario with an agent, grades it, and stores both (the transcript in a file). Started by
+   * the person at the command line, unless `startedBy` names someone else (a rollout).
+   */
+  play(
+    scenario: ScenarioOfBundle,
+    seed: number,
+    agent: AgentForInstance,
+    startedBy?: EpisodeStarter,
+  ): Promise<PlayedEpisode>;
   transcripts: string;
   /** What a rollout's own worker and store use: the database, Temporal and the tenant the episodes run in. */
   services: {
@@ -39,7 +49,7 @@ export const withEpisodeEnvironment = <T>(
     (host) => {
       const environment = host.environments.get('bundle')!;
       return work({
-        play: (scenario, seed, agent) => host.play(environment, scenario, seed, agent),
+        play: (scenario, seed, agent, startedBy) => host.play(environment, scenario, seed, agent, startedBy),
         transcripts: host.transcripts,
         services: {
           dataSource: host.dataSource,
@@ -50,5 +60,6 @@ export const withEpisodeEnvironment = <T>(
         },
       });
     },
-    options,
+    // Run here, by whoever runs the command: the evidence trail names them as the episodes' starter.
+    { ...options, startedBy: { actor: commandLineActor(), actorKind: 'trainer' } },
   );

@@ -89,11 +89,16 @@ export const rolloutAgents = () => {
 /** Plays a trial in this process's episode environment: its task's scenario and seed, the agent, then the grade. */
 export const trialPlayer =
   (environment: EpisodeEnvironment, model: StackModel, agents: ReturnType<typeof rolloutAgents>): PlayTrial =>
-  async ({ task, agent }) => {
+  async ({ task, agent, rolloutId }) => {
     const parsed = parseTask(task);
     const scenario = model.scenarios.find((s) => s.scenario.id === parsed?.scenario);
     if (!parsed || !scenario) {
       throw new Error(`task ${task} names no scenario of this stack version`);
     }
-    return trialResultOf(await environment.play(scenario, parsed.seed, await agents(agent, scenario.scenario)));
+    const played = await environment.play(scenario, parsed.seed, await agents(agent, scenario.scenario), {
+      actor: `rollout:${rolloutId}`,
+      actorKind: 'system',
+      rolloutId,
+    });
+    return trialResultOf(played);
   };

@@ -69,7 +69,7 @@ export const sharedGatewayTrials = async (options: SharedGatewayTrialOptions): P
     return models.get(key)!;
   };
   // The trial's tenant is its rollout's (the workflow input), never this process's MIRROR_TENANT.
-  return async ({ tenantId, stackVersion, task, agent }) => {
+  return async ({ tenantId, rolloutId, stackVersion, task, agent }) => {
     const stack = await modelOf(tenantId, stackVersion);
     if (!stack) {
       throw unplayable(`no stack version ${stackVersion.slice(0, 12)} is stored for tenant ${tenantId}`);
@@ -97,6 +97,7 @@ export const sharedGatewayTrials = async (options: SharedGatewayTrialOptions): P
       scenario,
       parsed.seed,
       agentFor(agent, scenario.scenario),
+      { actor: `rollout:${rolloutId}`, actorKind: 'system', rolloutId },
     );
     if (played.status === 'infrastructure_error') {
       // Mirror's failure, not the agent's: this attempt fails and the trial is played again from its start. Its

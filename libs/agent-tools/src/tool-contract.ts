@@ -1,3 +1,4 @@
+import type { ActorKind } from '@libs/evidence-trail';
 import type { CredentialPlace } from '@libs/openapi-schemas';
 import type { HttpMethod } from '@libs/stack-model';
 
@@ -161,7 +162,13 @@ export type ControlPlaneAdmission = (
   authorization: string | undefined,
   permission: 'environments:read' | 'episodes:run',
   environment: string,
-) => Promise<void>;
+) => Promise<ControlPlaneCaller | undefined>;
+
+/** Who a control-plane call acts as (an API key's principal), as the evidence trail names who started an episode. */
+export interface ControlPlaneCaller {
+  actor: string;
+  actorKind: ActorKind;
+}
 
 /**
  * The episodes' lifecycle as every protocol sees it (REST, OpenEnv): start one of an environment's tasks, read its
@@ -169,7 +176,13 @@ export type ControlPlaneAdmission = (
  */
 export interface EpisodeLifecyclePort extends EpisodeToolPort {
   environments(): EnvironmentSummary[];
-  start(request: { environment: string; task: string; maxSteps?: number }): Promise<EpisodeStart>;
+  /** `startedBy`: the caller the control plane admitted, when it knows one. */
+  start(request: {
+    environment: string;
+    task: string;
+    maxSteps?: number;
+    startedBy?: ControlPlaneCaller;
+  }): Promise<EpisodeStart>;
   status(episodeId: string, token: string): Promise<EpisodeStatus>;
   /** Ends the episode (the agent's finish) if it runs, grades it, and returns its final status. */
   finish(episodeId: string, token: string): Promise<EpisodeStatus>;

@@ -32,4 +32,5 @@ export const controlPlaneAdmission =
     if (principal.tenantId !== hostedTenant) {
       throw environmentNotFound(environment);
     }
+    return { actor: principal.actor, actorKind: principal.role };
   };

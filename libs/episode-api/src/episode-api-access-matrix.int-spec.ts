@@ -3,10 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { Authenticator, Permission, Role, roleCan, roles } from '@libs/access';
+import { Authenticator, parseApiKey, Permission, Role, roleCan, roles } from '@libs/access';
 import { EpisodeHost, startEpisodeHost } from '@libs/episode-host';
 import { mountEpisodeProtocols } from '@libs/episode-protocols';
-import { ApiKeyRepository, RolloutRepository } from '@libs/persistence';
+import { ApiKeyRepository, AuditTrailRepository, RolloutRepository } from '@libs/persistence';
 import { LiveEpisodeRegistry } from '@libs/live-episodes';
 import { bearer, issueApiKey } from '@test/support/api-keys';
 import { repositoryRoot } from '@test/support/cli-runner';
@@ -254,6 +254,29 @@ describe('authorisation matrix of a keyed episode API', () => {
 
     expect(own.live).toBeGreaterThan(0);
     expect(theirs).toEqual({ live: 0, max: 0, available: 0 });
+  });
+
+  it('names the key that started an episode, alone or in a group, in the evidence trail', async () => {
+    const trail = new AuditTrailRepository(host.dataSource);
+    const startOf = async (episodeId: string) => (await trail.forSubject(hosted, 'episode', episodeId))[0];
+    const alone = (await (await post(`${api}/v1/episodes`, keys[hosted].trainer, { environment, task })).json()) as {
+      episode_id: string;
+    };
+    const group = (await (
+      await post(`${api}/v1/episodes:group`, keys[hosted].admin, { environment, task, n: 2 })
+    ).json()) as { episodes: { episode_id: string }[] };
+
+    expect(await startOf(alone.episode_id)).toMatchObject({
+      action: 'episode.created',
+      actor: `key:${parseApiKey(keys[hosted].trainer)!.id}`,
+      actorKind: 'trainer',
+    });
+    for (const { episode_id } of group.episodes) {
+      expect(await startOf(episode_id)).toMatchObject({
+        actor: `key:${parseApiKey(keys[hosted].admin)!.id}`,
+        actorKind: 'admin',
+      });
+    }
   });
 
   it('lets an episode route be opened by that episode’s token only, never by an API key', async () => {

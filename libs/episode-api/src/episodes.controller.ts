@@ -56,6 +56,9 @@ const idempotencyHeader = ApiHeader({
 });
 const episodeParam = ApiParam({ name: 'id', description: 'The episode id' });
 
+/** The caller as the evidence trail names who started an episode: the key's principal in its role. */
+const starterOf = (principal: Principal) => ({ actor: principal.actor, actorKind: principal.role });
+
 /**
  * The episode API outside agents and trainers use: thin over the live-episode registry. Every episode route takes the
  * episode's own bearer token; every mutation accepts an Idempotency-Key; every error is `{ error: { code, message,
@@ -148,6 +151,7 @@ export class EpisodesController {
         environment: body.environment,
         task: taskOf(body),
         ...(body.max_steps !== undefined ? { maxSteps: body.max_steps } : {}),
+        startedBy: starterOf(principal),
       });
       return { status: 201, body: startView(start, this.toolkit, apiUrlOf(request)) };
     });
@@ -176,6 +180,7 @@ export class EpisodesController {
         task: taskOf(body),
         n: body.n,
         ...(body.max_steps !== undefined ? { maxSteps: body.max_steps } : {}),
+        startedBy: starterOf(principal),
       });
       const apiUrl = apiUrlOf(request);
       return {

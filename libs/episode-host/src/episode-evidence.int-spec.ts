@@ -4,11 +4,17 @@ import { DataSource } from 'typeorm';
 
 import { verifyEvidenceBundle } from '@libs/evidence-trail';
 import type { Grade } from '@libs/graders';
-import { createDataSource, EpisodeCallLog, EpisodeCallRepository, EpisodeCallRow } from '@libs/persistence';
+import {
+  createDataSource,
+  EpisodeCallLog,
+  EpisodeCallRepository,
+  EpisodeCallRow,
+  PostgresEpisodeStore,
+} from '@libs/persistence';
 import type { ObservedCall } from '@libs/twin-engine';
 import { createTestDatabase } from '@test/support/test-services';
 
-import { driftedEpisodes, exportEvidence, recordEpisodeGrade } from './episode-evidence';
+import { driftedEpisodes, exportEvidence, recordEpisodeGrade, unvouchedCalls } from './episode-evidence';
 
 const read = (episodeId: string, n: number, tenantId = 'north'): ObservedCall => ({
   tenantId,
@@ -56,8 +62,8 @@ describe(driftedEpisodes.name, () => {
     await database.drop();
   });
 
-  /** A new episode with five reads recorded (in two batches) and graded: each case changes its own. */
-  const gradedEpisode = async (): Promise<string> => {
+  /** A new episode with five reads recorded (in two batches), not yet ended nor graded. */
+  const openEpisode = async (): Promise<string> => {
     const episodeId = randomUUID();
     await dataSource.query(
       `INSERT INTO episodes (id, tenant_id, stack_version, seed, secret, sizes) VALUES ($1, 'north', $2, 1, 's', '{}')`,
@@ -72,19 +78,46 @@ describe(driftedEpisodes.name, () => {
     // Another tenant naming this episode stores nothing and takes no place in its chain.
     log.observe(read(episodeId, 9, 'south'));
     await log.close();
+    return episodeId;
+  };
+
+  /** A new episode with five reads recorded and graded: each case changes its own. */
+  const gradedEpisode = async (): Promise<string> => {
+    const episodeId = await openEpisode();
     await recordEpisodeGrade(dataSource, { tenant: 'north', episodeId, grade, agent: 'diligent', versions: {} });
+    return episodeId;
+  };
+
+  /** A new episode with five reads recorded, then ended (its log's end stored), and never graded. */
+  const endedEpisode = async (): Promise<string> => {
+    const episodeId = await openEpisode();
+    await new PostgresEpisodeStore(dataSource).append('north', episodeId, [
+      { seq: 1, at: '2026-06-01T09:00:10.000Z', operationId: '_mirror.close', event: { type: 'episode.closed' } },
+    ]);
     return episodeId;
   };
 
   const driftOf = async (episodeId: string): Promise<string[]> =>
     (await driftedEpisodes(dataSource, 'north')).filter((d) => d.episodeId === episodeId).map((d) => d.message);
 
-  /** What `audit verify --deep` says of a new graded episode once the statements ran on its calls (`$1`: its id). */
+  /**
+   * Runs statements as someone who can switch the tables' guard off (the app's connection cannot change these rows).
+   */
+  const behindTheGuard = async (statements: string[], episodeId: string): Promise<void> => {
+    await dataSource.query(`ALTER TABLE episode_calls DISABLE TRIGGER USER`);
+    try {
+      for (const statement of statements) {
+        await dataSource.query(statement, [episodeId]);
+      }
+    } finally {
+      await dataSource.query(`ALTER TABLE episode_calls ENABLE TRIGGER USER`);
+    }
+  };
+
+  /** What `audit verify --deep` says of a new episode once the statements ran on its calls (`$1`: its id). */
   const tampered = async (...changes: string[]): Promise<string[]> => {
     const episodeId = await gradedEpisode();
-    for (const change of changes) {
-      await dataSource.query(change, [episodeId]);
-    }
+    await behindTheGuard(changes, episodeId);
     return driftOf(episodeId);
   };
 
@@ -118,20 +151,20 @@ describe(driftedEpisodes.name, () => {
       ),
     ).toEqual([expect.stringMatching(/call 4 \(row \d+, GET erp\) does not match its hash/)]);
     expect(await tampered(`DELETE FROM episode_calls WHERE ${where} AND n >= 4`)).toEqual([
-      expect.stringMatching(/calls 4–5 are missing: grading recorded 5, 3 remain/),
+      expect.stringMatching(/calls 4–5 are missing: 5 were recorded, 3 remain/),
     ]);
     // Whoever deletes a call and chains the rest again consistently still cannot match what the entry holds.
     const episodeId = await gradedEpisode();
     const calls = new EpisodeCallRepository(dataSource);
     const kept = (await calls.chain('north', episodeId)).filter((c) => c.n !== 2);
-    await dataSource.query(`DELETE FROM episode_calls WHERE episode_id = $1`, [episodeId]);
+    await behindTheGuard([`DELETE FROM episode_calls WHERE episode_id = $1`], episodeId);
     await calls.append(
       'north',
       kept.map(({ call: { n: _n, ...call } }) => call as unknown as EpisodeCallRow),
     );
     expect(await driftOf(episodeId)).toEqual([
       expect.stringMatching(
-        /^episode .*'s calls are not the ones entry \d+ recorded at grading: call 5 is missing: grading recorded 5, 4 remain$/,
+        /^episode .*'s calls are not the ones entry \d+ recorded at grading: call 5 is missing: 5 were recorded, 4 remain$/,
       ),
     ]);
   });
@@ -151,5 +184,59 @@ describe(driftedEpisodes.name, () => {
     const dropped = structuredClone(bundle);
     dropped.episodes[0].calls!.splice(4, 1);
     expect(verifyEvidenceBundle(dropped).map((p) => p.pointer)).toContain('/episodes/0/calls');
+  });
+
+  it('commits to the calls of an episode that ended and was never graded, and finds one changed since', async () => {
+    const episodeId = await endedEpisode();
+    const [entry] = await dataSource.query<{ details: { calls: { count: number } } }[]>(
+      `SELECT details FROM audit_entries WHERE subject_id = $1 AND action = 'episode.closed'`,
+      [episodeId],
+    );
+    expect(entry.details.calls.count).toBe(5);
+    expect(await driftOf(episodeId)).toEqual([]);
+    expect((await unvouchedCalls(dataSource, 'north')).filter((u) => u.episodeId === episodeId)).toEqual([]);
+
+    // Rewritten whole and chained again, as only whoever drops the guard can: the end's commitment no longer holds.
+    const calls = new EpisodeCallRepository(dataSource);
+    const edited = (await calls.chain('north', episodeId)).map(({ call: { n: _n, ...call } }, i) =>
+      i === 1 ? { ...call, path: '/suppliers?page=7' } : call,
+    );
+    await behindTheGuard([`DELETE FROM episode_calls WHERE episode_id = $1`], episodeId);
+    await calls.append('north', edited as unknown as EpisodeCallRow[]);
+    expect(await driftOf(episodeId)).toEqual([
+      expect.stringMatching(
+        /^episode .*'s calls are not the ones entry \d+ recorded at its end: the first 5 calls are not the ones recorded: they were rewritten$/,
+      ),
+    ]);
+    // A bundle of the ended episode carries the calls its end committed to; changed, it fails offline.
+    const episodeOnly = await endedEpisode();
+    const bundle = (await exportEvidence(dataSource, 'north', { kind: 'episode', id: episodeOnly }))!;
+    expect(bundle.episodes[0].calls).toHaveLength(5);
+    expect(verifyEvidenceBundle(bundle)).toEqual([]);
+    (bundle.episodes[0].calls![0] as { status: number }).status = 500;
+    expect(verifyEvidenceBundle(bundle).map((p) => p.pointer)).toContain('/episodes/0/calls');
+  });
+
+  it('names the calls no entry vouches for yet, and checks them link by link', async () => {
+    const open = await openEpisode();
+    expect((await unvouchedCalls(dataSource, 'north')).filter((u) => u.episodeId === open)).toEqual([
+      { episodeId: open, from: 1, to: 5 },
+    ]);
+    expect(await driftOf(open)).toEqual([]);
+    // Calls answered after grading are on the chain but past what the grading committed to.
+    const graded = await gradedEpisode();
+    const log = new EpisodeCallLog(new EpisodeCallRepository(dataSource), (message) => {
+      throw new Error(message);
+    });
+    log.observe(read(graded, 6));
+    await log.close();
+    expect((await unvouchedCalls(dataSource, 'north')).filter((u) => u.episodeId === graded)).toEqual([
+      { episodeId: graded, from: 6, to: 6 },
+    ]);
+
+    await behindTheGuard([`UPDATE episode_calls SET status = 404 WHERE episode_id = $1 AND n = 2`], open);
+    expect(await driftOf(open)).toEqual([
+      expect.stringMatching(/'s calls, vouched for by no entry: call 2 \(row \d+, GET erp\) does not match its hash/),
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import {
   AuditEntry,
   eventLogDigest,
   EvidenceBundle,
+  genesisHash,
   verifyCallChain,
   isJsonObject,
   materialDigest,
@@ -86,20 +87,24 @@ const committedCalls = (entries: readonly AuditEntry[]): { count: number; digest
     : undefined;
 };
 
-/** An episode whose stored material is no longer what its latest grading entry committed to, and how. */
+/** An episode whose stored material is no longer what its latest committing entry committed to, and how. */
 export interface DriftedEpisode {
   episodeId: string;
-  /** The grading entry's place in the chain. */
+  /** The committing entry's place in the chain (0: no entry commits to the episode's calls). */
   seq: number;
   message: string;
 }
 
-/**
- * Episodes whose latest grading entry commits to material the database no longer holds: an event edited, removed or
- * added after grading, or a call that changed nothing (a read) edited, deleted or moved, named by its place and row.
- * The chain itself may be whole; this checks what it committed to.
- */
-export const driftedEpisodes = async (dataSource: DataSource, tenant: string): Promise<DriftedEpisode[]> => {
+/** Calls of an episode that no entry vouches for yet: answered while it was open and never graded, or after it. */
+export interface UnvouchedCalls {
+  episodeId: string;
+  /** The first and last place (`n`) in the episode's call chain that no entry commits to. */
+  from: number;
+  to: number;
+}
+
+/** Each episode's latest entry that commits to its material (its grading, or its end), by episode id. */
+const latestCommitments = async (dataSource: DataSource, tenant: string): Promise<Map<string, AuditEntry>> => {
   const audit = new AuditTrailRepository(dataSource);
   const latest = new Map<string, AuditEntry>();
   for (let after = 0; ;) {
@@ -114,6 +119,21 @@ export const driftedEpisodes = async (dataSource: DataSource, tenant: string): P
     }
     after = page[page.length - 1].seq;
   }
+  return latest;
+};
+
+/** When an entry recorded what it commits to, in words. */
+const when = (entry: AuditEntry): string => (entry.action === 'episode.closed' ? 'at its end' : 'at grading');
+
+/**
+ * Episodes whose stored material is no longer what their latest committing entry (grading or end) recorded: an event
+ * edited, removed or added since, or a call that changed nothing (a read) edited, deleted or moved, named by its place
+ * and row. The calls of an episode no entry commits to are checked as a chain (each link against the one before), so
+ * a row changed without its hash, dropped or moved shows there too. The chain itself may be whole; this checks what
+ * it committed to.
+ */
+export const driftedEpisodes = async (dataSource: DataSource, tenant: string): Promise<DriftedEpisode[]> => {
+  const latest = await latestCommitments(dataSource, tenant);
   const calls = new EpisodeCallRepository(dataSource);
   const drifted: DriftedEpisode[] = [];
   for (const [episodeId, entry] of latest) {
@@ -122,7 +142,7 @@ export const driftedEpisodes = async (dataSource: DataSource, tenant: string): P
       drifted.push({
         episodeId,
         seq: entry.seq,
-        message: `episode ${episodeId}'s event log is not the one entry ${entry.seq} recorded at grading`,
+        message: `episode ${episodeId}'s event log is not the one entry ${entry.seq} recorded ${when(entry)}`,
       });
     }
     const committed = committedCalls([entry]);
@@ -131,11 +151,35 @@ export const driftedEpisodes = async (dataSource: DataSource, tenant: string): P
       drifted.push({
         episodeId,
         seq: entry.seq,
-        message: `episode ${episodeId}'s calls are not the ones entry ${entry.seq} recorded at grading: ${problem}`,
+        message: `episode ${episodeId}'s calls are not the ones entry ${entry.seq} recorded ${when(entry)}: ${problem}`,
       });
     }
   }
+  for (const { episodeId } of await calls.chainHeads(tenant)) {
+    if (latest.has(episodeId)) {
+      continue;
+    }
+    const problem = verifyCallChain(await calls.chain(tenant, episodeId), { count: 0, digest: genesisHash });
+    if (problem) {
+      drifted.push({ episodeId, seq: 0, message: `episode ${episodeId}'s calls, vouched for by no entry: ${problem}` });
+    }
+  }
   return drifted;
+};
+
+/**
+ * The calls no entry commits to yet, per episode: every call of an episode never ended nor graded, and those answered
+ * after its latest committing entry. Not a fault (an open episode's calls cannot be committed yet), but what a
+ * reviewer must know is vouched for by its own links only.
+ */
+export const unvouchedCalls = async (dataSource: DataSource, tenant: string): Promise<UnvouchedCalls[]> => {
+  const latest = await latestCommitments(dataSource, tenant);
+  const heads = await new EpisodeCallRepository(dataSource).chainHeads(tenant);
+  return heads.flatMap(({ episodeId, count }) => {
+    const entry = latest.get(episodeId);
+    const committed = (entry && committedCalls([entry])?.count) ?? 0;
+    return count > committed ? [{ episodeId, from: committed + 1, to: count }] : [];
+  });
 };
 
 /** The subject kinds a bundle can be made of. */

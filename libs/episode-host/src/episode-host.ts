@@ -29,7 +29,7 @@ import {
   tracingFromConfig,
 } from '@libs/telemetry';
 import { serveInProcess } from '@libs/twin-client';
-import { CachedStackSource, createGatewayServer, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
+import { CachedStackSource, createGatewayServer, EpisodeStarter, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 import { builtInPacks } from '@twins/index';
 
@@ -62,12 +62,16 @@ export interface EpisodeHost {
     outcome: EpisodeOutcome,
     agent: string,
   ): Promise<{ grade: Grade; transcriptFile: string }>;
-  /** Plays one episode of a scenario with an in-process agent, grades it, and stores both. */
+  /**
+   * Plays one episode of a scenario with an in-process agent, grades it, and stores both. `startedBy`: who starts it,
+   * when not the host's own starter (a rollout's trial).
+   */
   play(
     environment: HostedEnvironment,
     scenario: ScenarioOfBundle,
     seed: number,
     agent: AgentForInstance,
+    startedBy?: EpisodeStarter,
   ): Promise<PlayedEpisode>;
   /** Stops everything that started, newest first. */
   stop(): Promise<void>;
@@ -82,6 +86,11 @@ export interface EpisodeHostOptions {
   tracing?: Tracing;
   /** Episodes played at once (1 by default): the worker's slots and cache are sized for them. */
   concurrency?: number;
+  /**
+   * Who starts the episodes this process plays when a start names nobody (the person running the command), as the
+   * evidence trail records it; Mirror's own machinery when absent.
+   */
+  startedBy?: EpisodeStarter;
 }
 
 /**
@@ -231,6 +240,7 @@ const startServices = async (
           model: bundle.model,
           taskQueue,
           instanceKey: key,
+          ...(options.startedBy ? { startedBy: options.startedBy } : {}),
           readFile: (file: string) => {
             const full = path.join(bundle.path, file);
             return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined;

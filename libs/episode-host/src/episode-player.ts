@@ -19,6 +19,7 @@ import { Grade, infrastructureGrade } from '@libs/graders';
 import { EpisodeGradeRepository, PostgresEpisodeStore } from '@libs/persistence';
 import type { RolloutEpisodeResult } from '@libs/rollouts';
 import { mirrorMetrics } from '@libs/telemetry';
+import type { EpisodeStarter } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
 import type { HostedBundle, PlayedEpisode, ScenarioOfBundle } from './hosted-episodes';
@@ -123,10 +124,12 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts, c
     { scenario, file }: ScenarioOfBundle,
     seed: number,
     agent: AgentForInstance,
+    /** Who starts the episode, when not the environment's own starter (a rollout's trial). */
+    startedBy?: EpisodeStarter,
   ): Promise<PlayedEpisode> => {
     let outcome: EpisodeOutcome;
     try {
-      outcome = await runEpisode(environment.context, signals, scenario, seed, agent);
+      outcome = await runEpisode(environment.context, signals, scenario, seed, agent, startedBy ? { startedBy } : {});
     } catch (error) {
       if (!(error instanceof EpisodeInfrastructureError)) {
         throw error;

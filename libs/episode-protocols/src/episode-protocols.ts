@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 
 import * as express from 'express';
 
-import { ControlPlaneAdmission, EpisodeLifecyclePort } from '@libs/agent-tools';
+import { ControlPlaneAdmission, ControlPlaneCaller, EpisodeLifecyclePort } from '@libs/agent-tools';
 
 import { createEpisodeMcpEndpoint } from './mcp/episode-mcp-endpoint';
 import { OpenEnvEpisode, OpenEnvFacade } from './openenv/openenv-facade';
@@ -69,8 +69,11 @@ export const createEpisodeProtocols = (
   /** Holds a control-plane route to the episode API's rule, before its body is read. */
   const admitted =
     (permission: 'environments:read' | 'episodes:run'): express.RequestHandler =>
-    (request, _response, next) => {
-      admit(request.headers.authorization, permission, env(request)).then(() => next(), next);
+    (request, response, next) => {
+      admit(request.headers.authorization, permission, env(request)).then((caller) => {
+        response.locals.caller = caller;
+        next();
+      }, next);
     };
   router.get(`${openEnvRoute}/health`, admitted('environments:read'), (request, response) => {
     openEnv.environment(env(request));
@@ -83,8 +86,11 @@ export const createEpisodeProtocols = (
     response.json(openEnv.schema(env(request)));
   });
   router.post(`${openEnvRoute}/reset`, admitted('episodes:run'), json, async (request, response) => {
-    const { result } = await openEnv.reset(env(request), objectBody(request.body, 'reset'), (id) =>
-      mcpUrl(request, id),
+    const { result } = await openEnv.reset(
+      env(request),
+      objectBody(request.body, 'reset'),
+      (id) => mcpUrl(request, id),
+      response.locals.caller as ControlPlaneCaller | undefined,
     );
     response.json(result);
   });
@@ -99,15 +105,16 @@ export const createEpisodeProtocols = (
   });
   router.post(`${openEnvRoute}/mcp`, json, async (request, response) => {
     const body = objectBody(request.body, 'mcp');
-    if (body.method === 'openenv/session/create') {
-      // A new session starts an episode, as reset does: the caller's bearer is an API key here.
-      await admit(request.headers.authorization, 'episodes:run', env(request));
-    }
+    // A new session starts an episode, as reset does: the caller's bearer is an API key here.
+    const caller =
+      body.method === 'openenv/session/create'
+        ? await admit(request.headers.authorization, 'episodes:run', env(request))
+        : undefined;
     const params = body.params as Record<string, unknown> | undefined;
     const sessionId = typeof params === 'object' && params !== null ? params.session_id : undefined;
     const token = bearerToken(request.headers.authorization);
     const episode = typeof sessionId === 'string' && token !== undefined ? { episodeId: sessionId, token } : undefined;
-    const { answer } = await openEnv.mcp(env(request), episode, body, (id) => mcpUrl(request, id));
+    const { answer } = await openEnv.mcp(env(request), episode, body, (id) => mcpUrl(request, id), caller);
     response.json(answer);
   });
 

@@ -8,7 +8,7 @@ import type { StackModel } from '@libs/stack-ingestion';
 import { Company } from '@libs/synthetic-data';
 import { boundedLabel, mirrorMetrics } from '@libs/telemetry';
 import { episodeGateway, gatewayLostSince, TwinClient } from '@libs/twin-client';
-import { domainEventsOf, Episode, TwinEngine } from '@libs/twin-engine';
+import { domainEventsOf, Episode, EpisodeStarter, TwinEngine } from '@libs/twin-engine';
 import {
   EpisodeOutcome,
   EpisodeWorkflowResult,
@@ -45,6 +45,11 @@ export interface RunnerContext {
   instanceKey: string;
   /** Where the agent's own prose (policy document) is read from: the bundle's files. */
   readFile?: (file: string) => string | undefined;
+  /**
+   * Who starts this context's episodes when a start names nobody (the person running `mirror run`), as the evidence
+   * trail records it.
+   */
+  startedBy?: EpisodeStarter;
 }
 
 /**
@@ -154,6 +159,7 @@ export const startEpisode = async (
   scenario: Scenario,
   seed: number,
   options: HandOver = {},
+  startedBy: EpisodeStarter | undefined = context.startedBy,
 ) => {
   const worldSeed = worldSeedOf(scenario, seed, context.instanceKey);
   const episode = await orInfrastructureError(undefined, () =>
@@ -163,6 +169,7 @@ export const startEpisode = async (
       seed: worldSeed,
       sizes: { recordsPerResource: 5, ...(scenario.world.company ? { company: scenario.world.company } : {}) },
       scenario: { id: scenario.id, seed },
+      ...(startedBy ? { startedBy } : {}),
     }),
   );
   const company = episode.twin.world.company as Company;
@@ -381,16 +388,17 @@ export const runEpisode = async (
   scenario: Scenario,
   seed: number,
   agentFor: AgentForInstance,
-  options: HandOver & { stopGraceMs?: number } = {},
+  options: HandOver & { stopGraceMs?: number; startedBy?: EpisodeStarter } = {},
 ): Promise<EpisodeOutcome> => {
   const started = Date.now();
-  const { stopGraceMs, ...handOver } = options;
+  const { stopGraceMs, startedBy, ...handOver } = options;
   const { episode, handle, session, conduct, finished, instance, startAt, gatewayUrl } = await startEpisode(
     context,
     signals,
     scenario,
     seed,
     { leaseSeconds: episodeLeaseSeconds, ...handOver },
+    startedBy ?? context.startedBy,
   );
   try {
     const agent =

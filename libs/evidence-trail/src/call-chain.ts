@@ -21,8 +21,8 @@ export interface ChainedCallRow {
 }
 
 /**
- * Checks an episode's stored calls, in `n` order, against what its grading entry recorded (`count` calls ending at
- * `digest`): names the first call deleted, edited, unlinked or moved, or says the calls were rewritten whole. Calls
+ * Checks an episode's stored calls, in `n` order, against what its grading or end entry recorded (`count` calls ending
+ * at `digest`): names the first call deleted, edited, unlinked or moved, or says the calls were rewritten whole. Calls
  * after the first `count` (answered after grading) are checked as links but committed to by no entry.
  */
 export const verifyCallChain = (
@@ -45,16 +45,16 @@ export const verifyCallChain = (
     }
     previous = { n: row.n, hash: row.hash };
     if (row.n === recorded.count && row.hash !== recorded.digest) {
-      return `the first ${recorded.count} calls are not the ones grading recorded: they were rewritten`;
+      return `the first ${recorded.count} calls are not the ones recorded: they were rewritten`;
     }
   }
   if (previous.n < recorded.count) {
     const missing =
       previous.n + 1 === recorded.count ? `call ${recorded.count} is` : `calls ${previous.n + 1}–${recorded.count} are`;
-    return `${missing} missing: grading recorded ${recorded.count}, ${previous.n} remain`;
+    return `${missing} missing: ${recorded.count} were recorded, ${previous.n} remain`;
   }
   if (recorded.count === 0 && recorded.digest !== genesisHash) {
-    return 'grading recorded no calls but a digest of some';
+    return 'no calls were recorded but a digest of some';
   }
   return undefined;
 };

@@ -18,6 +18,7 @@ import { HostedEnvironment, EpisodeHost, ScenarioOfBundle } from '@libs/episode-
 import { EpisodeInfrastructureError, startEpisode } from '@libs/episode-runs';
 import { LiveEpisodeRepository, LiveEpisodeRow, TrajectoryStepRow } from '@libs/persistence';
 import { boundedLabel, inEpisodeSpan, mirrorMetrics, withLogFields } from '@libs/telemetry';
+import type { EpisodeStarter } from '@libs/twin-engine';
 import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
 import type { AgentToolkit } from './agent-toolkit';
@@ -137,7 +138,13 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     return { live, max: this.options.maxLive, available: Math.max(0, this.options.maxLive - live) };
   }
 
-  async start(request: { environment: string; task: string; maxSteps?: number }): Promise<EpisodeStart> {
+  /** `startedBy`: the caller (an API key's principal), as the evidence trail names who started the episode. */
+  async start(request: {
+    environment: string;
+    task: string;
+    maxSteps?: number;
+    startedBy?: EpisodeStarter;
+  }): Promise<EpisodeStart> {
     const [start] = await this.startMany(request, 1, null);
     return start;
   }
@@ -148,6 +155,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     task: string;
     n: number;
     maxSteps?: number;
+    startedBy?: EpisodeStarter;
   }): Promise<{ groupId: string; episodes: EpisodeStart[] }> {
     if (!Number.isInteger(request.n) || request.n < 1 || request.n > this.options.maxLive) {
       throw new EpisodeRequestError('n_invalid', 400, `n: must be an integer from 1 to ${this.options.maxLive}`);
@@ -157,7 +165,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   }
 
   private async startMany(
-    request: { environment: string; task: string; maxSteps?: number },
+    request: { environment: string; task: string; maxSteps?: number; startedBy?: EpisodeStarter },
     n: number,
     groupId: string | null,
   ): Promise<EpisodeStart[]> {
@@ -177,7 +185,9 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     const opened: { live: LiveEpisode; token: string }[] = [];
     try {
       for (let i = 0; i < n; i++) {
-        opened.push(await this.open(environment, scenario, seed, request.task, maxSteps, tools, groupId));
+        opened.push(
+          await this.open(environment, scenario, seed, request.task, maxSteps, tools, groupId, request.startedBy),
+        );
       }
     } catch (error) {
       // A group starts whole or not at all: the episodes already started are taken down and forgotten.
@@ -247,8 +257,9 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     maxSteps: number,
     tools: ToolDefinition[],
     groupId: string | null,
+    startedBy: EpisodeStarter | undefined,
   ): Promise<{ live: LiveEpisode; token: string }> {
-    const started = await startEpisode(environment.context, this.host.signals, scenario.scenario, seed);
+    const started = await startEpisode(environment.context, this.host.signals, scenario.scenario, seed, {}, startedBy);
     const { token, hash } = issueEpisodeToken();
     const live: LiveEpisode = {
       id: started.episode.id,

@@ -16,6 +16,7 @@ import { ReviewAnnotations1764900006000 } from './migrations/1764900006000-revie
 import { EpisodeCalls1764900009000 } from './migrations/1764900009000-episode-calls';
 import { IdempotencyKeysPerTenant1765000010000 } from './migrations/1765000010000-idempotency-keys-per-tenant';
 import { EpisodeCallChain1765100001000 } from './migrations/1765100001000-episode-call-chain';
+import { EpisodeEvidenceAppendOnly1765200004000 } from './migrations/1765200004000-episode-evidence-append-only';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -33,6 +34,7 @@ export const migrations = [
   EpisodeCalls1764900009000,
   IdempotencyKeysPerTenant1765000010000,
   EpisodeCallChain1765100001000,
+  EpisodeEvidenceAppendOnly1765200004000,
 ];
 
 /**

@@ -1,3 +1,4 @@
+import type { ActorKind } from '@libs/evidence-trail';
 import type { Redaction } from '@libs/redaction';
 import type { WorldRecord } from '@libs/synthetic-data';
 
@@ -129,19 +130,38 @@ export const pageOfLog = (logged: readonly LoggedEvent[]): readonly LoggedEvent[
  * descriptor names its own): another tenant's episode is not found, and nothing is written to it.
  */
 export abstract class EpisodeStore {
-  abstract createEpisode(episode: EpisodeDescriptor): Promise<void>;
+  /** `by`: who started it, for the evidence trail (Mirror's own machinery when absent). */
+  abstract createEpisode(episode: EpisodeDescriptor, by?: EpisodeStarter): Promise<void>;
   /**
    * Creates `episode` (a fork: `forkedFrom` set) with its source's events up to `forkedFrom.seq` as its own log, in
    * one step: a fork of a long episode never passes through the caller, nor half-exists. The source must be an episode
    * of the fork's tenant.
    */
-  abstract forkEpisode(episode: ForkDescriptor): Promise<void>;
+  abstract forkEpisode(episode: ForkDescriptor, by?: EpisodeStarter): Promise<void>;
   abstract findEpisode(tenantId: string, episodeId: string): Promise<EpisodeDescriptor | undefined>;
   /** Refuses (rejects) an episode the tenant does not own. */
   abstract append(tenantId: string, episodeId: string, events: LoggedEvent[]): Promise<void>;
   /** The log in order, only the events after `after` and up to `until` when given: catching up reads what is new. */
   abstract events(tenantId: string, episodeId: string, range?: EventRange): Promise<LoggedEvent[]>;
-  abstract setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void>;
+  /** `by`: who set them, for the evidence trail (Mirror's own machinery when absent). */
+  abstract setFaults(
+    tenantId: string,
+    episodeId: string,
+    faults: FaultSettings | undefined,
+    by?: EpisodeStarter,
+  ): Promise<void>;
+}
+
+/**
+ * Who started an episode (or forked, or reset one), as the evidence trail names them: an API key's principal, the
+ * person at the command line, a rollout. Kept apart from the descriptor: a fork is started by whoever forks, not by
+ * whoever started its source.
+ */
+export interface EpisodeStarter {
+  actor: string;
+  actorKind: ActorKind;
+  /** The rollout the episode is a trial of: its entry then travels with the rollout's evidence. */
+  rolloutId?: string;
 }
 
 /** A write to an episode the tenant does not own (or that does not exist): refused whole, nothing stored. */
@@ -231,4 +251,9 @@ export interface ObservedCall {
 /** Where calls that left no event go: synchronous and never throwing (the answer must not wait on it). */
 export interface CallObserver {
   observe(call: ObservedCall): void;
+  /**
+   * Writes out what it holds, never rejecting: called before an episode's end is stored, so the calls answered until
+   * then are there for the store to commit to with the end.
+   */
+  flush?(): Promise<void>;
 }

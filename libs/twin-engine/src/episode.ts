@@ -213,8 +213,12 @@ export class Episode {
     return result;
   }
 
-  /** Ends the episode: later writes to its twins are refused (reads still answer, for review). Idempotent. */
-  close(): Promise<void> {
+  /**
+   * Ends the episode: later writes to its twins are refused (reads still answer, for review). Idempotent. The calls
+   * observed so far are written out first, so a store that commits to the episode's evidence at its end finds them.
+   */
+  async close(): Promise<void> {
+    await this.observer?.flush?.();
     return this.appendWhileOpen('_mirror.close', { type: 'episode.closed' });
   }
 

@@ -9,6 +9,7 @@ import {
   CallObserver,
   EpisodeDescriptor,
   EpisodeScenario,
+  EpisodeStarter,
   EpisodeStore,
   FaultSettings,
   LoggedEvent,
@@ -57,6 +58,8 @@ export interface NewEpisode {
   id?: string;
   /** The scenario the episode plays; it must be one of the stack version's. */
   scenario?: EpisodeScenario;
+  /** Who starts it, as the evidence trail records the start; Mirror's own machinery when nobody else is known. */
+  startedBy?: EpisodeStarter;
 }
 
 export class ScenarioNotFoundError extends Error {
@@ -149,7 +152,7 @@ export class TwinEngine {
     let twin: StackTwin;
     try {
       twin = await this.twinFor(descriptor);
-      await this.store.createEpisode(descriptor);
+      await this.store.createEpisode(descriptor, request.startedBy);
     } catch (error) {
       this.worldOf.delete(descriptor.id);
       throw error;
@@ -266,8 +269,8 @@ export class TwinEngine {
    * Back to the world as it was, as a NEW episode (a fork before the first event): an episode's log is never
    * rewritten, so a graded history stays what was graded, and a reset is no way to hide what was done.
    */
-  reset(tenantId: string, episodeId: string): Promise<Episode> {
-    return this.fork(tenantId, episodeId, 0);
+  reset(tenantId: string, episodeId: string, by?: EpisodeStarter): Promise<Episode> {
+    return this.fork(tenantId, episodeId, 0, by);
   }
 
   /**
@@ -275,7 +278,7 @@ export class TwinEngine {
    * with a secret of its own: tokens of the source open nothing in the fork. The store copies the log itself, so a
    * fork at event 50,000 costs one statement; the fork's state is then replayed from its own log like any rebuild.
    */
-  async fork(tenantId: string, episodeId: string, atSeq?: number): Promise<Episode> {
+  async fork(tenantId: string, episodeId: string, atSeq?: number, by?: EpisodeStarter): Promise<Episode> {
     const source = await this.episode(tenantId, episodeId);
     const seq = Math.min(atSeq ?? source.state.seq, source.state.seq);
     const descriptor: EpisodeDescriptor & { forkedFrom: { episodeId: string; seq: number } } = {
@@ -284,17 +287,22 @@ export class TwinEngine {
       secret: newEpisodeSecret(),
       forkedFrom: { episodeId, seq },
     };
-    await this.store.forkEpisode(descriptor);
+    await this.store.forkEpisode(descriptor, by);
     return this.episode(tenantId, descriptor.id);
   }
 
   /** Faults for an open episode; an ended one refuses (faults injected after the end would re-judge it). */
-  async setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void> {
+  async setFaults(
+    tenantId: string,
+    episodeId: string,
+    faults: FaultSettings | undefined,
+    by?: EpisodeStarter,
+  ): Promise<void> {
     const episode = await this.episode(tenantId, episodeId);
     if (episode.state.closed) {
       throw new EpisodeClosedError(episodeId);
     }
-    await this.store.setFaults(tenantId, episodeId, faults);
+    await this.store.setFaults(tenantId, episodeId, faults, by);
     episode.configureFaults(faults);
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import {
+  ControlPlaneCaller,
   EnvironmentSummary,
   EpisodeAccessError,
   EpisodeLifecyclePort,
@@ -21,6 +22,8 @@ import {
  */
 export class InMemoryEpisodes implements EpisodeLifecyclePort {
   readonly calls: { episodeId: string; names: string[] }[] = [];
+  /** Who each start named as its starter, in order (none: the protocol knew nobody). */
+  readonly starters: (ControlPlaneCaller | undefined)[] = [];
   private readonly episodes = new Map<string, LiveEpisode>();
 
   constructor(private readonly maxLive = 8) {}
@@ -40,7 +43,13 @@ export class InMemoryEpisodes implements EpisodeLifecyclePort {
     ];
   }
 
-  start(request: { environment: string; task: string; maxSteps?: number }): Promise<EpisodeStart> {
+  start(request: {
+    environment: string;
+    task: string;
+    maxSteps?: number;
+    startedBy?: ControlPlaneCaller;
+  }): Promise<EpisodeStart> {
+    this.starters.push(request.startedBy);
     return settle(() => {
       const environment = this.environments().find((candidate) => candidate.id === request.environment);
       if (environment === undefined) {

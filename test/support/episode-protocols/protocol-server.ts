@@ -7,7 +7,7 @@ import { ControlPlaneAdmission, EpisodeLifecyclePort } from '@libs/agent-tools';
 import { createEpisodeProtocols } from '@libs/episode-protocols';
 
 /** `mirror up`'s rule: its one local user may do anything a trainer may. */
-export const everyoneAdmitted: ControlPlaneAdmission = () => Promise.resolve();
+export const everyoneAdmitted: ControlPlaneAdmission = () => Promise.resolve(undefined);
 
 /**
  * The episode protocols over a port, served on a free localhost port the way the api app mounts them; `admit` is the

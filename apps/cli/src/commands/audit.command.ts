@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { driftedEpisodes, exportEvidence } from '@libs/episode-host';
+import { driftedEpisodes, exportEvidence, unvouchedCalls } from '@libs/episode-host';
 import { keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
 import { AuditTrailRepository } from '@libs/persistence';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
@@ -35,7 +35,7 @@ export const auditCommand = (): Command => {
     .option('--key <fingerprint>', 'with --bundle: the fingerprint the signing key must have (`mirror audit key`)')
     .option(
       '--deep',
-      "also check each graded episode's event log and its calls that changed nothing (reads) against what its grading recorded",
+      "also check each ended or graded episode's event log and its calls that changed nothing (reads) against what its end or grading recorded, every episode's chain of calls link by link, and name the calls no entry vouches for yet",
     )
     .option('--json', 'print the result as JSON')
     .action(async (options: { bundle?: string; key?: string; deep?: boolean; json?: boolean }) => {
@@ -59,8 +59,10 @@ export const auditCommand = (): Command => {
       const result = await withDatabase(options.json ? silentLog : stderrLog, async ({ config, dataSource }) => {
         const trail = new AuditTrailRepository(dataSource);
         const chain = await trail.verify(config.MIRROR_TENANT);
-        const drifted = options.deep && !chain.broken ? await driftedEpisodes(dataSource, config.MIRROR_TENANT) : [];
-        return { ...chain, drifted };
+        const deep = options.deep && !chain.broken;
+        const drifted = deep ? await driftedEpisodes(dataSource, config.MIRROR_TENANT) : [];
+        const unvouched = deep ? await unvouchedCalls(dataSource, config.MIRROR_TENANT) : [];
+        return { ...chain, drifted, ...(options.deep ? { unvouched } : {}) };
       });
       const valid = !result.broken && result.drifted.length === 0;
       if (options.json) {
@@ -69,6 +71,12 @@ export const auditCommand = (): Command => {
         process.stdout.write(
           `tenant ${result.tenant}: ${result.entries} entries, chain intact; head ${result.head.seq} ${result.head.hash}\n`,
         );
+        // Not a fault: calls of an episode still open, or answered after its end and never graded, chain only to each other.
+        for (const { episodeId, from, to } of result.unvouched ?? []) {
+          process.stdout.write(
+            `tenant ${result.tenant}: episode ${episodeId}'s ${from === to ? `call ${from} is` : `calls ${from}–${to} are`} vouched for by no entry yet (linked, not committed)\n`,
+          );
+        }
       } else {
         if (result.broken) {
           process.stderr.write(

@@ -4,6 +4,7 @@ import { Server } from 'node:http';
 import { Command, InvalidArgumentError } from 'commander';
 
 import { loadConfig, resolveOperatorKey } from '@libs/config';
+import { commandLineActor } from '@libs/evidence-trail';
 import { describePlace } from '@libs/openapi-schemas';
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import {
@@ -103,6 +104,8 @@ export const serveCommand = (): Command =>
               stackVersion: version,
               seed: options.seed,
               sizes,
+              // Started here, by whoever runs the command: the evidence trail names them.
+              startedBy: { actor: commandLineActor(), actorKind: 'engineer' },
             });
           }
           throw error;

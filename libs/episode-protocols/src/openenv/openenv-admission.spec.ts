@@ -1,6 +1,6 @@
 import { WebSocket } from 'ws';
 
-import { ControlPlaneAccessError, ControlPlaneAdmission } from '@libs/agent-tools';
+import { ControlPlaneAccessError, ControlPlaneAdmission, ControlPlaneCaller } from '@libs/agent-tools';
 import { InMemoryEpisodes } from '@test/support/episode-protocols/in-memory-episodes';
 import { serveProtocols } from '@test/support/episode-protocols/protocol-server';
 
@@ -9,13 +9,14 @@ import { serveProtocols } from '@test/support/episode-protocols/protocol-server'
  * key nothing. (The episode API's real rule over real keys is `episode-api-access-matrix.int-spec.ts`'s subject; here,
  * that every control-plane route of the protocols asks it, before it does anything.)
  */
+const trainer: ControlPlaneCaller = { actor: 'key:trainer', actorKind: 'trainer' };
 const keyed: ControlPlaneAdmission = (authorization, permission) => {
   if (authorization === 'Bearer trainer-key') {
-    return Promise.resolve();
+    return Promise.resolve(trainer);
   }
   if (authorization === 'Bearer reviewer-key') {
     return permission === 'environments:read'
-      ? Promise.resolve()
+      ? Promise.resolve({ actor: 'key:reviewer', actorKind: 'reviewer' })
       : Promise.reject(new ControlPlaneAccessError(403, `role reviewer may not ${permission}`));
   }
   return Promise.reject(new ControlPlaneAccessError(401, 'missing API key: send Authorization: Bearer <key>'));
@@ -91,13 +92,16 @@ describe('OpenEnv routes behind the control-plane rule', () => {
     const session = await createSession(key('trainer-key'));
     expect([reset.status, session.status]).toEqual([200, 200]);
     expect(episodes.started).toBe(2);
+    // Each start names the key the rule admitted, for the evidence trail.
+    expect(episodes.starters).toEqual([trainer, trainer]);
   });
 
   it('refuses a WebSocket that would start episodes without the key, and lets one attached to a session start none', async () => {
     await expect(socket({})).rejects.toThrow(/401/);
     await expect(socket(key('reviewer-key'))).rejects.toThrow(/403/);
-    const trainer = await socket(key('trainer-key'));
-    expect(await reply(trainer, { type: 'reset', data: {} })).toMatchObject({ type: 'observation' });
+    const keyedSocket = await socket(key('trainer-key'));
+    expect(await reply(keyedSocket, { type: 'reset', data: {} })).toMatchObject({ type: 'observation' });
+    expect(episodes.starters.at(-1)).toEqual(trainer);
 
     const created = (await (await createSession(key('trainer-key'))).json()) as { result: { session_id: string } };
     const attached = await socket({}, `?session_id=${created.result.session_id}`);

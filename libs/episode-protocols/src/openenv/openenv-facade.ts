@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import {
+  ControlPlaneCaller,
   EnvironmentSummary,
   EpisodeAccessError,
   EpisodeLifecyclePort,
@@ -82,6 +83,7 @@ export class OpenEnvFacade {
     id: string,
     data: Record<string, unknown>,
     mcpUrl: (episodeId: string) => string,
+    startedBy?: ControlPlaneCaller,
   ): Promise<{ episode: OpenEnvEpisode; result: OpenEnvStepResult }> {
     const environment = this.environment(id);
     const task = this.tasks.pick(environment, data);
@@ -89,7 +91,12 @@ export class OpenEnvFacade {
     if (maxSteps !== undefined && (typeof maxSteps !== 'number' || !Number.isInteger(maxSteps) || maxSteps < 1)) {
       throw new ProtocolRequestError('invalid_reset', 422, "reset 'max_steps' must be a positive integer");
     }
-    const start = await this.port.start({ environment: environment.id, task, ...(maxSteps ? { maxSteps } : {}) });
+    const start = await this.port.start({
+      environment: environment.id,
+      task,
+      ...(maxSteps ? { maxSteps } : {}),
+      ...(startedBy ? { startedBy } : {}),
+    });
     return { episode: { episodeId: start.episodeId, token: start.token }, result: resetResult(start, mcpUrl) };
   }
 
@@ -136,6 +143,8 @@ export class OpenEnvFacade {
     episode: OpenEnvEpisode | undefined,
     request: unknown,
     mcpUrl: (episodeId: string) => string,
+    /** Who starts the episode a `openenv/session/create` starts (the caller the control plane admitted). */
+    startedBy?: ControlPlaneCaller,
   ): Promise<{ answer: JsonRpcAnswer; created?: OpenEnvEpisode }> {
     this.environment(id);
     if (typeof request !== 'object' || request === null || Array.isArray(request)) {
@@ -148,7 +157,7 @@ export class OpenEnvFacade {
     }
     const args = params as Record<string, unknown>;
     if (method === 'openenv/session/create') {
-      const { episode: created, result } = await this.reset(id, args, mcpUrl);
+      const { episode: created, result } = await this.reset(id, args, mcpUrl, startedBy);
       const sessionId = randomBytes(24).toString('base64url');
       this.sessions.set(sessionId, created);
       return {

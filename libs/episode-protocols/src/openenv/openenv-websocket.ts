@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 
 import { RawData, WebSocket, WebSocketServer } from 'ws';
 
-import { ControlPlaneAdmission } from '@libs/agent-tools';
+import { ControlPlaneAdmission, ControlPlaneCaller } from '@libs/agent-tools';
 
 import { httpErrorAnswer } from '../protocol-errors';
 import { hostRefusal } from '../request-origin';
@@ -99,8 +99,8 @@ const openSession = (
   at: {
     environment: string;
     sessionId?: string;
-    /** Resolves when this socket may start episodes (throws the refusal otherwise). */
-    mayStart: () => Promise<void>;
+    /** Resolves to who starts them when this socket may start episodes (throws the refusal otherwise). */
+    mayStart: () => Promise<ControlPlaneCaller | undefined>;
     mcpUrl: (episodeId: string) => string;
   },
   onError: (error: unknown) => void,
@@ -136,9 +136,9 @@ const openSession = (
     const body = data as Record<string, unknown>;
     switch (type) {
       case 'reset': {
-        await mayStart();
+        const caller = await mayStart();
         await finishHeld();
-        const started = await facade.reset(environment, body, mcpUrl);
+        const started = await facade.reset(environment, body, mcpUrl, caller);
         episode = started.episode;
         if (sessionId !== undefined) {
           facade.rebindSession(sessionId, episode);
@@ -156,10 +156,8 @@ const openSession = (
           data: episode === undefined ? { episode_id: null, step_count: 0 } : await facade.state(episode),
         };
       case 'mcp': {
-        if (body.method === 'openenv/session/create') {
-          await mayStart();
-        }
-        const { answer: rpc, created } = await facade.mcp(environment, episode, body, mcpUrl);
+        const caller = body.method === 'openenv/session/create' ? await mayStart() : undefined;
+        const { answer: rpc, created } = await facade.mcp(environment, episode, body, mcpUrl, caller);
         if (created !== undefined) {
           await finishHeld();
           episode = created;

@@ -145,6 +145,16 @@ export class EpisodeCallRepository {
     return row ? { count: row.n, digest: row.hash } : { count: 0, digest: genesisHash };
   }
 
+  /** Every episode of the tenant with chained calls, and how many its chain holds. */
+  async chainHeads(tenantId: string): Promise<{ episodeId: string; count: number }[]> {
+    const rows = await this.dataSource.query<{ episode_id: string; n: number }[]>(
+      `SELECT episode_id, max(n) AS n FROM episode_calls WHERE tenant_id = $1 AND n IS NOT NULL
+       GROUP BY episode_id ORDER BY episode_id`,
+      [tenantId],
+    );
+    return rows.map((row) => ({ episodeId: row.episode_id, count: Number(row.n) }));
+  }
+
   /** Every chained call of the episode with its link, in chain order (`n`), to verify against what was recorded. */
   async chain(tenantId: string, episodeId: string): Promise<ChainedCallRow[]> {
     const rows = await this.dataSource.query<StoredRow[]>(

@@ -1,8 +1,10 @@
 import { DataSource, EntityManager } from 'typeorm';
 
+import { eventLogDigest } from '@libs/evidence-trail';
 import {
   EpisodeDescriptor,
   EpisodeNotInTenantError,
+  EpisodeStarter,
   EpisodeStore,
   EventRange,
   FaultSettings,
@@ -13,6 +15,10 @@ import {
 } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
+import { EpisodeCallRepository } from './episode-call.repository';
+
+/** Where a statement runs: the store's pool, or a transaction's manager. */
+type Queryable = Pick<EntityManager, 'query'>;
 
 interface EpisodeRow {
   id: string;
@@ -54,11 +60,11 @@ export class PostgresEpisodeStore extends EpisodeStore {
     super();
   }
 
-  async createEpisode(episode: EpisodeDescriptor): Promise<void> {
-    await this.dataSource.transaction((manager) => this.insertEpisode(manager, episode));
+  async createEpisode(episode: EpisodeDescriptor, by?: EpisodeStarter): Promise<void> {
+    await this.dataSource.transaction((manager) => this.insertEpisode(manager, episode, by));
   }
 
-  async forkEpisode(episode: ForkDescriptor): Promise<void> {
+  async forkEpisode(episode: ForkDescriptor, by?: EpisodeStarter): Promise<void> {
     // Copied inside PostgreSQL: a fork of a 50,000-event episode moves no event through this process, and binds three
     // parameters however long the log (rows as parameters passed PostgreSQL's 65,535 at about 10,900 events).
     const source = episode.forkedFrom.episodeId;
@@ -70,7 +76,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
       if (!owned) {
         throw new EpisodeNotInTenantError(episode.tenantId, source);
       }
-      await this.insertEpisode(manager, episode);
+      await this.insertEpisode(manager, episode, by);
       await manager.query(
         `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event)
          SELECT $1, seq, at, operation_id, actor, event FROM episode_events WHERE episode_id = $2 AND seq <= $3`,
@@ -81,10 +87,11 @@ export class PostgresEpisodeStore extends EpisodeStore {
 
   /**
    * Stores a new episode and, in the same transaction, its start in the evidence trail (`episode.created` or
-   * `episode.forked`) with the versions that make its world: stack, world seed, task, sizes, faults. Its secret is
-   * never in the entry. An id already stored (a retried start) is left as it was, and no second entry is written.
+   * `episode.forked`) with the versions that make its world: stack, world seed, task, sizes, faults, and who started it
+   * (`by`; Mirror's twins when nobody else is known). Its secret is never in the entry. An id already stored (a
+   * retried start) is left as it was, and no second entry is written.
    */
-  private async insertEpisode(manager: EntityManager, episode: EpisodeDescriptor): Promise<void> {
+  private async insertEpisode(manager: EntityManager, episode: EpisodeDescriptor, by?: EpisodeStarter): Promise<void> {
     const inserted = await manager.query<{ id: string }[]>(
       `INSERT INTO episodes
          (id, tenant_id, stack_version, seed, secret, sizes, faults, forked_from, forked_at_seq, scenario_id, scenario_seed)
@@ -109,11 +116,12 @@ export class PostgresEpisodeStore extends EpisodeStore {
     await new AuditTrailRepository(this.dataSource).append(
       episode.tenantId,
       {
-        actor: 'mirror:twins',
-        actorKind: 'system',
+        actor: by?.actor ?? 'mirror:twins',
+        actorKind: by?.actorKind ?? 'system',
         action: episode.forkedFrom ? 'episode.forked' : 'episode.created',
         subject: { kind: 'episode', id: episode.id },
         details: {
+          ...(by?.rolloutId ? { rolloutId: by.rolloutId } : {}),
           sizes: episode.sizes,
           ...(episode.faults ? { faults: episode.faults } : {}),
           ...(episode.forkedFrom ? { forkedFrom: episode.forkedFrom } : {}),
@@ -152,12 +160,42 @@ export class PostgresEpisodeStore extends EpisodeStore {
     };
   }
 
-  async setFaults(tenantId: string, episodeId: string, faults: FaultSettings | undefined): Promise<void> {
-    await this.dataSource.query('UPDATE episodes SET faults = $2 WHERE id = $1 AND tenant_id = $3', [
-      episodeId,
-      faults ? JSON.stringify(faults) : null,
-      tenantId,
-    ]);
+  /**
+   * Faults change what the agent meets without an event in the log, so each change is in the evidence trail, in the
+   * transaction that stores it, with who made it (`by`; Mirror's twins when nobody else is known).
+   */
+  async setFaults(
+    tenantId: string,
+    episodeId: string,
+    faults: FaultSettings | undefined,
+    by?: EpisodeStarter,
+  ): Promise<void> {
+    if (!isUuid(episodeId)) {
+      return;
+    }
+    await this.dataSource.transaction(async (manager) => {
+      const result = await manager.query<unknown[]>(
+        'UPDATE episodes SET faults = $2 WHERE id = $1 AND tenant_id = $3 RETURNING id',
+        [episodeId, faults ? JSON.stringify(faults) : null, tenantId],
+      );
+      // node-postgres gives an UPDATE's rows as [rows, count].
+      const updated = (Array.isArray(result[0]) ? result[0] : result) as unknown[];
+      if (updated.length === 0) {
+        return;
+      }
+      await new AuditTrailRepository(this.dataSource).append(
+        tenantId,
+        {
+          actor: by?.actor ?? 'mirror:twins',
+          actorKind: by?.actorKind ?? 'system',
+          action: 'episode.faults_set',
+          subject: { kind: 'episode', id: episodeId },
+          details: { faults: faults ?? null },
+          versions: {},
+        },
+        manager,
+      );
+    });
   }
 
   async append(tenantId: string, episodeId: string, events: LoggedEvent[]): Promise<void> {
@@ -167,8 +205,62 @@ export class PostgresEpisodeStore extends EpisodeStore {
     if (!isUuid(episodeId)) {
       throw new EpisodeNotInTenantError(tenantId, episodeId);
     }
+    if (!events.some((logged) => logged.event.type === 'episode.closed')) {
+      await this.insertEvents(this.dataSource, tenantId, episodeId, events);
+      return;
+    }
+    await this.dataSource.transaction(async (manager) => {
+      await this.insertEvents(manager, tenantId, episodeId, events);
+      await this.recordEnd(manager, tenantId, episodeId);
+    });
+  }
+
+  /**
+   * An episode's end in the evidence trail, in the transaction that stores it: the digest of its whole log (now
+   * frozen: an ended episode logs nothing more) and the head of its chain of calls that changed nothing (the engine
+   * writes out the calls answered before it stores the end). So an episode nobody grades has its material committed
+   * to all the same; calls answered after the end (reads, refused writes) are vouched for by a later grading only.
+   */
+  private async recordEnd(manager: EntityManager, tenantId: string, episodeId: string): Promise<void> {
+    const [episode] = await manager.query<
+      Pick<EpisodeRow, 'stack_version' | 'seed' | 'scenario_id' | 'scenario_seed'>[]
+    >('SELECT stack_version, seed, scenario_id, scenario_seed FROM episodes WHERE id = $1 AND tenant_id = $2', [
+      episodeId,
+      tenantId,
+    ]);
+    // JSON as read back, as a bundle carries the log and `audit verify --deep` digests it.
+    const log = JSON.parse(stringifyExact(await this.readEvents(manager, tenantId, episodeId, {}))) as unknown[];
+    await new AuditTrailRepository(this.dataSource).append(
+      tenantId,
+      {
+        actor: 'mirror:twins',
+        actorKind: 'system',
+        action: 'episode.closed',
+        subject: { kind: 'episode', id: episodeId },
+        details: {
+          eventLog: eventLogDigest(log),
+          calls: await new EpisodeCallRepository(this.dataSource).head(tenantId, episodeId),
+        },
+        versions: {
+          stack: episode.stack_version,
+          worldSeed: Number(episode.seed),
+          ...(episode.scenario_id
+            ? { scenario: episode.scenario_id, scenarioSeed: Number(episode.scenario_seed) }
+            : {}),
+        },
+      },
+      manager,
+    );
+  }
+
+  private async insertEvents(
+    runner: Queryable,
+    tenantId: string,
+    episodeId: string,
+    events: LoggedEvent[],
+  ): Promise<void> {
     // One array per column: seven parameters whatever the batch's size (a fork's or an import's as much as one write's).
-    const inserted = await this.dataSource.query<unknown[]>(
+    const inserted = await runner.query<unknown[]>(
       `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event)
        SELECT $1, e.seq, e.at, e.operation_id, e.actor, e.event::jsonb
        FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[]) AS e(seq, at, operation_id, actor, event)
@@ -193,7 +285,16 @@ export class PostgresEpisodeStore extends EpisodeStore {
     if (!isUuid(episodeId)) {
       return [];
     }
-    const rows = await this.dataSource.query<EventRow[]>(
+    return this.readEvents(this.dataSource, tenantId, episodeId, range);
+  }
+
+  private async readEvents(
+    runner: Queryable,
+    tenantId: string,
+    episodeId: string,
+    range: EventRange,
+  ): Promise<LoggedEvent[]> {
+    const rows = await runner.query<EventRow[]>(
       `SELECT seq, at, operation_id, actor, event::text AS event FROM episode_events
        WHERE episode_id = $1 AND ($2::int IS NULL OR seq > $2) AND ($3::int IS NULL OR seq <= $3) AND ${ownedEpisode('$4')}
        ORDER BY seq`,

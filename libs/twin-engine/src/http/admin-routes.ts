@@ -3,7 +3,7 @@ import { ServerResponse } from 'node:http';
 import { z } from 'zod';
 
 import { ClockError, EpisodeClosedError } from '../episode';
-import { domainEventsOf, pageOfLog } from '../episode-events';
+import { domainEventsOf, EpisodeStarter, pageOfLog } from '../episode-events';
 import { TwinEngine } from '../twin-engine';
 import { writeJson } from './node-adapter';
 
@@ -16,6 +16,12 @@ const faultRule = z
     timeoutMs: z.number().int().positive().max(600_000).optional(),
   })
   .strict();
+
+/**
+ * Who starts, forks, resets and sets faults of episodes on these routes, as the evidence trail names them: whoever holds the
+ * installation's operator key, the one credential they answer (the gateway knows no one more precisely).
+ */
+const operator: EpisodeStarter = { actor: 'operator-key', actorKind: 'admin' };
 
 const faultSettings = z
   .object({
@@ -175,6 +181,7 @@ const route = async (
         ...(request.scenario
           ? { scenario: { id: request.scenario.id, seed: request.scenario.seed ?? request.seed } }
           : {}),
+        startedBy: operator,
       });
       writeJson(response, 201, describe(episode));
     }
@@ -195,17 +202,17 @@ const route = async (
     await episode.close();
     writeJson(response, 200, describe(episode));
   } else if (method === 'POST' && action === 'reset') {
-    writeJson(response, 200, describe(await engine.reset(tenantId, episodeId)));
+    writeJson(response, 200, describe(await engine.reset(tenantId, episodeId, operator)));
   } else if (method === 'POST' && action === 'fork') {
     const request = parseJson(forkRequest, body, response);
     if (request) {
-      writeJson(response, 201, describe(await engine.fork(tenantId, episodeId, request.atSeq)));
+      writeJson(response, 201, describe(await engine.fork(tenantId, episodeId, request.atSeq, operator)));
     }
   } else if (method === 'PUT' && action === 'faults') {
     const faults = parseJson(faultSettings, body, response);
     if (faults) {
       const episode = await engine.episode(tenantId, episodeId);
-      await engine.setFaults(tenantId, episodeId, faults);
+      await engine.setFaults(tenantId, episodeId, faults, operator);
       writeJson(response, 200, describe(episode));
     }
   } else if (method === 'POST' && action === 'records') {
