@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { exclusiveBuild } from '../process/exclusive-build';
 import { ServiceLog } from '../process/logger';
 
 /** The one CLI version that still builds with `go install` (later ones carry replace directives). */
@@ -63,10 +64,19 @@ export const locateTemporalCli = async (search: TemporalCliSearch): Promise<Loca
     findOnPath(search.searchPath, 'go') ??
     (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
   if (go) {
-    search.log.log(
-      `temporal: building ${temporalCliModule} with Go into ${path.dirname(cached)} (once; takes a few minutes)`,
+    const built = await exclusiveBuild(
+      `${cached}.building`,
+      async () => {
+        if (isTemporalCli(cached)) {
+          return true; // built by the process this one waited for
+        }
+        search.log.log(
+          `temporal: building ${temporalCliModule} with Go into ${path.dirname(cached)} (once; takes a few minutes)`,
+        );
+        return goInstall(go, path.dirname(cached), search.log);
+      },
+      (owner) => search.log.log(`temporal: waiting for process ${owner}, which is building the CLI into ${cached}`),
     );
-    const built = await goInstall(go, path.dirname(cached), search.log);
     if (built && isTemporalCli(cached)) {
       search.log.log(`temporal: built the CLI (${cached})`);
       return { source: 'go-install', executable: cached };
