@@ -230,7 +230,9 @@ export const startEpisode = async (
   mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
   // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
   await orInfrastructureError(episode.id, () =>
-    followed(() => settledUpdate<string, []>(handle, episodeWorkflowNames.ready, [])),
+    followed(() =>
+      settledUpdate((updateId) => handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [], updateId })),
+    ),
   );
   const twin = new TwinClient(services, episode.id);
   // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them.
@@ -309,7 +311,14 @@ export const startEpisode = async (
         ? undefined
         : await unlessEnded(() =>
             renewing.during(() =>
-              followed(() => settledUpdate<WaitResult, [WaitRequest]>(handle, episodeWorkflowNames.wait, [request])),
+              followed(() =>
+                settledUpdate((updateId) =>
+                  handle.executeUpdate<WaitResult, [WaitRequest]>(episodeWorkflowNames.wait, {
+                    args: [request],
+                    updateId,
+                  }),
+                ),
+              ),
             ),
           );
       if (!waited) {
@@ -321,7 +330,11 @@ export const startEpisode = async (
       if (!outcome) {
         const finished = await unlessEnded(() =>
           renewing.during(() =>
-            followed(() => settledUpdate<EpisodeWorkflowResult, []>(handle, episodeWorkflowNames.finish, [])),
+            followed(() =>
+              settledUpdate((updateId) =>
+                handle.executeUpdate<EpisodeWorkflowResult, []>(episodeWorkflowNames.finish, { args: [], updateId }),
+              ),
+            ),
           ),
         );
         outcome = await withStory(finished ?? ((await handle.result()) as EpisodeWorkflowResult));

@@ -1,5 +1,6 @@
-import { WorkflowHandle, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
+
+import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 
 /** How many times one update is asked for again after its call ran out of time, before the episode gives up. */
 const maxAsks = 20;
@@ -10,20 +11,11 @@ const maxAsks = 20;
  * is not lost, and asking again with the same update id attaches to it (Temporal deduplicates updates by id within a
  * run), so the agent's `wait` or `finish` happens once, however many calls it takes to hear its answer.
  */
-export const settledUpdate = async <Ret, Args extends unknown[]>(
-  handle: WorkflowHandle,
-  name: string,
-  args: Args,
-): Promise<Ret> => {
-  // The client's overloads split updates with and without arguments; one call shape serves both here.
-  const execute = handle.executeUpdate.bind(handle) as (
-    name: string,
-    options: { args: Args; updateId: string },
-  ) => Promise<Ret>;
+export const settledUpdate = async <Ret>(execute: (updateId: string) => Promise<Ret>): Promise<Ret> => {
   const updateId = randomUUID();
   for (let ask = 1; ; ask++) {
     try {
-      return await execute(name, { args, updateId });
+      return await execute(updateId);
     } catch (error) {
       if (!(error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) || ask >= maxAsks) {
         throw error;

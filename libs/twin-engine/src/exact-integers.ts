@@ -114,7 +114,8 @@ export const holdsExactInteger = (root: unknown): boolean => {
       return true;
     }
     if (value !== null && typeof value === 'object') {
-      stack.push(...(Array.isArray(value) ? value : Object.values(value)));
+      const children: unknown[] = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
+      stack.push(...children);
     }
   }
   return false;

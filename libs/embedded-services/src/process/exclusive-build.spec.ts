@@ -26,9 +26,9 @@ describe('exclusiveBuild', () => {
     );
     const second = exclusiveBuild(
       lock,
-      async () => {
+      () => {
         order.push(`second starts, product ${product ? 'there' : 'missing'}`);
-        return 'found';
+        return Promise.resolve('found');
       },
       () => undefined,
       10,
@@ -47,7 +47,7 @@ describe('exclusiveBuild', () => {
     await expect(
       exclusiveBuild(
         lock,
-        async () => 'rebuilt',
+        () => Promise.resolve('rebuilt'),
         () => undefined,
         10,
       ),
