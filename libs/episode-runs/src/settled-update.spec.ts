@@ -22,7 +22,7 @@ describe('settledUpdate', () => {
     const { handle, calls } = scripted([deadline(), deadline(), 'done']);
     await expect(
       settledUpdate((updateId) =>
-        handle.executeUpdate<unknown, unknown[]>('wait', { args: [{ businessDays: 1 }], updateId }),
+        handle.executeUpdate<unknown, [unknown]>('wait', { args: [{ businessDays: 1 }], updateId }),
       ),
     ).resolves.toBe('done');
     expect(calls).toHaveLength(3);
@@ -33,15 +33,15 @@ describe('settledUpdate', () => {
 
   it('gives each update an id of its own', async () => {
     const { handle, calls } = scripted(['a', 'b']);
-    await settledUpdate((updateId) => handle.executeUpdate<unknown, unknown[]>('ready', { args: [], updateId }));
-    await settledUpdate((updateId) => handle.executeUpdate<unknown, unknown[]>('ready', { args: [], updateId }));
+    await settledUpdate((updateId) => handle.executeUpdate<unknown, []>('ready', { args: [], updateId }));
+    await settledUpdate((updateId) => handle.executeUpdate<unknown, []>('ready', { args: [], updateId }));
     expect(calls[0].updateId).not.toBe(calls[1].updateId);
   });
 
   it('passes every other failure on at once', async () => {
     const { handle, calls } = scripted([new WorkflowNotFoundError('ended', 'wf', undefined), 'never']);
     await expect(
-      settledUpdate((updateId) => handle.executeUpdate<unknown, unknown[]>('finish', { args: [], updateId })),
+      settledUpdate((updateId) => handle.executeUpdate<unknown, []>('finish', { args: [], updateId })),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
     expect(calls).toHaveLength(1);
   });
@@ -49,7 +49,7 @@ describe('settledUpdate', () => {
   it('gives up after a bounded number of asks', async () => {
     const { handle, calls } = scripted(Array.from({ length: 30 }, deadline));
     await expect(
-      settledUpdate((updateId) => handle.executeUpdate<unknown, unknown[]>('wait', { args: [], updateId })),
+      settledUpdate((updateId) => handle.executeUpdate<unknown, []>('wait', { args: [], updateId })),
     ).rejects.toBeInstanceOf(WorkflowUpdateRPCTimeoutOrCancelledError);
     expect(calls).toHaveLength(20);
   });
