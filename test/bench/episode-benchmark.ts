@@ -3,9 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { RunningDatabase, silentLog, startLocalPostgresCluster } from '@libs/embedded-services';
-import { createDataSource } from '@libs/persistence';
-
+import { benchDatabase } from './bench-database';
 import { canPin, pinned } from './load-harness';
 
 /**
@@ -131,14 +129,7 @@ export const runEpisodeBenchmarks = async (): Promise<void> => {
   }
   // What `mirror up` gives a user (embedded PGlite) unless DATABASE_URL is set, or a throw-away local PostgreSQL
   // cluster (the test database) with MIRROR_BENCH_DATABASE=postgres.
-  let cluster: RunningDatabase | undefined;
-  if (process.env.MIRROR_BENCH_DATABASE === 'postgres') {
-    cluster = await startLocalPostgresCluster(silentLog);
-    const migrating = createDataSource(cluster.url);
-    await migrating.initialize();
-    await migrating.runMigrations({ transaction: 'each' });
-    await migrating.destroy();
-  }
+  const cluster = await benchDatabase();
   const server = await startServer(dataDir, cluster?.url ?? process.env.DATABASE_URL).catch(async (error: unknown) => {
     await cluster?.stop();
     throw error;

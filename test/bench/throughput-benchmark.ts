@@ -4,8 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { RunningDatabase, silentLog, startLocalPostgresCluster } from '@libs/embedded-services';
-import { createDataSource } from '@libs/persistence';
+import { benchDatabase } from './bench-database';
 
 /**
  * Whole episodes per hour: the diligent agent on a single-supplier negotiation (`examples/acme-manufacturing`), each
@@ -220,14 +219,7 @@ export const runThroughputBenchmarks = async (): Promise<void> => {
   const loadBefore = uptime();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-bench-throughput-'));
   const operatorKey = randomBytes(24).toString('hex');
-  let cluster: RunningDatabase | undefined;
-  if (process.env.MIRROR_BENCH_DATABASE === 'postgres') {
-    cluster = await startLocalPostgresCluster(silentLog);
-    const migrating = createDataSource(cluster.url);
-    await migrating.initialize();
-    await migrating.runMigrations({ transaction: 'each' });
-    await migrating.destroy();
-  }
+  const cluster = await benchDatabase();
   const { child: host, ready } = await startHost(dataDir, operatorKey, cluster?.url).catch(async (error: unknown) => {
     await cluster?.stop();
     throw error;
