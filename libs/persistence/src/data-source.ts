@@ -38,6 +38,14 @@ export const migrations = [
 ];
 
 /**
+ * How long a query waits for a free connection before it fails. Queries hold a connection for milliseconds, so a wait
+ * this long means no connection will come back (a transaction waiting on a query outside it, with every connection
+ * taken): failing the query rolls that transaction back and frees its connection, where waiting would stop every
+ * later query of the process too.
+ */
+const connectionWaitMs = 120_000;
+
+/**
  * The one place TypeORM is configured. Schema changes go through committed migrations, never `synchronize`.
  * `poolSize`: connections at most (episodes played at once each hold one only for a query).
  */
@@ -50,7 +58,7 @@ export const createDataSource = (url: string, options: { poolSize?: number } = {
     synchronize: false,
     migrationsRun: false,
     logging: ['error'],
-    extra: { max: options.poolSize ?? 8 },
+    extra: { max: options.poolSize ?? 8, connectionTimeoutMillis: connectionWaitMs },
   });
 
 export class PendingMigrationsError extends Error {

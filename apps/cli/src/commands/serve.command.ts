@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, resolveOperatorKey } from '@libs/config';
 import { commandLineActor } from '@libs/evidence-trail';
 import { describePlace } from '@libs/openapi-schemas';
-import { silentLog, stderrLog } from '@libs/embedded-services';
+import { silentLog, stderrLog, stopSignal } from '@libs/embedded-services';
 import {
   EpisodeCallLog,
   EpisodeCallRepository,
@@ -153,10 +153,7 @@ export const serveCommand = (): Command =>
               `  operator routes          http://127.0.0.1:${gatewayPort}/_mirror/episodes  (Authorization: Bearer $MIRROR_OPERATOR_KEY${keyGiven ? '' : '; unset, so closed this run'})\nPress Ctrl-C to stop.\n`,
           );
         }
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
+        await stopSignal('mirror serve');
       } finally {
         await Promise.all(
           servers.filter((server) => server.listening).map((server) => new Promise((resolve) => server.close(resolve))),

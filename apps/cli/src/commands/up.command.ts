@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 
 import type { AccessMode } from '@libs/access';
-import { silentLog, stderrLog } from '@libs/embedded-services';
+import { silentLog, stderrLog, stopSignal } from '@libs/embedded-services';
 import { episodeApiOf } from '@libs/episode-api';
 import { loadConfig } from '@libs/config';
 import { HostedBundle, startEpisodeHost } from '@libs/episode-host';
@@ -106,10 +106,7 @@ export const upCommand = (): Command =>
             ? `${JSON.stringify(ready)}\n`
             : `Mirror is up: API ${ready.api} (OpenAPI ${ready.openapi}), gateway ${ready.gateway}, environments ${ready.environments.join(', ')}. Reviewer console: ${ready.console}. Local mode: loopback only, no API keys. Ctrl-C stops it.\n`,
         );
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
+        await stopSignal('mirror up');
       } finally {
         // The API first (no new episodes), then the live episodes, then the host's services, newest first.
         await served?.app.close().catch(() => undefined);

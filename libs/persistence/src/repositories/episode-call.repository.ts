@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 import { chainStep, ChainedCallRow, genesisHash } from '@libs/evidence-trail';
 import type { ObservedCall } from '@libs/twin-engine';
@@ -136,8 +136,16 @@ export class EpisodeCallRepository {
   }
 
   /** The chain's last link now: how many calls it holds and its hash (none: 0 and the genesis hash). */
-  async head(tenantId: string, episodeId: string): Promise<{ count: number; digest: string }> {
-    const [row] = await this.dataSource.query<{ n: number; hash: string }[]>(
+  /**
+   * `runner`: the transaction to read in, when the caller holds one: with a pool of one connection (embedded PGlite)
+   * a read through the data source would wait for that very connection forever.
+   */
+  async head(
+    tenantId: string,
+    episodeId: string,
+    runner: Pick<EntityManager, 'query'> = this.dataSource,
+  ): Promise<{ count: number; digest: string }> {
+    const [row] = await runner.query<{ n: number; hash: string }[]>(
       `SELECT n, hash FROM episode_calls WHERE tenant_id = $1 AND episode_id = $2 AND n IS NOT NULL
        ORDER BY n DESC LIMIT 1`,
       [tenantId, episodeId],

@@ -28,7 +28,8 @@ describe('episode evidence in PostgreSQL', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    dataSource = createDataSource(database.url);
+    // One connection, as the embedded PGlite gives: a query that forgets the transaction it runs in waits forever.
+    dataSource = createDataSource(database.url, { poolSize: 1 });
     await dataSource.initialize();
     const ingested = await ingestStack({
       kind: 'path',

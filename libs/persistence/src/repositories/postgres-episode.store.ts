@@ -239,7 +239,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
         subject: { kind: 'episode', id: episodeId },
         details: {
           eventLog: eventLogDigest(log),
-          calls: await new EpisodeCallRepository(this.dataSource).head(tenantId, episodeId),
+          calls: await new EpisodeCallRepository(this.dataSource).head(tenantId, episodeId, manager),
         },
         versions: {
           stack: episode.stack_version,
