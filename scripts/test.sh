@@ -70,7 +70,10 @@ python_stage() {
     sleep 0.5
   done
   if [[ -n $api ]]; then
-    MIRROR_URL="$api" bash clients/python/run-tests.sh || status=$?
+    # Bounded: a hang here would otherwise hold CI until its own limit, with nothing said about where.
+    MIRROR_URL="$api" timeout --kill-after=30 "${MIRROR_PYTHON_STAGE_SECONDS:-1500}" \
+      bash clients/python/run-tests.sh -o faulthandler_timeout=600 || status=$?
+    [[ $status -eq 124 ]] && echo "the Python client's tests did not end within ${MIRROR_PYTHON_STAGE_SECONDS:-1500} s"
   else
     echo "mirror up did not print its ready line:"
     cat .mirror/mirror-up.err
@@ -78,6 +81,10 @@ python_stage() {
   fi
   kill -TERM "$up_pid" 2>/dev/null || true
   wait "$up_pid" 2>/dev/null || true
+  if [[ $status -ne 0 && -n $api ]]; then
+    echo "mirror up's last words:"
+    tail -n 60 .mirror/mirror-up.err
+  fi
   return "$status"
 }
 python_stage >.mirror/python-client.log 2>&1 &
