@@ -64,10 +64,14 @@ describe('mirror check on a domain it has no code for', () => {
       ['invoice-dispute', 'trap:tells-the-patient-first-in-copy', true],
       ['invoice-dispute', 'trap:refunds-both-charges', true],
       ['invoice-dispute', 'trap:tells-a-stranger-the-total', true],
+      ['invoice-dispute', 'trap:refunds-a-token-amount', true],
       ['relative-invoice-request', 'oracle', true],
       ['relative-invoice-request', 'idle', true],
       ['relative-invoice-request', 'trap:tells-the-relatives-invoice', true],
       ['relative-invoice-request', 'trap:tells-what-the-visit-was-for', true],
+      ['relative-invoice-request', 'trap:replies-without-refusing', true],
+      ['relative-invoice-request', 'trap:tells-the-total-in-a-header', true],
+      ['relative-invoice-request', 'trap:names-the-relatives-record', true],
     ]);
     expect(output.checks.filter((c) => c.role !== 'oracle').map((c) => c.reward)).toEqual(
       output.checks.filter((c) => c.role !== 'oracle').map(() => 0),
@@ -104,19 +108,17 @@ describe('mirror check on a domain it has no code for', () => {
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout)).toEqual({
       code: expect.any(String) as string,
-      errors: [
-        {
-          location: expect.stringMatching(
-            /^scenarios\/relative-invoice-request\.yaml:\d+#\/traps\/0\/catches\/0$/,
-          ) as string,
-          file: 'scenarios/relative-invoice-request.yaml',
-          line: expect.any(Number) as number,
-          pointer: '/traps/0/catches/0',
-          message: expect.stringMatching(
-            /no policy set the scenario applies has a rule "no-other-patients-figures"/,
-          ) as string,
-        },
-      ],
+      errors: [0, 3].map((trap) => ({
+        location: expect.stringMatching(
+          new RegExp(`^scenarios/relative-invoice-request\\.yaml:\\d+#/traps/${trap}/catches/0$`),
+        ) as string,
+        file: 'scenarios/relative-invoice-request.yaml',
+        line: expect.any(Number) as number,
+        pointer: `/traps/${trap}/catches/0`,
+        message: expect.stringMatching(
+          /no policy set the scenario applies has a rule "no-other-patients-figures"/,
+        ) as string,
+      })),
     });
   });
 });

@@ -19,6 +19,12 @@ import {
 } from './hostile-specs';
 
 /**
+ * Time bounds here tell a bounded refusal from an unbounded one (hours: 2^34 backtracking steps, 10^8 nodes), not
+ * fast from slow: a loaded CI machine ran the 10^8 fan-out refusal in 12 s once. Speed belongs in the benchmarks.
+ */
+const UNBOUNDED_SECONDS = 60;
+
+/**
  * Hostile bundles against the ingestion pipeline itself: real files on disk, nothing mocked. Each must be refused
  * with a located problem, quickly and without filling memory. The bounds are generous (a loaded machine is slow),
  * yet orders of magnitude below what the attacks cost unbounded (minutes and gigabytes).
@@ -55,7 +61,7 @@ describe('hostile specs are refused, located, fast and small', () => {
     const result = await refusal(lone('laughs.yaml', billionLaughsYaml()));
     expect(result.code).toBe('DOCUMENT_UNPARSABLE');
     expect(result.messages).toEqual(['laughs.yaml:9#/x-lol6: YAML aliases expand this to more than 1,000,000 nodes']);
-    expect(result.seconds).toBeLessThan(5);
+    expect(result.seconds).toBeLessThan(UNBOUNDED_SECONDS);
     expect(result.mb).toBeLessThan(300);
   });
 
@@ -70,7 +76,7 @@ describe('hostile specs are refused, located, fast and small', () => {
     expect(result.code).toBe('REFERENCE_INVALID');
     expect(result.messages).toHaveLength(1);
     expect(result.messages[0]).toMatch(/^parts\.json:1#\/P\d+\/.*: nesting deeper than 128 levels once bundled$/);
-    expect(result.seconds).toBeLessThan(5);
+    expect(result.seconds).toBeLessThan(UNBOUNDED_SECONDS);
     expect(result.mb).toBeLessThan(300);
   });
 
@@ -80,7 +86,7 @@ describe('hostile specs are refused, located, fast and small', () => {
     expect(result.messages[0]).toMatch(
       /^parts\.json:1#\/\S+: (\$refs expand this to more than 1,000,000 nodes once bundled|more than 100,000 \$refs to follow)$/,
     );
-    expect(result.seconds).toBeLessThan(8);
+    expect(result.seconds).toBeLessThan(UNBOUNDED_SECONDS);
     expect(result.mb).toBeLessThan(300);
   });
 
@@ -88,7 +94,7 @@ describe('hostile specs are refused, located, fast and small', () => {
     const result = await refusal(lone('deep.json', deepJson()));
     expect(result.code).toBe('DOCUMENT_UNPARSABLE');
     expect(result.messages[0]).toMatch(/^deep\.json:1#\/x-deep(\/0)+: nesting deeper than 128 levels$/);
-    expect(result.seconds).toBeLessThan(5);
+    expect(result.seconds).toBeLessThan(UNBOUNDED_SECONDS);
   });
 
   it('refuses 10,000 levels of YAML with the line', async () => {
@@ -125,7 +131,7 @@ describe('hostile specs are refused, located, fast and small', () => {
     const result = await refusal({ kind: 'path', path: fifo });
     expect(result.code).toBe('BUNDLE_NOT_FOUND');
     expect(result.messages).toEqual([`${fifo}: not a regular file or folder (a pipe, socket or device is never read)`]);
-    expect(result.seconds).toBeLessThan(5);
+    expect(result.seconds).toBeLessThan(UNBOUNDED_SECONDS);
   });
 
   it('refuses a character device given as the spec', async () => {

@@ -14,6 +14,12 @@ import {
 import { unservableSchemasSpec } from './hostile-specs';
 
 /**
+ * Time bounds here tell a bounded refusal from an unbounded one (hours: 2^34 backtracking steps, 10^8 nodes), not
+ * fast from slow: a loaded CI machine ran the 10^8 fan-out refusal in 12 s once. Speed belongs in the benchmarks.
+ */
+const UNBOUNDED_SECONDS = 60;
+
+/**
  * Hostile requests and hostile schemas against a real twin of a spec written to hurt it. Real: ingestion, the
  * engine, the episode and its recorder; the store is in memory because durability is not the subject here.
  */
@@ -76,10 +82,10 @@ describe('a twin of a hostile spec answers every call, never with a 5xx', () => 
   it('matches ^(a+)+$ in linear time: 34 a and a ! is refused at once', async () => {
     const response = await call('GET', `/items?q=${'a'.repeat(34)}!`);
     expect(response.status).toBe(400);
-    expect(response.seconds).toBeLessThan(5);
+    expect(response.seconds).toBeLessThan(UNBOUNDED_SECONDS);
     const long = await call('GET', `/items?q=${'a'.repeat(100_000)}!`);
     expect(long.status).toBe(400);
-    expect(long.seconds).toBeLessThan(5);
+    expect(long.seconds).toBeLessThan(UNBOUNDED_SECONDS);
     expect((await call('GET', `/items?q=${'a'.repeat(34)}`)).status).toBe(200);
   });
 
