@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 
 import { createApiApp } from '@api/bootstrap';
 import { loadConfig } from '@libs/config';
+import { merkleRoot } from '@libs/evidence-trail';
 import { createDataSource } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutReport } from '@libs/rollouts';
 import { bearer, issueApiKey } from '@test/support/api-keys';
@@ -106,8 +107,17 @@ describe('mirror rollout', () => {
     // The rollout's evidence: opened, 12 trials with their gradings, closed; exported and verified offline.
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-evidence-')), 'rollout.json');
     expect((await runCli(['audit', 'export', 'rollout', output.rollout.id, '-o', file], env)).code).toBe(0);
-    const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as { entries: { action: string }[]; episodes: unknown[] };
+    const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      entries: { action: string; hash: string; details: Record<string, unknown> }[];
+      episodes: unknown[];
+    };
     const actions = bundle.entries.map((e) => e.action);
+    // Its close committed to every entry before it: the Merkle root over them, in chain order.
+    const before = bundle.entries.slice(0, -1);
+    expect(bundle.entries[bundle.entries.length - 1].details).toMatchObject({
+      entries: before.length,
+      merkleRoot: merkleRoot(before.map((e) => e.hash)),
+    });
     expect(actions.filter((a) => a === 'rollout.trial_recorded')).toHaveLength(12);
     expect(actions.filter((a) => a === 'episode.graded')).toHaveLength(12);
     expect([actions[0], actions[actions.length - 1]]).toEqual(['rollout.opened', 'rollout.closed']);

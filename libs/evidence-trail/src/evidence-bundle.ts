@@ -11,6 +11,7 @@ import {
 } from './audit-entry';
 import { callLogDigest } from './call-chain';
 import { merkleRoot } from './merkle-tree';
+import { rolloutCommitment, rolloutMaterial } from './rollout-material';
 
 export const evidenceBundleFormat = 'mirror-evidence/1' as const;
 
@@ -97,7 +98,7 @@ export const sealEvidenceBundle = (
 
 /**
  * Every check a bundle must pass offline, with the place of each failure: the format, each entry's hash, their order,
- * the Merkle root, the episodes' event logs and grades against the digests their entries recorded, and the signature
+ * the Merkle root, the root each rollout's close committed to over its entries before it, the episodes' event logs and grades against the digests their entries recorded, and the signature
  * (by the pinned key when a fingerprint is given). Empty means the bundle is what the installation exported.
  */
 export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string): BundleProblem[] => {
@@ -126,6 +127,21 @@ export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string)
   if (merkleRoot(bundle.entries.map((e) => e.hash)) !== bundle.merkleRoot) {
     problems.push({ pointer: '/merkleRoot', message: 'the Merkle root is not the root of the entries' });
   }
+  bundle.entries.forEach((entry, index) => {
+    const committed = entry.action === 'rollout.closed' ? entry.details : undefined;
+    if (!committed || typeof committed.merkleRoot !== 'string') {
+      return;
+    }
+    const found = rolloutCommitment(rolloutMaterial(bundle.entries, entry.subject.id, entry.seq));
+    if (found.merkleRoot !== committed.merkleRoot) {
+      problems.push({
+        pointer: `/entries/${index}/details/merkleRoot`,
+        message:
+          `rollout ${entry.subject.id} committed at its close to ${String(committed.entries)} entries, and the ` +
+          `bundle's ${found.entries} entries of it before that close have another Merkle root: entries are missing or changed`,
+      });
+    }
+  });
   bundle.episodes.forEach((episode, index) => {
     const graded = bundle.entries.filter(
       (e) => e.subject.kind === 'episode' && e.subject.id === episode.id && isJsonObject(e.details.eventLog),

@@ -10,6 +10,8 @@ import {
   newSigningKey,
   keyFingerprint,
   publicKeyOf,
+  rolloutCommitment,
+  rolloutMaterial,
   sealEvidenceBundle,
   verifyEvidenceBundle,
   verifyHead,
@@ -152,5 +154,73 @@ describe('evidence bundles', () => {
   it('refuses what is not a bundle', () => {
     expect(verifyEvidenceBundle({ format: 'other' })).toEqual([expect.objectContaining({ pointer: '/format' })]);
     expect(verifyEvidenceBundle(null)).toHaveLength(1);
+  });
+});
+
+describe("a rollout's close", () => {
+  const key = newSigningKey();
+  /** Links records into a chain, the close committing to what came before it as the repository computes it. */
+  const rolloutChain = (): AuditEntry[] => {
+    const records: { action: string; subject: { kind: string; id: string }; details: Record<string, unknown> }[] = [
+      { action: 'rollout.opened', subject: { kind: 'rollout', id: 'r1' }, details: { rolloutId: 'r1' } },
+      { action: 'episode.started', subject: { kind: 'episode', id: 'e1' }, details: { rolloutId: 'r1' } },
+      { action: 'episode.started', subject: { kind: 'episode', id: 'other' }, details: {} },
+      { action: 'episode.graded', subject: { kind: 'episode', id: 'e1' }, details: { reward: 1 } },
+      { action: 'rollout.trial_recorded', subject: { kind: 'rollout', id: 'r1' }, details: { episodeId: 'e1' } },
+      { action: 'rollout.closed', subject: { kind: 'rollout', id: 'r1' }, details: { rolloutId: 'r1' } },
+      { action: 'episode.regraded', subject: { kind: 'episode', id: 'e1' }, details: { reward: 0.5 } },
+    ];
+    const entries: AuditEntry[] = [];
+    records.forEach((record, index) => {
+      const details =
+        record.action === 'rollout.closed'
+          ? { ...record.details, ...rolloutCommitment(rolloutMaterial(entries, 'r1', index + 1)) }
+          : record.details;
+      const unhashed = {
+        tenant: 't1',
+        seq: index + 1,
+        id: `00000000-0000-0000-0000-${String(index + 1).padStart(12, '0')}`,
+        at: new Date(Date.UTC(2026, 11, 1, 12, 0, index)).toISOString(),
+        actor: 'mirror:rollouts',
+        actorKind: 'system' as const,
+        ...record,
+        details,
+        versions: {},
+        prevHash: entries[index - 1]?.hash ?? genesisHash,
+      };
+      entries.push({ ...unhashed, hash: entryHash(unhashed) });
+    });
+    return entries;
+  };
+  const sealed = (entries: AuditEntry[]) =>
+    sealEvidenceBundle(
+      {
+        tenant: 't1',
+        subject: { kind: 'rollout', id: 'r1' },
+        exportedAt: '2026-12-01T13:00:00.000Z',
+        entries,
+        episodes: [],
+        head: { seq: entries.length, hash: entries[entries.length - 1].hash },
+      },
+      key,
+    );
+
+  it("commits to the rollout's entries and its episodes' before it, and nothing else", () => {
+    const entries = rolloutChain();
+    expect(rolloutMaterial(entries, 'r1', 6).map((e) => e.seq)).toEqual([1, 2, 4, 5]);
+    expect(entries[5].details).toMatchObject({ entries: 4 });
+  });
+
+  it('verifies in a bundle with later entries of its episodes, and fails when an earlier one is left out', () => {
+    const entries = rolloutChain().filter((e) => e.subject.id !== 'other');
+    expect(verifyEvidenceBundle(sealed(entries), keyFingerprint(publicKeyOf(key)))).toEqual([]);
+    // Signed by the installation's own key, so only the commitment can tell: the grading of e1 is missing.
+    const withoutGrading = entries.filter((e) => e.action !== 'episode.graded');
+    expect(verifyEvidenceBundle(sealed(withoutGrading), keyFingerprint(publicKeyOf(key)))).toEqual([
+      {
+        pointer: '/entries/3/details/merkleRoot',
+        message: expect.stringMatching(/^rollout r1 committed at its close to 4 entries, and the bundle's 3/) as string,
+      },
+    ]);
   });
 });

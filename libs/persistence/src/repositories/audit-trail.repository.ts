@@ -67,6 +67,19 @@ export class AuditTrailRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async append(tenant: string, record: AuditRecord, manager?: EntityManager): Promise<AuditEntry> {
+    return this.appendBuilt(tenant, () => Promise.resolve(record), manager);
+  }
+
+  /**
+   * Appends an entry whose record is built from the chain as it stands once the tenant's head is locked (a commitment
+   * to earlier entries): no entry can be appended between what `build` reads, through the manager it is given, and
+   * the entry's own place.
+   */
+  async appendBuilt(
+    tenant: string,
+    build: (manager: EntityManager) => Promise<AuditRecord>,
+    manager?: EntityManager,
+  ): Promise<AuditEntry> {
     const write = async (m: EntityManager): Promise<AuditEntry> => {
       await m.query(
         `INSERT INTO "audit_heads" ("tenant_id", "seq", "hash") VALUES ($1, 0, $2) ON CONFLICT DO NOTHING`,
@@ -76,6 +89,7 @@ export class AuditTrailRepository {
         `SELECT "seq", "hash" FROM "audit_heads" WHERE "tenant_id" = $1 FOR UPDATE`,
         [tenant],
       );
+      const record = await build(m);
       const { value: details, redactions } = detailsRedactor.json(record.details, '/details');
       // Milliseconds, as PostgreSQL and JavaScript both keep them exactly: the hash is over what is read back.
       const unhashed = {
@@ -149,6 +163,35 @@ export class AuditTrailRepository {
       [tenant, kind, id],
     );
     return rows.map(toEntry);
+  }
+
+  /**
+   * A rollout's entries and every entry of the episodes they name, in chain order: what `rolloutMaterial` selects its
+   * commitment from. Read through `runner` (the caller's transaction).
+   */
+  async rolloutEntries(tenant: string, rolloutId: string, runner: Pick<EntityManager, 'query'>): Promise<AuditEntry[]> {
+    const own = (
+      await runner.query<EntryRow[]>(
+        `SELECT * FROM "audit_entries" WHERE "tenant_id" = $1
+           AND (("subject_kind" = 'rollout' AND "subject_id" = $2) OR "details"->>'rolloutId' = $2)`,
+        [tenant, rolloutId],
+      )
+    ).map(toEntry);
+    const named = [
+      ...new Set(own.map((e) => e.details.episodeId).filter((id): id is string => typeof id === 'string')),
+    ];
+    const episodes =
+      named.length === 0
+        ? []
+        : (
+            await runner.query<EntryRow[]>(
+              `SELECT * FROM "audit_entries" WHERE "tenant_id" = $1 AND "subject_kind" = 'episode'
+                 AND "subject_id" = ANY($2::text[])`,
+              [tenant, named],
+            )
+          ).map(toEntry);
+    const bySeq = new Map([...own, ...episodes].map((e) => [e.seq, e]));
+    return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
   }
 
   /** Walks a tenant's whole chain page by page and names the first broken link, if any. */

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 
-import { materialDigest, Versions } from '@libs/evidence-trail';
+import { AuditRecord, materialDigest, rolloutCommitment, rolloutMaterial, Versions } from '@libs/evidence-trail';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 
 import { AuditTrailRepository } from './audit-trail.repository';
@@ -204,13 +204,22 @@ export class RolloutRepository {
       // node-postgres gives an UPDATE's rows as [rows, count].
       const rows = (Array.isArray(closed[0]) ? closed[0] : closed) as { stack_version: string }[];
       if (rows.length > 0) {
-        await this.audit(
-          manager,
+        // The close commits to the rollout's whole record so far (its entries and its episodes'), under the head's
+        // lock so that nothing lands between what it reads and its own place: a bundle missing one of them fails.
+        const trail = new AuditTrailRepository(this.dataSource);
+        await trail.appendBuilt(
           tenantId,
-          rolloutId,
-          'rollout.closed',
-          { status, ...(report ? { report: materialDigest(report) } : {}) },
-          { stack: rows[0].stack_version },
+          async (locked) => ({
+            ...this.record(rolloutId, 'rollout.closed', {
+              status,
+              ...(report ? { report: materialDigest(report) } : {}),
+              ...rolloutCommitment(
+                rolloutMaterial(await trail.rolloutEntries(tenantId, rolloutId, locked), rolloutId, Infinity),
+              ),
+            }),
+            versions: { stack: rows[0].stack_version },
+          }),
+          manager,
         );
       }
     });
@@ -227,16 +236,19 @@ export class RolloutRepository {
   ): Promise<unknown> {
     return new AuditTrailRepository(this.dataSource).append(
       tenantId,
-      {
-        actor: 'mirror:rollouts',
-        actorKind: 'system',
-        action,
-        subject: { kind: 'rollout', id: rolloutId },
-        details: { rolloutId, ...details },
-        versions,
-      },
+      { ...this.record(rolloutId, action, details), versions },
       manager,
     );
+  }
+
+  private record(rolloutId: string, action: string, details: Record<string, unknown>): Omit<AuditRecord, 'versions'> {
+    return {
+      actor: 'mirror:rollouts',
+      actorKind: 'system',
+      action,
+      subject: { kind: 'rollout', id: rolloutId },
+      details: { rolloutId, ...details },
+    };
   }
 
   async find(tenantId: string, rolloutId: string): Promise<StoredRollout | undefined> {
