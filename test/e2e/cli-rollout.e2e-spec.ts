@@ -108,7 +108,7 @@ describe('mirror rollout', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-evidence-')), 'rollout.json');
     expect((await runCli(['audit', 'export', 'rollout', output.rollout.id, '-o', file], env)).code).toBe(0);
     const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-      entries: { action: string; hash: string; details: Record<string, unknown> }[];
+      entries: { action: string; actor: string; hash: string; details: Record<string, unknown> }[];
       episodes: unknown[];
     };
     const actions = bundle.entries.map((e) => e.action);
@@ -121,6 +121,9 @@ describe('mirror rollout', () => {
     expect(actions.filter((a) => a === 'rollout.trial_recorded')).toHaveLength(12);
     expect(actions.filter((a) => a === 'episode.graded')).toHaveLength(12);
     expect([actions[0], actions[actions.length - 1]]).toEqual(['rollout.opened', 'rollout.closed']);
+    // Opened by the person at the command line, played and closed by Mirror's rollout runner.
+    expect(bundle.entries[0].actor).toBe(`cli:${os.userInfo().username}`);
+    expect(bundle.entries[bundle.entries.length - 1].actor).toBe('mirror:rollouts');
     expect(bundle.episodes).toHaveLength(12);
     expect((await runCli(['audit', 'verify', '--bundle', file], { DATABASE_URL: '' })).code).toBe(0);
   });

@@ -1,3 +1,5 @@
+import type { ActorKind } from '@libs/evidence-trail';
+
 /** What a rollout is asked to do: every task played `trials` times by one agent on one stack version. */
 export interface RolloutPlan {
   id: string;
@@ -11,6 +13,11 @@ export interface RolloutPlan {
   trials: number;
   /** Trials played at once. */
   concurrency: number;
+  /**
+   * Who asked for the rollout, as its evidence names them (`cli:<user>`, `key:<id>`); absent in plans written before
+   * it was recorded, which name Mirror's rollout runner instead.
+   */
+  startedBy?: { actor: string; actorKind: ActorKind };
 }
 
 /** A rollout's workflow retries what fails (activities, workflow tasks), so a rollout ends completed or cancelled. */

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
+import { commandLineActor } from '@libs/evidence-trail';
 import type { RolloutPlan } from '@libs/rollouts';
 import { ingestStack } from '@libs/stack-ingestion';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
@@ -77,6 +78,7 @@ export const rolloutCommand = (): Command =>
           tasks,
           trials: options.trials,
           concurrency: options.concurrency,
+          startedBy: { actor: commandLineActor(), actorKind: 'trainer' },
         };
       }
       const log = options.json ? silentLog : stderrLog;

@@ -103,6 +103,7 @@ export class RolloutRepository {
           'rollout.opened',
           { bundle: plan.bundle, agent: plan.agent, tasks: plan.tasks, trials: plan.trials },
           { stack: plan.stackVersion },
+          plan.startedBy,
         );
       }
     });
@@ -233,10 +234,11 @@ export class RolloutRepository {
     action: string,
     details: Record<string, unknown>,
     versions: Versions = {},
+    by?: RolloutPlan['startedBy'],
   ): Promise<unknown> {
     return new AuditTrailRepository(this.dataSource).append(
       tenantId,
-      { ...this.record(rolloutId, action, details), versions },
+      { ...this.record(rolloutId, action, details), ...by, versions },
       manager,
     );
   }
