@@ -27,7 +27,10 @@ export const coerceText = (raw: string, types: string[], options: CoercionOption
     return options.exactIntegers ? new ExactInteger(raw) : raw;
   }
   if (types.includes('number') && raw.trim() !== '' && Number.isFinite(Number(raw))) {
-    return Number(raw);
+    // Digits beyond 2^53 are kept as a JSON body keeps them, where a box can be kept.
+    return options.exactIntegers && /^-?\d+$/.test(raw) && !Number.isSafeInteger(Number(raw))
+      ? new ExactInteger(raw)
+      : Number(raw);
   }
   if (types.includes('boolean') && (raw === 'true' || raw === 'false')) {
     return raw === 'true';

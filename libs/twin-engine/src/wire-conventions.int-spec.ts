@@ -162,9 +162,15 @@ describe('wire conventions through a twin', () => {
     });
 
     it('keeps an integer beyond 2^53 in a form field or a JSON part as its digits, within its bounds', async () => {
-      const created = await call('POST', '/v1/charges', 'amount=9007199254740993&currency=usd', form);
+      const created = await call(
+        'POST',
+        '/v1/charges',
+        'amount=9007199254740993&fee=9007199254740995&currency=usd',
+        form,
+      );
       expect(created.status).toBe(200);
       expect(created.text).toContain('"amount":9007199254740993');
+      expect(created.text).toContain('"fee":9007199254740995');
       const read = await call('GET', `/v1/charges/${String(created.json.id)}`);
       expect(read.text).toContain('"amount":9007199254740993');
 
