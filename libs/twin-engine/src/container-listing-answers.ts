@@ -99,7 +99,10 @@ export const listContainer = (context: ListingContext): Outcome => {
     envelope = planListEnvelope(context.document, listing.listSchema, listing.listField);
     envelopes.set(listing, envelope);
   }
-  const template = context.responses.template(plan.successSchemaPointer, 'list') as Record<string, unknown>;
+  const template = context.responses.template(plan.successSchemaPointer, 'list', listing.listField) as Record<
+    string,
+    unknown
+  >;
   const body = structuredClone(restOf(template, listing.listField).rest);
   const linkTo: PageLink = (target) => pageUrl(listing.pagination, context.url, context.rawQuery, page, target);
   for (const setter of envelope.setters) {

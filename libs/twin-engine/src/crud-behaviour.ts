@@ -186,7 +186,10 @@ const wrap = (context: CrudContext, stored: WorldRecord): { body: unknown; json:
   if (context.plan.shape.itemEnvelopeIsArray) {
     return wrapAll(context, [stored]);
   }
-  const template = context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>;
+  const template = context.responses.template(context.plan.successSchemaPointer, 'envelope', envelope) as Record<
+    string,
+    unknown
+  >;
   const { rest, json } = restOf(template, envelope);
   return { body: { ...rest, [envelope]: record }, json: envelopedJson(record, json, envelope) };
 };
@@ -196,7 +199,7 @@ const wrapAll = (context: CrudContext, stored: WorldRecord[]): { body: unknown; 
   const records = stored.map((record) => conform(context, record, false));
   const envelope = context.plan.shape.itemEnvelope as string;
   const template = context.plan.successSchemaPointer
-    ? (context.responses.template(context.plan.successSchemaPointer, 'envelope') as Record<string, unknown>)
+    ? (context.responses.template(context.plan.successSchemaPointer, 'envelope', envelope) as Record<string, unknown>)
     : {};
   const { rest, json } = restOf(template, envelope);
   const text = withField(json, envelope, `[${records.map(recordJson).join(',')}]`);
@@ -268,7 +271,10 @@ export const listRecords = (context: CrudContext): Outcome => {
     return { response: { ...response, headers: { ...response.headers, ...headers } }, events: [] };
   }
   // The template without its page of records is small: copying it per request keeps the setters' writes private.
-  const template = context.responses.template(context.plan.successSchemaPointer, 'list') as Record<string, unknown>;
+  const template = context.responses.template(context.plan.successSchemaPointer, 'list', shape.listField) as Record<
+    string,
+    unknown
+  >;
   const envelope = structuredClone(restOf(template, shape.listField).rest);
   for (const setter of context.listEnvelope(context.plan).setters) {
     setter(envelope, page, linkTo);

@@ -20,8 +20,33 @@ describe('exact integers', () => {
     expect(JSON.parse(stringifyExact(parsed, 2))).toEqual(JSON.parse(text));
   });
 
+  it('keeps an integer beyond 2^53 written with a fraction or an exponent as its digits', () => {
+    const text = '{"a":9007199254740993.0,"b":1e20,"c":9.007199254740993e15,"d":-1.2E+19,"e":[90071992547409930e-1]}';
+    expect(stringifyExact(parseExact(text))).toBe(
+      '{"a":9007199254740993,"b":100000000000000000000,"c":9007199254740993,"d":-12000000000000000000,' +
+        '"e":[9007199254740993]}',
+    );
+    expect(parseExact('1e20')).toBeInstanceOf(ExactInteger);
+  });
+
+  it('leaves to JSON.parse a literal with a fractional part, or one whose exponent would expand past 40 digits', () => {
+    const text = '{"half":9007199254740993.5,"huge":1.5e300,"far":1e40,"endless":1e100000,"small":2.5e3}';
+    const parsed = parseExact(text);
+    expect(parsed).toEqual(JSON.parse(text));
+    expect(holdsExactInteger(parsed)).toBe(false);
+    expect(String(parseExact('[1e39]'))).toBe(`1${'0'.repeat(39)}`);
+  });
+
+  it('is JSON.parse alone for a text whose strings merely look like exponents (ids, UUIDs)', () => {
+    const parse = jest.spyOn(JSON, 'parse');
+    const value = parseExact('{"id":"123e4567-e89b-12d3","ratio":2.5e-3,"code":"1E9"}');
+    expect(parse).toHaveBeenCalledTimes(1);
+    parse.mockRestore();
+    expect(value).toEqual({ id: '123e4567-e89b-12d3', ratio: 0.0025, code: '1E9' });
+  });
+
   it('leaves every number JavaScript holds exactly as JSON.parse makes it', () => {
-    const text = '{"safe":9007199254740991,"float":12345678901234567.5,"exp":1e21,"tiny":-0.000001}';
+    const text = '{"safe":9007199254740991,"float":12345678901234567.5,"exp":1e15,"tiny":-0.000001}';
     expect(parseExact(text)).toEqual(JSON.parse(text));
     expect(holdsExactInteger(parseExact(text))).toBe(false);
   });

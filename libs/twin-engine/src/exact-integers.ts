@@ -62,27 +62,74 @@ export class ExactInteger {
 
 export const isExactInteger = (value: unknown): value is ExactInteger => value instanceof ExactInteger;
 
-/** 2^53 has 16 digits: a text without a run of 16 digits holds no integer JSON.parse would round. */
+/** 2^53 has 16 digits: a text without a run of 16 digits holds no integer literal JSON.parse would round. */
 const longDigitRun = /\d{16}/;
+
+/**
+ * A number literal with a positive exponent (`1e20`, `9.007199254740993e15`), where a JSON value may start: written
+ * so, an integer beyond 2^53 needs no run of 16 digits. A negative exponent cannot make one without such a run.
+ */
+const exponentLiteral = /(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE]\+?\d/;
 
 const integerLiteral = /^-?\d+$/;
 
-/** Integer literals JavaScript cannot hold are boxed; every other number is what JSON.parse would make of it. */
+const decimalLiteral = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Past this many digits a literal written with an exponent is left to JSON.parse: `1e100000` would otherwise be a
+ * hundred thousand digits from a few bytes. int64 has 19, so nothing a schema can bound exactly is lost.
+ */
+const maxExpandedDigits = 40;
+
+/**
+ * The digits of an integer written with a fraction or an exponent (`9007199254740993.0`, `1e20`), or undefined
+ * when the literal has a fractional part or would expand past `maxExpandedDigits`.
+ */
+const integerDigitsOf = (literal: string): string | undefined => {
+  const parts = decimalLiteral.exec(literal);
+  if (!parts) {
+    return undefined;
+  }
+  const [, sign, whole, fraction = '', exponentText = '0'] = parts;
+  const significant = `${whole}${fraction}`.replace(/^0+/, '');
+  const mantissa = significant.replace(/0+$/, '');
+  // Bounded before it is used: an exponent of many digits is a huge Number (or Infinity), never a huge string.
+  const exponent = Number(exponentText) - fraction.length + (significant.length - mantissa.length);
+  if (mantissa === '') {
+    return '0';
+  }
+  if (exponent < 0 || mantissa.length + exponent > maxExpandedDigits) {
+    return undefined;
+  }
+  return `${sign}${mantissa}${'0'.repeat(exponent)}`;
+};
+
+/**
+ * Integers JavaScript cannot hold are boxed, however they were written (`9007199254740993`, `…993.0`, `1e20`);
+ * every other number is what JSON.parse would make of it.
+ */
 const parseNumber = (literal: string): unknown => {
   const value = Number(literal);
-  return integerLiteral.test(literal) && !Number.isSafeInteger(value) ? new ExactInteger(literal) : value;
+  if (Number.isSafeInteger(value)) {
+    return value;
+  }
+  if (integerLiteral.test(literal)) {
+    return new ExactInteger(literal);
+  }
+  const digits = integerDigitsOf(literal);
+  return digits !== undefined && !Number.isSafeInteger(Number(digits)) ? new ExactInteger(digits) : value;
 };
 
 /**
  * `JSON.parse`, keeping integers beyond 2^53 exact (boxed). JSON.parse runs first in every case: it is the fast path
- * (a text without a run of 16 digits is answered by it alone) and the judge of syntax, so a malformed text fails with
+ * (a text without a run of 16 digits or a number with an exponent is answered by it alone) and the judge of syntax, so a malformed text fails with
  * its usual message. Only a text that may hold such an integer is parsed again without loss. The lossless parser
  * refuses a key given twice with two values, which JSON.parse takes as the last: such a text keeps JSON.parse's
  * reading (its big integers rounded, so refused where they would be stored).
  */
 export const parseExact = (text: string): unknown => {
   const fast: unknown = JSON.parse(text);
-  if (!longDigitRun.test(text)) {
+  if (!longDigitRun.test(text) && !exponentLiteral.test(text)) {
     return fast;
   }
   try {

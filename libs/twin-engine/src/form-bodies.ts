@@ -1,6 +1,7 @@
 import { getAtPointer } from '@libs/bundle-documents';
 import { resolveSchema } from '@libs/openapi-schemas';
 
+import { parseExact } from './exact-integers';
 import { ParameterStyle, parseBrackets, serialisationOf } from './parameter-serialisation';
 import { coerceTree, TextTree, viewOf } from './schema-coercion';
 
@@ -127,7 +128,7 @@ const jsonOf = (part: FormPart, types: string[]): unknown => {
     return undefined;
   }
   try {
-    return JSON.parse(part.value) as unknown;
+    return parseExact(part.value);
   } catch {
     return undefined;
   }
@@ -168,9 +169,10 @@ export const formBodyReadings = (
   }
   const declared = splitJoined(document, schema, tree, encodings, false);
   const lenient = splitJoined(document, schema, tree, encodings, true);
-  const readings = [coerceTree(document, schema, declared)];
+  // Integers beyond 2^53 are boxed as a JSON body's are, and kept exact within their bounds.
+  const readings = [coerceTree(document, schema, declared, { exactIntegers: true })];
   if (JSON.stringify(lenient) !== JSON.stringify(declared)) {
-    readings.push(coerceTree(document, schema, lenient));
+    readings.push(coerceTree(document, schema, lenient, { exactIntegers: true }));
   }
   return readings;
 };

@@ -3,11 +3,11 @@ import type { ValidateFunction } from 'ajv';
 import { DocumentValidators } from '@libs/openapi-schemas';
 
 import { admitsExactInteger, schemaAtPath, withinExactBounds } from './exact-bounds';
-import { exactIntegersIn, holdsExactInteger, parseExact, replaceExactIntegers } from './exact-integers';
+import { exactIntegersIn, holdsExactInteger, parseExact, withNearestNumbers } from './exact-integers';
 import { formBodyReadings, formEncodingOf, multipartParts } from './form-bodies';
 import { OperationPlan, ParameterPlan } from './operation-plan';
 import { BracketLimitError, coerceReading, parameterReadings } from './parameter-serialisation';
-import { TextTree } from './schema-coercion';
+import { TextTree, viewOf } from './schema-coercion';
 import { malformedEscape } from './percent-encoding';
 import { unstorableText, unstorableValue } from './storable-values';
 import { TwinRequest } from './twin-http';
@@ -51,6 +51,21 @@ const transportHeaders = new Set(['content-type', 'accept', 'authorization', 'co
 
 type Problem = { location: string; message: string };
 
+const schemaOfPointer = (pointer: string): unknown => ({
+  $ref: `#${pointer.split('/').map(encodeURIComponent).join('/')}`,
+});
+
+/**
+ * Whether the schema at a place in a value takes integers only: there a number beyond 2^53 that no box keeps exact
+ * would be stored as another integer. Where it takes any number (or says nothing), that number is the double sent.
+ */
+const integerOnly =
+  (document: unknown, schema: unknown) =>
+  (steps: readonly string[]): boolean => {
+    const { types } = viewOf(document, schemaAtPath(document, schema, steps));
+    return types.includes('integer') && !types.includes('number');
+  };
+
 /** A parameter declared an integer, sent as an integer literal JavaScript cannot hold exactly. */
 const isExactInteger = (parameter: ParameterPlan, value: unknown): boolean =>
   parameter.types.includes('integer') &&
@@ -86,7 +101,7 @@ const readParameter = (
   let first: Problem | undefined;
   for (const reading of readings) {
     const value = coerceReading(document, parameter, reading);
-    const unstorable = unstorableValue(value, location);
+    const unstorable = unstorableValue(value, location, integerOnly(document, parameter.schema));
     if (unstorable) {
       first ??= unstorable;
     } else if (!validate || validate(value)) {
@@ -244,7 +259,10 @@ export const validateRequest = (
   }
   // Storable first: a body nested without bound must not reach the validator.
   const unstorable = typeof readings[0] === 'string' ? unstorableText(readings[0]) : undefined;
-  const problem = unstorable ? { location: 'body', message: unstorable } : unstorableValue(readings[0], 'body');
+  const bodySchema = schemaPointer ? schemaOfPointer(schemaPointer) : undefined;
+  const problem = unstorable
+    ? { location: 'body', message: unstorable }
+    : unstorableValue(readings[0], 'body', integerOnly(document, bodySchema));
   if (problem) {
     return {
       ok: false,
@@ -254,15 +272,19 @@ export const validateRequest = (
     };
   }
   const validate = schemaPointer ? validators.validator(schemaPointer) : undefined;
-  if (validate && holdsExactInteger(readings[0])) {
-    return validateExactBody(readings[0], schemaPointer as string, validate, document, { ...values, mediaType });
-  }
   // A form may be meant more than one way (a joined list the spec did not declare joined): the first valid wins.
-  const body = validate ? readings.find((reading) => validate(reading)) : readings[0];
+  // The validator knows no boxes: it judges each reading with their nearest numbers.
+  const body = validate ? readings.find((reading) => validate(withNearestNumbers(reading))) : readings[0];
   if (validate && body === undefined) {
-    validate(readings[0]);
+    validate(withNearestNumbers(readings[0]));
     const errors = validatorProblems(validate.errors);
     return invalidBody(errors);
+  }
+  if (validate && holdsExactInteger(body)) {
+    const outside = outsideExactBounds(body, schemaPointer as string, document);
+    if (outside.length > 0) {
+      return invalidBody(outside.slice(0, 10));
+    }
   }
   return { ok: true, path: values.path, query: values.query, body, mediaType };
 };
@@ -284,29 +306,16 @@ const validatorProblems = (errors: ValidateFunction['errors']): Problem[] =>
   }));
 
 /**
- * A JSON body holding integers beyond 2^53 (boxed by `parseExact`): the validator, which knows no boxes, judges a
- * copy holding their nearest numbers, and each one's bounds (int64's, its schema's) are checked on its digits, as
- * for parameters. The body kept is the one sent, boxes and all, so the record holds the digits.
+ * The integers beyond 2^53 of a valid body (boxed by `parseExact`, or from a form's digits) that lie outside their
+ * bounds, int64's and their schema's, checked on their digits as for parameters: the validator judged their nearest
+ * numbers only. The body kept is the one sent, boxes and all, so the record holds the digits.
  */
-const validateExactBody = (
-  body: unknown,
-  schemaPointer: string,
-  validate: ValidateFunction,
-  document: unknown,
-  values: { path: Record<string, unknown>; query: Record<string, unknown>; mediaType: string },
-): ValidRequest | InvalidRequest => {
-  if (!validate(replaceExactIntegers(body, (boxed) => boxed.valueOf()))) {
-    return invalidBody(validatorProblems(validate.errors));
-  }
-  const schema = { $ref: `#${schemaPointer.split('/').map(encodeURIComponent).join('/')}` };
-  const outside = exactIntegersIn(body)
+const outsideExactBounds = (body: unknown, schemaPointer: string, document: unknown): Problem[] => {
+  const schema = schemaOfPointer(schemaPointer);
+  return exactIntegersIn(body)
     .filter(({ path, value }) => !admitsExactInteger(document, schemaAtPath(document, schema, path), value.digits))
     .map(({ path, value }) => ({
       location: ['body', ...path].join('/'),
       message: `is outside the range of integers its schema allows (got ${value.digits})`,
     }));
-  if (outside.length > 0) {
-    return invalidBody(outside.slice(0, 10));
-  }
-  return { ok: true, path: values.path, query: values.query, body, mediaType: values.mediaType };
 };

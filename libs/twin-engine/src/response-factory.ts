@@ -46,20 +46,39 @@ export class ResponseFactory {
     }
     this.faker.seed(hashSeed(this.seed, pointer, key));
     const value = this.synthesizer.value({ $ref: `#${pointer}` });
+    this.remember(cacheKey, value);
+    return structuredClone(value);
+  }
+
+  /**
+   * Like `synthesize`, but the shared cached value itself: for callers that only read it. `holding`: the field the
+   * caller will put its records in. Where the schema offers alternatives (`oneOf`: one record under `item`, or several
+   * under `items`), the value is made from an alternative that declares that field: laid into a value of another
+   * alternative, the records would make the body match both (which `oneOf` forbids) or neither.
+   */
+  template(pointer: string, key: string, holding?: string): unknown {
+    const alternative =
+      holding === undefined ? undefined : alternativeDeclaring(this.service.document, pointer, holding);
+    if (!alternative) {
+      const cacheKey = `${pointer}\u0000${key}`;
+      if (!this.cache.has(cacheKey)) {
+        this.synthesize(pointer, key);
+      }
+      return this.cache.get(cacheKey);
+    }
+    const cacheKey = `${pointer}\u0000${key}\u0000${holding as string}`;
+    if (!this.cache.has(cacheKey)) {
+      this.faker.seed(hashSeed(this.seed, pointer, key));
+      this.remember(cacheKey, this.synthesizer.value(alternative));
+    }
+    return this.cache.get(cacheKey);
+  }
+
+  private remember(cacheKey: string, value: unknown): void {
     if (this.cache.size >= cacheLimit) {
       this.cache.delete(this.cache.keys().next().value as string);
     }
     this.cache.set(cacheKey, value);
-    return structuredClone(value);
-  }
-
-  /** Like `synthesize`, but the shared cached value itself: for callers that only read it. */
-  template(pointer: string, key: string): unknown {
-    const cacheKey = `${pointer}\u0000${key}`;
-    if (!this.cache.has(cacheKey)) {
-      this.synthesize(pointer, key);
-    }
-    return this.cache.get(cacheKey);
   }
 
   /** A value for a schema object (not cached): records created during an episode, each from its own seed. */
@@ -212,6 +231,28 @@ export class ResponseFactory {
     };
   }
 }
+
+/**
+ * The schema at `pointer` narrowed to its first `oneOf`/`anyOf` alternative that declares `field` (as a property or
+ * a required name), with what the alternatives share; undefined when it offers none, or none declares the field.
+ */
+const alternativeDeclaring = (document: unknown, pointer: string, field: string): Schema | undefined => {
+  const schema = flattenSchema(document, { $ref: `#${pointer}` });
+  const alternatives = (schema.oneOf ?? schema.anyOf) as unknown[] | undefined;
+  if (!Array.isArray(alternatives)) {
+    return undefined;
+  }
+  const declaring = alternatives.find((alternative) => {
+    const flat = flattenSchema(document, alternative);
+    const required = Array.isArray(flat.required) ? flat.required.map(String) : [];
+    return Object.hasOwn(flat.properties ?? {}, field) || required.includes(field);
+  });
+  if (declaring === undefined) {
+    return undefined;
+  }
+  const { oneOf: _oneOf, anyOf: _anyOf, discriminator: _discriminator, ...shared } = schema;
+  return flattenSchema(document, { allOf: [shared, declaring] });
+};
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);

@@ -1,19 +1,36 @@
 import { flattenSchema, schemaTypes } from '@libs/openapi-schemas';
 
+import { ExactInteger } from './exact-integers';
+
 /**
  * What a decoded parameter or form field looks like before its schema gives it types: text, repeated text, or the
  * nested objects and lists that bracket notation (`items[0][price]=…`) spells.
  */
 export type TextTree = string | TextTree[] | { [key: string]: TextTree };
 
+/**
+ * How text becomes a value. `exactIntegers`: an integer beyond 2^53 becomes a box of its digits (`ExactInteger`), as
+ * in a JSON body, for a body whose bounds are checked on boxes; without it the digits stay text (parameters check
+ * theirs on the text).
+ */
+export interface CoercionOptions {
+  exactIntegers?: boolean;
+}
+
 /** Text to the scalar the schema's types say it is; anything else stays text for the validator to judge. */
-export const coerceText = (raw: string, types: string[]): unknown => {
+export const coerceText = (raw: string, types: string[], options: CoercionOptions = {}): unknown => {
   if (types.includes('integer') && /^-?\d+$/.test(raw)) {
-    // Beyond 2^53 a Number is another integer: kept as given, so it is refused rather than silently rounded.
-    return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
+    // Beyond 2^53 a Number is another integer: kept as its digits, never silently rounded.
+    if (Number.isSafeInteger(Number(raw))) {
+      return Number(raw);
+    }
+    return options.exactIntegers ? new ExactInteger(raw) : raw;
   }
   if (types.includes('number') && raw.trim() !== '' && Number.isFinite(Number(raw))) {
-    return Number(raw);
+    // Digits beyond 2^53 are kept as a JSON body keeps them, where a box can be kept.
+    return options.exactIntegers && /^-?\d+$/.test(raw) && !Number.isSafeInteger(Number(raw))
+      ? new ExactInteger(raw)
+      : Number(raw);
   }
   if (types.includes('boolean') && (raw === 'true' || raw === 'false')) {
     return raw === 'true';
@@ -72,29 +89,35 @@ const indexedList = (tree: Record<string, TextTree>): TextTree[] =>
  * is a list of one) and objects, recursively through properties, `additionalProperties` and items. A value the
  * schema does not describe stays as sent, so validation, not coercion, decides whether it is allowed.
  */
-export const coerceTree = (document: unknown, schema: unknown, tree: TextTree, depth = 0): unknown => {
+export const coerceTree = (
+  document: unknown,
+  schema: unknown,
+  tree: TextTree,
+  options: CoercionOptions = {},
+  depth = 0,
+): unknown => {
   const view = depth > 64 ? { types: [], properties: {} } : viewOf(document, schema);
   const wantsList = view.types.includes('array');
-  if (tree === null || (typeof tree !== 'object' && typeof tree !== 'string')) {
+  if (tree === null || (typeof tree !== 'object' && typeof tree !== 'string') || tree instanceof ExactInteger) {
     // Already typed (a multipart part sent as JSON).
     return tree;
   }
   if (typeof tree === 'string') {
     if (wantsList && !view.types.includes('string')) {
-      return [coerceText(tree, viewOf(document, view.items ?? {}).types)];
+      return [coerceText(tree, viewOf(document, view.items ?? {}).types, options)];
     }
-    return coerceText(tree, view.types);
+    return coerceText(tree, view.types, options);
   }
   if (Array.isArray(tree)) {
-    return tree.map((item) => coerceTree(document, wantsList ? (view.items ?? {}) : schema, item, depth + 1));
+    return tree.map((item) => coerceTree(document, wantsList ? (view.items ?? {}) : schema, item, options, depth + 1));
   }
   if (wantsList && !view.types.includes('object') && isIndexed(tree)) {
-    return indexedList(tree).map((item) => coerceTree(document, view.items ?? {}, item, depth + 1));
+    return indexedList(tree).map((item) => coerceTree(document, view.items ?? {}, item, options, depth + 1));
   }
   return Object.fromEntries(
     Object.entries(tree).map(([key, value]) => [
       key,
-      coerceTree(document, view.properties[key] ?? view.additional ?? {}, value, depth + 1),
+      coerceTree(document, view.properties[key] ?? view.additional ?? {}, value, options, depth + 1),
     ]),
   );
 };

@@ -5,7 +5,7 @@ import { ingestStack } from '@libs/stack-ingestion';
 
 import { Episode } from './episode';
 import { InMemoryEpisodeStore } from './in-memory-episode-store';
-import { TwinResponse } from './twin-http';
+import { serializeBody, TwinResponse } from './twin-http';
 import { StaticStackSource, TwinEngine } from './twin-engine';
 
 const fixture = (name: string): string => path.join(repositoryRoot, 'test', 'fixtures', 'fidelity', 'wire', name);
@@ -40,7 +40,12 @@ describe('wire conventions through a twin', () => {
         `http://twin.test/base${pathOnly}`,
       );
       const json: unknown = response.text ? JSON.parse(response.text) : response.body;
-      return { status: response.status, headers: response.headers, json: json as Record<string, unknown> };
+      return {
+        status: response.status,
+        headers: response.headers,
+        json: json as Record<string, unknown>,
+        text: String(serializeBody(response) ?? ''),
+      };
     };
 
   describe('form bodies with bracket notation', () => {
@@ -154,6 +159,48 @@ describe('wire conventions through a twin', () => {
       const missing = await call('POST', '/v1/files', multipart([part('purpose', 'dispute_evidence')]), type);
       expect(missing.status).toBe(400);
       expect(JSON.stringify(missing.json)).toContain('file');
+    });
+
+    it('keeps an integer beyond 2^53 in a form field or a JSON part as its digits, within its bounds', async () => {
+      const created = await call(
+        'POST',
+        '/v1/charges',
+        'amount=9007199254740993&fee=9007199254740995&currency=usd',
+        form,
+      );
+      expect(created.status).toBe(200);
+      expect(created.text).toContain('"amount":9007199254740993');
+      expect(created.text).toContain('"fee":9007199254740995');
+      const read = await call('GET', `/v1/charges/${String(created.json.id)}`);
+      expect(read.text).toContain('"amount":9007199254740993');
+
+      const boundary = 'exact-boundary';
+      const part = (name: string, value: string) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+      const upload = (size: string, link = '{"create":true}') =>
+        call(
+          'POST',
+          '/v1/files',
+          [
+            part('purpose', 'dispute_evidence'),
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\nx\r\n`,
+            part('size', size),
+            part('file_link_data', link),
+            `--${boundary}--\r\n`,
+          ].join(''),
+          `multipart/form-data; boundary=${boundary}`,
+        );
+      expect((await upload('9223372036854775807', '{"expires_at":9007199254740993}')).status).toBe(200);
+      // int64's limits are checked on the digits: 2^63 rounds to a number the validator alone would pass.
+      for (const [size, link, location] of [
+        ['9223372036854775808', '{}', 'body/size'],
+        ['1', '{"expires_at":9223372036854775808}', 'body/file_link_data/expires_at'],
+      ]) {
+        const refused = await upload(size, link);
+        expect(refused.status).toBe(400);
+        expect(refused.text).toContain(location);
+        expect(refused.text).toContain('9223372036854775808');
+      }
     });
   });
 

@@ -162,6 +162,26 @@ describe('integers beyond 2^53 in JSON bodies, kept exact end to end', () => {
     expect(episode.state.seq).toBe(seq);
   });
 
+  it('takes an integer written with a fraction or an exponent as the digits it denotes, within int64', async () => {
+    const created = await call(
+      episode,
+      'POST',
+      '/files',
+      '{"name":"e","file_size":9.007199254740993e15,"limit":9007199254740993.0,"parts":[9.223372036854775807E18,-9223372036854775808.00,7e0]}',
+    );
+    expect(created.status).toBe(201);
+    const { id } = JSON.parse(created.text) as { id: string };
+    engine.evict(episode.id);
+    episode = await engine.episode('test', episode.id);
+    expectExact((await call(episode, 'GET', `/files/${id}`)).text);
+    const seq = episode.state.seq;
+    const refused = await call(episode, 'POST', '/files', '{"name":"x","file_size":1e19}');
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('body/file_size');
+    expect(refused.text).toContain('10000000000000000000');
+    expect(episode.state.seq).toBe(seq);
+  });
+
   it('refuses a number that is no number JavaScript holds (1e400), located, and a string for an integer', async () => {
     const infinite = await call(episode, 'POST', '/files', '{"name":"x","file_size":1,"limit":1e400}');
     expect(infinite.status).toBe(400);
