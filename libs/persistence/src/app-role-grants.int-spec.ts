@@ -24,7 +24,12 @@ import { StackRepository } from './repositories/stack.repository';
  */
 describe('the app role, apart from the schema owner', () => {
   const suffix = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const names = { database: `mirror_roles_${suffix}`, owner: `owner_${suffix}`, login: `app_${suffix}` };
+  const names = {
+    database: `mirror_roles_${suffix}`,
+    owner: `owner_${suffix}`,
+    login: `app_${suffix}`,
+    plain: `plain_${suffix}`,
+  };
   const appRole = `mirror_app_${suffix}`;
   const tenant = 'north';
   const server = requireEnvironment('MIRROR_TEST_DATABASE_SERVER');
@@ -56,6 +61,7 @@ describe('the app role, apart from the schema owner', () => {
     await asSuperuser(
       `CREATE ROLE ${names.owner} LOGIN CREATEROLE PASSWORD 'pw-${names.owner}'`,
       `CREATE ROLE ${names.login} LOGIN PASSWORD 'pw-${names.login}'`,
+      `CREATE ROLE ${names.plain} LOGIN PASSWORD 'pw-${names.plain}'`,
       `CREATE DATABASE ${names.database} OWNER ${names.owner}`,
     );
     owner = createDataSource(urlAs(names.owner), { poolSize: 1 });
@@ -76,6 +82,7 @@ describe('the app role, apart from the schema owner', () => {
       `DROP ROLE IF EXISTS ${names.login}`,
       `DROP ROLE IF EXISTS ${appRole}`,
       `DROP ROLE IF EXISTS ${names.owner}`,
+      `DROP ROLE IF EXISTS ${names.plain}`,
     );
   });
 
@@ -216,6 +223,19 @@ describe('the app role, apart from the schema owner', () => {
       );
     } finally {
       await asSuperuser('in', `ALTER TABLE api_keys OWNER TO ${names.owner}`);
+    }
+  });
+
+  it('says how to make the role when the migrating role may not', async () => {
+    const plain = createDataSource(urlAs(names.plain), { poolSize: 1 });
+    await plain.initialize();
+    try {
+      await expect(grantAppRole(plain, `other_${suffix}`)).rejects.toThrow(
+        `cannot create the app role "other_${suffix}" (permission denied to create role): create it as a role with ` +
+          `CREATEROLE (CREATE ROLE "other_${suffix}" NOLOGIN) or give the migrating role CREATEROLE`,
+      );
+    } finally {
+      await plain.destroy();
     }
   });
 });
