@@ -39,7 +39,11 @@ const interpolate = (text: string, env: Record<string, string>): string =>
   );
 
 const composeText = (): string => fs.readFileSync(deploy('compose', 'compose.yaml'), 'utf8');
-const secretsEnv = { POSTGRES_PASSWORD: 'pw-for-the-test', MIRROR_OPERATOR_KEY: 'a-key-of-thirty-two-characters-x' };
+const secretsEnv: Record<string, string> = {
+  POSTGRES_PASSWORD: 'pw-for-the-test',
+  MIRROR_APP_DB_PASSWORD: 'app-secret-for-the-test',
+  MIRROR_OPERATOR_KEY: 'a-key-of-thirty-two-characters-x',
+};
 
 interface ComposeService {
   image?: string;
@@ -65,10 +69,10 @@ describe('deploy/compose', () => {
   });
 
   it('refuses to start without its secrets, naming each', () => {
-    expect(() => interpolate(composeText(), { MIRROR_OPERATOR_KEY: secretsEnv.MIRROR_OPERATOR_KEY })).toThrow(
-      /POSTGRES_PASSWORD/,
-    );
-    expect(() => interpolate(composeText(), { POSTGRES_PASSWORD: 'x' })).toThrow(/MIRROR_OPERATOR_KEY/);
+    for (const name of Object.keys(secretsEnv)) {
+      const others = Object.fromEntries(Object.entries(secretsEnv).filter(([other]) => other !== name));
+      expect(() => interpolate(composeText(), others)).toThrow(new RegExp(`required variable ${name} is missing`));
+    }
     // No secret value is written in the file itself.
     expect(composeText()).not.toMatch(/^\s*[A-Z_]*(PASSWORD|PWD|KEY):\s*[^$\s]/m);
   });
@@ -93,11 +97,21 @@ describe('deploy/compose', () => {
       expect(service.healthcheck?.test.join(' ')).toMatch(/healthz|readyz|health/);
       // Every app waits for the migrations to have succeeded.
       expect(service.depends_on?.migrate?.condition).toBe('service_completed_successfully');
-      expect(service.environment?.DATABASE_URL).toMatch(/^postgres:\/\/mirror:pw-for-the-test@postgresql:5432\//);
+      // The apps log in as a role that holds only the apps' group role; the owner's password is not theirs.
+      expect(service.environment?.DATABASE_URL).toMatch(
+        /^postgres:\/\/mirror_app_login:app-secret-for-the-test@postgresql:5432\//,
+      );
+      expect(JSON.stringify(service.environment)).not.toContain(secretsEnv.POSTGRES_PASSWORD);
       expect(service.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
     }
     expect(services.postgresql.healthcheck?.test.join(' ')).toMatch(/pg_isready/);
     expect(services.migrate.command).toEqual(['bin/mirror.js', 'db', 'migrate']);
+    // Migrations run as the schema's owner, after the apps' login is made and given the group role.
+    expect(services.migrate.environment?.MIRROR_MIGRATION_DATABASE_URL).toMatch(
+      /^postgres:\/\/mirror:pw-for-the-test@postgresql:5432\//,
+    );
+    expect(services.migrate.depends_on?.['database-roles']?.condition).toBe('service_completed_successfully');
+    expect(services['database-roles'].depends_on?.postgresql?.condition).toBe('service_healthy');
   });
 
   /** Compose's durations as seconds (`90s`, `11m`, `1h30m`). */
@@ -241,6 +255,26 @@ describe('deploy/helm', () => {
     expect(job?.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     expect(job?.spec.template?.spec.containers[0].args).toEqual(['bin/mirror.js', 'db', 'migrate']);
     expect(render('migration.enabled=false').some((o) => o.kind === 'Job')).toBe(false);
+  });
+
+  it("gives the schema owner's URL to the migration Job alone, when one is named", () => {
+    const ownerUrl = (objects: K8sObject[]) =>
+      Object.fromEntries(
+        objects
+          .filter((o) => o.spec.template)
+          .map((o) => [
+            o.metadata.name,
+            o.spec.template?.spec.containers[0].env?.find((e) => e.name === 'MIRROR_MIGRATION_DATABASE_URL')
+              ?.valueFrom ?? null,
+          ]),
+      );
+    expect(ownerUrl(render('migration.ownerSecretKey=migration-database-url'))).toEqual({
+      'review-mirror-api': null,
+      'review-mirror-gateway': null,
+      'review-mirror-worker': null,
+      'review-mirror-migrate': { secretKeyRef: { name: 'mirror-secrets', key: 'migration-database-url' } },
+    });
+    expect(Object.values(ownerUrl(render()))).toEqual([null, null, null, null]);
   });
 });
 

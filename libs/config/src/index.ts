@@ -1,2 +1,3 @@
 export * from './mirror-config';
 export * from './settings-table';
+export * from './migration-database';

@@ -27,6 +27,25 @@ export const mirrorConfigSchema = z.object({
       'PostgreSQL connections a process opens at most (episodes played at once share them); the embedded PGlite ' +
         'serves one.',
     ),
+  MIRROR_MIGRATION_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional()
+    .describe(
+      "The schema owner's connection, for `mirror db …` only: it applies the migrations and grants " +
+        'MIRROR_DATABASE_APP_ROLE what the apps need, so the role of DATABASE_URL (a member of that group) owns no ' +
+        'table and cannot update, delete or unprotect evidence rows. Unset: `mirror db` uses DATABASE_URL, whose role ' +
+        'then owns the tables (a secret).',
+    ),
+  MIRROR_DATABASE_APP_ROLE: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case PostgreSQL role name (letters, digits, `_`)')
+    .default('mirror_app')
+    .describe(
+      'The group role (NOLOGIN, made if missing) that `mirror db migrate` grants table rights to when ' +
+        'MIRROR_MIGRATION_DATABASE_URL is set: evidence tables SELECT and INSERT only. Grant it to the login of ' +
+        'DATABASE_URL (`GRANT mirror_app TO …`).',
+    ),
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^\s:]+:\d+$/, 'must be host:port')

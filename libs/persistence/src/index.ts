@@ -14,3 +14,4 @@ export * from './repositories/review.repository';
 export * from './repositories/api-key.repository';
 export * from './repositories/episode-call.repository';
 export * from './episode-call-log';
+export * from './app-role-grants';

@@ -15,7 +15,7 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
-{{/* The image, and every setting: plain ones from values, secrets by reference only. */}}
+{{/* The image, and every setting: plain ones from values, secrets by reference only (`secretKeys`: a container's own). */}}
 {{- define "mirror.container" -}}
 {{- $values := .root.Values -}}
 image: "{{ $values.image.repository }}:{{ $values.image.tag }}"
@@ -31,7 +31,7 @@ env:
   - name: {{ $name }}
     value: {{ $value | quote }}
   {{- end }}
-  {{- range $name, $key := $values.secrets.keys }}
+  {{- range $name, $key := merge (default dict .secretKeys) $values.secrets.keys }}
   - name: {{ $name }}
     valueFrom:
       secretKeyRef:
