@@ -152,7 +152,9 @@ while IFS=$'\t' read -r name spec kind; do
   # A spec of several files is served from the same bundled document schemathesis reads (`mirror serve` keeps a lone
   # spec's references inside its folder, and a "tree" spec reaches beyond it).
   echo "fidelity: $name: serving its twin ($operations operations)" >&2
-  node bin/mirror.js serve "$document" --port 0 --json >"$out/$name.serve.out" 2>"$out/$name.serve.err" &
+  # Made before the twin starts, so the wait below never reads a file its redirection has not created yet.
+  : >"$out/$name.serve.out"
+  node bin/mirror.js serve "$document" --port 0 --json >>"$out/$name.serve.out" 2>"$out/$name.serve.err" &
   serve_pid=$!
   # The first stdout line is the ready line: base URLs and, for twins that issue them, the agent's credential.
   until [ "$(wc -l <"$out/$name.serve.out")" -ge 1 ]; do
