@@ -47,8 +47,8 @@ describe('a scenario’s oracle and traps at ingest', () => {
   it('accepts the clinic example as it ships', async () => {
     const { model } = await ingestStack({ kind: 'path', path: example });
     expect(model.scenarios?.map((s) => [s.scenario.id, s.scenario.traps.length])).toEqual([
-      ['invoice-dispute', 7],
-      ['relative-invoice-request', 2],
+      ['invoice-dispute', 8],
+      ['relative-invoice-request', 5],
     ]);
   });
 

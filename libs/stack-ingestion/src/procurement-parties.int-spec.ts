@@ -52,7 +52,7 @@ describe('declared negotiators, state reactions and channels at ingest', () => {
     ).toEqual([
       ['single-supplier-negotiation', true, 6],
       ['competitive-rfq', true, 3],
-      ['urgent-reorder-budget-freeze', true, 3],
+      ['urgent-reorder-budget-freeze', true, 4],
     ]);
   });
 
