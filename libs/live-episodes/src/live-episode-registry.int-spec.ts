@@ -4,7 +4,7 @@ import * as path from 'node:path';
 
 import { EpisodeAccessError, EpisodeRequestError, ToolCall, ToolDefinition } from '@libs/agent-tools';
 import { EpisodeHost, startEpisodeHost } from '@libs/episode-host';
-import { LiveEpisodeRepository } from '@libs/persistence';
+import { AuditTrailRepository, LiveEpisodeRepository } from '@libs/persistence';
 import { repositoryRoot } from '@test/support/cli-runner';
 import { testInstanceKey } from '@test/support/instance-key';
 import { testOperatorKey } from '@test/support/operator-key';
@@ -205,6 +205,18 @@ describe('live-episode registry', () => {
       code: 'episode_deleted',
     });
     expect(episodes.capacity()).toEqual({ live: 0, max: 1, available: 1 });
+    // On the evidence trail once, by the token's holder, however often deleted.
+    await episodes.delete(first.episodeId, first.token).catch(() => undefined);
+    const deletions = (
+      await new AuditTrailRepository(host.dataSource).forSubject(host.config.MIRROR_TENANT, 'episode', first.episodeId)
+    ).filter((entry) => entry.action === 'episode.deleted');
+    expect(deletions).toEqual([
+      expect.objectContaining({
+        actor: `episode-token:${first.episodeId}`,
+        actorKind: 'agent',
+        details: { statusBefore: 'running' },
+      }),
+    ]);
     const second = await episodes.start({ environment: 'clinic-network', task });
     await episodes.delete(second.episodeId, second.token);
   });

@@ -192,7 +192,7 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     } catch (error) {
       // A group starts whole or not at all: the episodes already started are taken down and forgotten.
       for (const { live } of opened) {
-        await this.discard(live, 'deleted');
+        await this.discard(live);
       }
       throw error;
     } finally {
@@ -527,12 +527,12 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
   }
 
   /** Takes a live episode down without grading it: its workflow terminated, its row marked. */
-  private async discard(live: LiveEpisode, status: 'deleted'): Promise<void> {
+  private async discard(live: LiveEpisode): Promise<void> {
     live.ending = true;
     this.host.signals.forget(live.id);
     await live.started.handle.terminate('the episode was deleted').catch(() => undefined);
     await this.repository
-      .update(this.options.tenantId, live.id, { status, endedAt: new Date(this.now()).toISOString() })
+      .markDeleted(this.options.tenantId, live.id, new Date(this.now()).toISOString())
       .finally(() => this.live.delete(live.id));
   }
 
@@ -614,10 +614,10 @@ export class LiveEpisodeRegistry implements EpisodeLifecyclePort {
     await this.authorize(episodeId, token);
     const live = this.live.get(episodeId);
     if (live) {
-      await this.serially(live, () => this.discard(live, 'deleted'));
+      await this.serially(live, () => this.discard(live));
       return;
     }
-    await this.repository.update(this.options.tenantId, episodeId, { status: 'deleted' });
+    await this.repository.markDeleted(this.options.tenantId, episodeId);
   }
 
   async trajectory(episodeId: string, token: string) {

@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
 
+import { AuditTrailRepository } from './audit-trail.repository';
+
 export type LiveEpisodeState = 'running' | 'ended' | 'expired' | 'deleted';
 
 /** A live episode as stored: enough to answer for it (and refuse calls to it) after the process that ran it is gone. */
@@ -137,6 +139,43 @@ export class LiveEpisodeRepository {
        WHERE id = $1 AND ${owned('$2')}`,
       [id, tenantId, ...set.map(([, value]) => value)],
     );
+  }
+
+  /**
+   * Marks the tenant's episode deleted and records it in the evidence trail in the same transaction, once: an episode
+   * deleted again, or not the tenant's, changes nothing. The episode token is what authorises a deletion, so the
+   * entry names the token's holder, the agent, with the state the episode was in.
+   */
+  async markDeleted(tenantId: string, id: string, endedAt?: string): Promise<void> {
+    if (!uuid.test(id)) {
+      return;
+    }
+    await this.dataSource.transaction(async (manager) => {
+      const [before] = await manager.query<{ status: string; stack_version: string; seed: string }[]>(
+        `SELECT l.status, e.stack_version, e.seed FROM live_episodes l JOIN episodes e ON e.id = l.id
+         WHERE l.id = $1 AND e.tenant_id = $2 FOR UPDATE OF l`,
+        [id, tenantId],
+      );
+      if (!before || before.status === 'deleted') {
+        return;
+      }
+      await manager.query(
+        `UPDATE live_episodes SET status = 'deleted', ended_at = COALESCE($2, ended_at) WHERE id = $1`,
+        [id, endedAt ?? null],
+      );
+      await new AuditTrailRepository(this.dataSource).append(
+        tenantId,
+        {
+          actor: `episode-token:${id}`,
+          actorKind: 'agent',
+          action: 'episode.deleted',
+          subject: { kind: 'episode', id },
+          details: { statusBefore: before.status },
+          versions: { stack: before.stack_version, worldSeed: Number(before.seed) },
+        },
+        manager,
+      );
+    });
   }
 
   /** Records a call and the episode's new step count together: a trajectory never disagrees with its episode. */
