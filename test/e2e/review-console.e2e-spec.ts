@@ -14,7 +14,7 @@ import { createDataSource } from '@libs/persistence';
 import { withChromium } from '@libs/review-views';
 import { bearer, issueApiKey } from '@test/support/api-keys';
 import { writeBundle } from '@test/support/bundle-fixtures';
-import { runCli } from '@test/support/cli-runner';
+import { repositoryRoot, runCli } from '@test/support/cli-runner';
 import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
 
 interface RolloutOutput {
@@ -261,6 +261,10 @@ describe('reviewer console and reports', () => {
       await page.locator('nav.top').scrollIntoViewIfNeeded();
       const episodeShot = await page.screenshot({ path: path.join(shots, 'episode.png') });
       expect((await pixelStats(page, episodeShot, [])).inked).toBeGreaterThan(0.05);
+      // The README's picture of this page is this screenshot, taken again on request when the page changes.
+      if (process.env.MIRROR_WRITE_DOCS_SCREENSHOT === '1') {
+        fs.writeFileSync(path.join(repositoryRoot, 'docs', 'review-console-episode.png'), episodeShot);
+      }
 
       // Annotating: an empty comment is refused with nothing saved; a dispute is shown and audited.
       const form = verdict.locator('form.annotation-form');
