@@ -43,6 +43,8 @@ describe(Redactor.name, () => {
     'Order PO-2026-0042 for 120 units at 1,234.56 EUR, delivery 2026-06-10T09:00:00Z',
     'ts 1733112345.000100 in C0123ABCD by U024BE7LH',
     'id 4f6c1c9e-1b2a-4a43-9c1e-2a6f1d3e9b11, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    // Its digits 6172239-6923-47 are a Luhn-valid run of 13: inside a hex word, not a card.
+    'vpc_uuid f6172239-6923-47fe-9cea-75c61e1051f8',
     'write to buyer@acme-manufacturing.example or ops@example.com',
     '<k3j2h1.42@nordic-fasteners.se>',
     'totals 4539 1488 and 0343 6467 (two amounts, not one card); invoice 1234567890123',
