@@ -85,7 +85,15 @@ export const gradeCommand = (): Command =>
             ...(judge ? { judge } : {}),
           },
         );
-        await grades.saveGrade(descriptor.tenantId, episodeId, grade.policies.join(','), grade.graderVersion, grade);
+        // Stored as a played episode's grade is: through the episode's redactor (evidence quotes what the agent wrote).
+        const { redactor } = await engine.episode(descriptor.tenantId, episodeId);
+        await grades.saveGrade(
+          descriptor.tenantId,
+          episodeId,
+          grade.policies.join(','),
+          grade.graderVersion,
+          redactor.json(grade).value,
+        );
         await recordEpisodeGrade(dataSource, {
           tenant: descriptor.tenantId,
           episodeId,
