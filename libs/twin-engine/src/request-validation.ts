@@ -198,7 +198,11 @@ export const validateRequest = (
   }
 
   const raw = request.body;
-  const hasBody = raw !== undefined && raw.length > 0;
+  // An empty form sent as one (its Content-Type given) is a form without fields, judged as such, not a missing body: a
+  // server reading it finds its required fields absent (Twilio refuses `POST /Workspaces` without `FriendlyName`).
+  const emptyForm =
+    raw !== undefined && raw.length === 0 && formMediaType.test(mediaTypeOf(request.headers['content-type']) ?? '');
+  const hasBody = raw !== undefined && (raw.length > 0 || emptyForm);
   if (plan.bodyMediaTypes.length === 0 || !hasBody) {
     if (plan.bodyRequired && !hasBody) {
       return {
@@ -288,6 +292,8 @@ export const validateRequest = (
   }
   return { ok: true, path: values.path, query: values.query, body, mediaType };
 };
+
+const formMediaType = /^application\/x-www-form-urlencoded$/i;
 
 const invalidBody = (problems: Problem[]): InvalidRequest => ({
   ok: false,

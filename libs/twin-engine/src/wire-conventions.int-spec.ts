@@ -55,6 +55,14 @@ describe('wire conventions through a twin', () => {
       call = caller(await twinOf('form-bodies.yaml'));
     });
 
+    it('reads an empty form sent as a form as one without fields, and no body at all as none', async () => {
+      const empty = await call('POST', '/v1/workspaces', '', form);
+      expect(empty.status).toBe(400);
+      expect(JSON.stringify(empty.json)).toContain('FriendlyName');
+      expect((await call('POST', '/v1/workspaces', 'FriendlyName=Desk', form)).status).toBe(201);
+      expect((await call('POST', '/v1/workspaces', undefined, '')).status).toBe(201);
+    });
+
     it('creates a record from deepObject metadata, indexed items and bracket arrays that a GET returns', async () => {
       const body = [
         'amount=2000',
