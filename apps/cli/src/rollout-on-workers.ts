@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 
 import { loadConfig } from '@libs/config';
 import type { ServiceLog } from '@libs/embedded-services';
+import { commandLineActor } from '@libs/evidence-trail';
 import { scaledOutAgent, scaledOutAgentNames } from '@libs/episode-worker';
 import { openDatabase, RolloutRepository, StackRepository } from '@libs/persistence';
 import type { RolloutPlan } from '@libs/rollouts';
@@ -72,7 +73,10 @@ export const playRolloutOnWorkers = async (
       );
     }
     // The workers find the stack by its version in the database (idempotent: a version is its content's hash).
-    await new StackRepository(database.dataSource).saveVersion(config.MIRROR_TENANT, version, model);
+    await new StackRepository(database.dataSource).saveVersion(config.MIRROR_TENANT, version, model, {
+      actor: commandLineActor(),
+      actorKind: 'trainer',
+    });
     return await followRollout(temporal, store, config.MIRROR_TENANT, rollout, {
       progress: options.progress,
       log: options.log,

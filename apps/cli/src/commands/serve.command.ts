@@ -86,7 +86,10 @@ export const serveCommand = (): Command =>
       try {
         const { dataSource } = database;
         const stacks = new StackRepository(dataSource);
-        await stacks.saveVersion(config.MIRROR_TENANT, version, model);
+        await stacks.saveVersion(config.MIRROR_TENANT, version, model, {
+          actor: commandLineActor(),
+          actorKind: 'engineer',
+        });
         const engine = new TwinEngine(
           new PostgresEpisodeStore(dataSource),
           new RepositoryStackSource(stacks),
