@@ -1,5 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 
+import { outlastClientKeepAlive } from '@libs/twin-engine';
+
 export interface DrainingServer {
   server: Server;
   /**
@@ -51,5 +53,5 @@ export const drainingServer = (
       // Kept-alive connections with no request in flight would hold the server open; requests in flight finish.
       server.closeIdleConnections();
     });
-  return { server, drain };
+  return { server: outlastClientKeepAlive(server), drain };
 };

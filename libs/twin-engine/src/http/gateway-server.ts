@@ -120,6 +120,17 @@ const fail = (response: ServerResponse, error: unknown, log: GatewayLog): void =
 };
 
 /**
+ * Idle keep-alive connections are left for the client to close (undici after 4 s, SDK pools within a minute): a server
+ * that closes one at its own 5 s default races a client writing its next request on that socket, which then fails
+ * with ECONNRESET and is not retried for a POST (seen for a large insert on a loaded machine).
+ */
+export const outlastClientKeepAlive = (server: Server): Server => {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
+};
+
+/**
  * The twin gateway: `/e/{episodeId}/{service}/…` reaches a service of an episode, `/_mirror/…` manages episodes for
  * whoever holds the operator key (`MIRROR_OPERATOR_KEY`): an agent, who has only its twins' base URLs and tokens,
  * gets a 401 there, and no twin path reaches it (dot segments and encoded slashes are refused with a 400).
@@ -130,7 +141,7 @@ export const createGatewayServer = (
   tenantId: string,
   log: GatewayLog,
   operatorKey: string,
-): Server => createServer(gatewayRequestHandler(engine, tenantId, log, operatorKey));
+): Server => outlastClientKeepAlive(createServer(gatewayRequestHandler(engine, tenantId, log, operatorKey)));
 
 /** The gateway's request handler, for a process that owns its server (the gateway app drains it on SIGTERM). */
 export const gatewayRequestHandler = (
@@ -220,42 +231,44 @@ export const createServiceOriginServer = (
   serviceName: string,
   log: GatewayLog,
 ): Server =>
-  createServer((request, response) => {
-    const { path, query } = splitUrl(request.url ?? '/');
-    if (isTraversal(path)) {
-      request.resume();
-      void refuseTraversalAsTwin(
-        engine,
-        tenantId,
-        episodeId,
-        serviceName,
-        request.method ?? 'GET',
-        path,
-        response,
-      ).catch((error: unknown) => fail(response, error, log));
-      return;
-    }
-    const url = `http://${request.headers.host ?? 'localhost'}${path}`;
-    const ready = engine.loadedEpisode(tenantId, episodeId);
-    if (ready && (request.method === 'GET' || request.method === 'HEAD')) {
-      // The hot path: a read of an episode in memory is answered without a promise in between.
-      request.resume();
-      const relative = stripBase(path, ready.twin.services.get(serviceName)?.basePath ?? '');
-      try {
-        const answer = ready.dispatch(serviceName, toTwinRequest(request, relative, query, undefined), url);
-        if (answer instanceof Promise) {
-          answer.then((twin) => writeResponse(response, twin)).catch((error: unknown) => fail(response, error, log));
-        } else {
-          writeResponse(response, answer);
-        }
-      } catch (error) {
-        fail(response, error, log);
+  outlastClientKeepAlive(
+    createServer((request, response) => {
+      const { path, query } = splitUrl(request.url ?? '/');
+      if (isTraversal(path)) {
+        request.resume();
+        void refuseTraversalAsTwin(
+          engine,
+          tenantId,
+          episodeId,
+          serviceName,
+          request.method ?? 'GET',
+          path,
+          response,
+        ).catch((error: unknown) => fail(response, error, log));
+        return;
       }
-      return;
-    }
-    void (async () => {
-      const [episode, body] = await Promise.all([engine.episode(tenantId, episodeId), readBody(request)]);
-      const relative = stripBase(path, episode.twin.services.get(serviceName)?.basePath ?? '');
-      writeResponse(response, await episode.handle(serviceName, toTwinRequest(request, relative, query, body), url));
-    })().catch((error: unknown) => fail(response, error, log));
-  });
+      const url = `http://${request.headers.host ?? 'localhost'}${path}`;
+      const ready = engine.loadedEpisode(tenantId, episodeId);
+      if (ready && (request.method === 'GET' || request.method === 'HEAD')) {
+        // The hot path: a read of an episode in memory is answered without a promise in between.
+        request.resume();
+        const relative = stripBase(path, ready.twin.services.get(serviceName)?.basePath ?? '');
+        try {
+          const answer = ready.dispatch(serviceName, toTwinRequest(request, relative, query, undefined), url);
+          if (answer instanceof Promise) {
+            answer.then((twin) => writeResponse(response, twin)).catch((error: unknown) => fail(response, error, log));
+          } else {
+            writeResponse(response, answer);
+          }
+        } catch (error) {
+          fail(response, error, log);
+        }
+        return;
+      }
+      void (async () => {
+        const [episode, body] = await Promise.all([engine.episode(tenantId, episodeId), readBody(request)]);
+        const relative = stripBase(path, episode.twin.services.get(serviceName)?.basePath ?? '');
+        writeResponse(response, await episode.handle(serviceName, toTwinRequest(request, relative, query, body), url));
+      })().catch((error: unknown) => fail(response, error, log));
+    }),
+  );
