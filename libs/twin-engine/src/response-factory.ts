@@ -57,19 +57,13 @@ export class ResponseFactory {
    * alternative, the records would make the body match both (which `oneOf` forbids) or neither.
    */
   template(pointer: string, key: string, holding?: string): unknown {
-    const alternative =
-      holding === undefined ? undefined : alternativeDeclaring(this.service.document, pointer, holding);
-    if (!alternative) {
-      const cacheKey = `${pointer}\u0000${key}`;
-      if (!this.cache.has(cacheKey)) {
-        this.synthesize(pointer, key);
-      }
-      return this.cache.get(cacheKey);
-    }
-    const cacheKey = `${pointer}\u0000${key}\u0000${holding as string}`;
+    // Looked up before anything is resolved: this runs for every answer that wraps records.
+    const cacheKey = holding === undefined ? `${pointer}\u0000${key}` : `${pointer}\u0000${key}\u0000${holding}`;
     if (!this.cache.has(cacheKey)) {
+      const alternative =
+        holding === undefined ? undefined : alternativeDeclaring(this.service.document, pointer, holding);
       this.faker.seed(hashSeed(this.seed, pointer, key));
-      this.remember(cacheKey, this.synthesizer.value(alternative));
+      this.remember(cacheKey, this.synthesizer.value(alternative ?? { $ref: `#${pointer}` }));
     }
     return this.cache.get(cacheKey);
   }
