@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import { DocumentValidators } from '@libs/openapi-schemas';
 
 import { admitsExactInteger, schemaAtPath, withinExactBounds } from './exact-bounds';
-import { exactIntegersIn, holdsExactInteger, parseExact, withNearestNumbers } from './exact-integers';
+import { exactIntegersIn, parseExact, withNearestNumbers } from './exact-integers';
 import { formBodyReadings, formEncodingOf, multipartParts } from './form-bodies';
 import { OperationPlan, ParameterPlan } from './operation-plan';
 import { BracketLimitError, coerceReading, parameterReadings } from './parameter-serialisation';
@@ -277,14 +277,27 @@ export const validateRequest = (
   }
   const validate = schemaPointer ? validators.validator(schemaPointer) : undefined;
   // A form may be meant more than one way (a joined list the spec did not declare joined): the first valid wins.
-  // The validator knows no boxes: it judges each reading with their nearest numbers.
-  const body = validate ? readings.find((reading) => validate(withNearestNumbers(reading))) : readings[0];
-  if (validate && body === undefined) {
-    validate(withNearestNumbers(readings[0]));
-    const errors = validatorProblems(validate.errors);
-    return invalidBody(errors);
+  // The validator knows no boxes: it judges each reading with their nearest numbers (the reading itself when it holds
+  // none, so one walk per reading tells both).
+  let body: unknown = readings[0];
+  let boxed = false;
+  if (validate) {
+    let valid: { reading: unknown; nearest: unknown } | undefined;
+    for (const reading of readings) {
+      const nearest = withNearestNumbers(reading);
+      if (validate(nearest)) {
+        valid = { reading, nearest };
+        break;
+      }
+    }
+    if (!valid) {
+      validate(withNearestNumbers(readings[0]));
+      return invalidBody(validatorProblems(validate.errors));
+    }
+    body = valid.reading;
+    boxed = valid.nearest !== valid.reading;
   }
-  if (validate && holdsExactInteger(body)) {
+  if (boxed) {
     const outside = outsideExactBounds(body, schemaPointer as string, document);
     if (outside.length > 0) {
       return invalidBody(outside.slice(0, 10));
