@@ -192,19 +192,11 @@ export const exportEvidence = async (
   subject: { kind: EvidenceSubject; id: string },
 ): Promise<EvidenceBundle | undefined> => {
   const audit = new AuditTrailRepository(dataSource);
-  const own = await audit.forSubject(tenant, subject.kind, subject.id);
-  if (own.length === 0) {
+  // A rollout's trials name their episodes; the episodes' own entries commit to their material, so they come along.
+  const entries = await audit.subjectEntries(tenant, subject.kind, subject.id);
+  if (entries.length === 0) {
     return undefined;
   }
-  // A rollout's trials name their episodes; the episodes' own entries commit to their material, so they come along.
-  const named = own.map((e) => e.details.episodeId).filter((id): id is string => typeof id === 'string');
-  const bySeq = new Map(own.map((e) => [e.seq, e]));
-  for (const id of new Set(named)) {
-    for (const entry of await audit.forSubject(tenant, 'episode', id)) {
-      bySeq.set(entry.seq, entry);
-    }
-  }
-  const entries = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
   const grades = new EpisodeGradeRepository(dataSource);
   const episodeIds = [
     ...new Set(

@@ -155,8 +155,13 @@ export class AuditTrailRepository {
    * The entries about a subject, in chain order: an episode's own, or a rollout's together with its episodes' (those
    * whose details name the rollout).
    */
-  async forSubject(tenant: string, kind: string, id: string): Promise<AuditEntry[]> {
-    const rows = await this.dataSource.query<EntryRow[]>(
+  async forSubject(
+    tenant: string,
+    kind: string,
+    id: string,
+    runner: Pick<EntityManager, 'query'> = this.dataSource,
+  ): Promise<AuditEntry[]> {
+    const rows = await runner.query<EntryRow[]>(
       `SELECT * FROM "audit_entries"
        WHERE "tenant_id" = $1 AND (("subject_kind" = $2 AND "subject_id" = $3) OR ($2 = 'rollout' AND "details"->>'rolloutId' = $3))
        ORDER BY "seq"`,
@@ -166,19 +171,21 @@ export class AuditTrailRepository {
   }
 
   /**
-   * A rollout's entries and every entry of the episodes they name, in chain order: what `rolloutMaterial` selects its
-   * commitment from. Read through `runner` (the caller's transaction).
+   * A subject's entries (as `forSubject`) and every entry of the episodes they name (a rollout's trials), in chain
+   * order: what an evidence bundle carries, and what a rollout's close commits to. Through `runner` when the caller
+   * reads inside its transaction.
    */
-  async rolloutEntries(tenant: string, rolloutId: string, runner: Pick<EntityManager, 'query'>): Promise<AuditEntry[]> {
-    const own = (
-      await runner.query<EntryRow[]>(
-        `SELECT * FROM "audit_entries" WHERE "tenant_id" = $1
-           AND (("subject_kind" = 'rollout' AND "subject_id" = $2) OR "details"->>'rolloutId' = $2)`,
-        [tenant, rolloutId],
-      )
-    ).map(toEntry);
+  async subjectEntries(
+    tenant: string,
+    kind: string,
+    id: string,
+    runner: Pick<EntityManager, 'query'> = this.dataSource,
+  ): Promise<AuditEntry[]> {
+    const own = await this.forSubject(tenant, kind, id, runner);
     const named = [
-      ...new Set(own.map((e) => e.details.episodeId).filter((id): id is string => typeof id === 'string')),
+      ...new Set(
+        own.map((e) => e.details.episodeId).filter((episode): episode is string => typeof episode === 'string'),
+      ),
     ];
     const episodes =
       named.length === 0

@@ -215,7 +215,11 @@ export class RolloutRepository {
               status,
               ...(report ? { report: materialDigest(report) } : {}),
               ...rolloutCommitment(
-                rolloutMaterial(await trail.rolloutEntries(tenantId, rolloutId, locked), rolloutId, Infinity),
+                rolloutMaterial(
+                  await trail.subjectEntries(tenantId, 'rollout', rolloutId, locked),
+                  rolloutId,
+                  Infinity,
+                ),
               ),
             }),
             versions: { stack: rows[0].stack_version },
