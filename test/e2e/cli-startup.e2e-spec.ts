@@ -9,18 +9,33 @@ import { createTestDatabase, requireEnvironment } from '@test/support/test-servi
 
 const fixture = (name: string): string => path.join(repositoryRoot, 'test', 'fixtures', 'fidelity', 'robust', name);
 
-/** Holds a port the way another program would, until released. */
-const holdPort = (): Promise<{ port: number; release: () => Promise<void> }> =>
-  new Promise((resolve, reject) => {
+const listenOn = (port: number): Promise<net.Server | undefined> =>
+  new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        port: (server.address() as net.AddressInfo).port,
-        release: () => new Promise((done) => server.close(() => done())),
-      }),
-    );
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => resolve(server));
   });
+
+const close = (server: net.Server): Promise<void> => new Promise((done) => server.close(() => done()));
+
+/**
+ * Holds a port the way another program would, until released. Below the kernel's ephemeral range, and with the next
+ * port free: `up` puts its gateway on --port + 1, and a port the kernel hands to an outgoing connection (as a loaded
+ * test run opens many) made `up` fail on the gateway's port instead of the held one.
+ */
+const holdPort = async (): Promise<{ port: number; release: () => Promise<void> }> => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const held = await listenOn(port);
+    if (!held) continue;
+    const next = await listenOn(port + 1);
+    if (next) {
+      await close(next);
+      return { port, release: () => close(held) };
+    }
+    await close(held);
+  }
+};
 
 /** Real: the built CLI in its own process, PostgreSQL, the Temporal dev server. Mocked: nothing. */
 describe('mirror serve, up and ingest at start-up', () => {
