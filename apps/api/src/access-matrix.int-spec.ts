@@ -5,11 +5,12 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 
 import { createApiApp } from '@api/bootstrap';
-import { Permission, Role, roleCan, roles } from '@libs/access';
+import { Permission, Role, roles } from '@libs/access';
 import { loadConfig } from '@libs/config';
-import { createDataSource, PostgresEpisodeStore, RolloutRepository } from '@libs/persistence';
+import { createDataSource, EpisodeGradeRepository, PostgresEpisodeStore, RolloutRepository } from '@libs/persistence';
 import { bearer, issueApiKey } from '@test/support/api-keys';
 import { minimalSpec } from '@test/support/bundle-fixtures';
+import { mayCall } from '@test/support/role-expectations';
 import { createTestDatabase } from '@test/support/test-services';
 
 /**
@@ -35,7 +36,7 @@ type Owner = 'own' | 'foreign';
 type Call = (server: request.SuperTest<request.Test>, target: TenantData) => Promise<request.Response>;
 
 interface MatrixRow {
-  /** Who may call it: anyone, or roles holding the permission. */
+  /** The permission the route declares (`public`: none); who may hold it is the requirements' table, not the guard's. */
   rule: 'public' | Permission;
   /** `resource`: the path names one thing, and another tenant's thing is a 404. `tenant`: it acts in the caller's. */
   scope: 'resource' | 'tenant';
@@ -57,7 +58,12 @@ describe('authorisation matrix of the api app', () => {
   const matrix: Record<string, MatrixRow> = {
     'GET /healthz': { rule: 'public', scope: 'tenant', ok: [200], call: (s) => s.get('/healthz') },
     'GET /readyz': { rule: 'public', scope: 'tenant', ok: [200], call: (s) => s.get('/readyz') },
-    'GET /openapi.json': { rule: 'public', scope: 'tenant', ok: [200], call: (s) => s.get('/openapi.json') },
+    'GET /openapi.json': {
+      rule: 'public',
+      scope: 'tenant',
+      ok: [200],
+      call: (s) => s.get('/openapi.json'),
+    },
     // Open to the guard, closed to API keys: only the operator's key reads the process's counts.
     'GET /metrics': { rule: 'public', scope: 'tenant', ok: [401], call: (s) => s.get('/metrics') },
     'POST /v1/stacks': {
@@ -66,14 +72,24 @@ describe('authorisation matrix of the api app', () => {
       ok: [200, 201],
       call: (s) => s.post('/v1/stacks').set('content-type', 'application/yaml').send(minimalSpec()),
     },
-    'GET /v1/stacks': { rule: 'stacks:read', scope: 'tenant', ok: [200], call: (s) => s.get('/v1/stacks') },
+    'GET /v1/stacks': {
+      rule: 'stacks:read',
+      scope: 'tenant',
+      ok: [200],
+      call: (s) => s.get('/v1/stacks'),
+    },
     'GET /v1/stacks/:id': {
       rule: 'stacks:read',
       scope: 'resource',
       ok: [200],
       call: (s, target) => s.get(`/v1/stacks/${target.stackId}`),
     },
-    'GET /v1/rollouts': { rule: 'rollouts:read', scope: 'tenant', ok: [200], call: (s) => s.get('/v1/rollouts') },
+    'GET /v1/rollouts': {
+      rule: 'rollouts:read',
+      scope: 'tenant',
+      ok: [200],
+      call: (s) => s.get('/v1/rollouts'),
+    },
     'GET /v1/rollouts/:id': {
       rule: 'rollouts:read',
       scope: 'resource',
@@ -86,7 +102,12 @@ describe('authorisation matrix of the api app', () => {
       ok: [201],
       call: (s) => s.post('/v1/keys').send({ role: 'reviewer', name: 'made in the matrix' }),
     },
-    'GET /v1/keys': { rule: 'keys:manage', scope: 'tenant', ok: [200], call: (s) => s.get('/v1/keys') },
+    'GET /v1/keys': {
+      rule: 'keys:manage',
+      scope: 'tenant',
+      ok: [200],
+      call: (s) => s.get('/v1/keys'),
+    },
     'DELETE /v1/keys/:id': {
       rule: 'keys:manage',
       scope: 'resource',
@@ -117,11 +138,11 @@ describe('authorisation matrix of the api app', () => {
       ok: [200],
       call: (s, target) => s.get(`/v1/review/rollouts/${target.rolloutId}/report?format=html`),
     },
-    // The rollout is still running: a sign-off the guard lets through is refused by the rollout's state (409).
+    // The rollout has ended (closed in setup): its own tenant's reviewers sign it off.
     'POST /v1/review/rollouts/:id/sign-offs': {
       rule: 'review:sign-off',
       scope: 'resource',
-      ok: [409],
+      ok: [201],
       call: (s, target) =>
         s.post(`/v1/review/rollouts/${target.rolloutId}/sign-offs`).send({ decision: 'approved', comment: 'matrix' }),
     },
@@ -137,11 +158,11 @@ describe('authorisation matrix of the api app', () => {
       ok: [200],
       call: (s, target) => s.get(`/v1/review/episodes/${target.episodeId}/report?format=html`),
     },
-    // The episode has no grade yet: an annotation the guard lets through is refused by the episode's state (409).
+    // The episode is graded (in setup) with a verdict on `some-rule`: its own tenant's reviewers annotate it.
     'POST /v1/review/episodes/:id/annotations': {
       rule: 'review:annotate',
       scope: 'resource',
-      ok: [409],
+      ok: [201],
       call: (s, target) =>
         s
           .post(`/v1/review/episodes/${target.episodeId}/annotations`)
@@ -183,6 +204,7 @@ describe('authorisation matrix of the api app', () => {
         trials: 1,
         concurrency: 1,
       });
+      await rollouts.close(tenant, rolloutId, 'completed', null);
       const stackId = ingested.body.stack.id as string;
       const episodeId = randomUUID();
       await new PostgresEpisodeStore(dataSource).createEpisode({
@@ -192,6 +214,20 @@ describe('authorisation matrix of the api app', () => {
         seed: 1,
         secret: randomUUID(),
         sizes: { recordsPerResource: 1, childrenPerParent: 1 },
+      });
+      await new EpisodeGradeRepository(dataSource).saveGrade(tenant, episodeId, 'policies@1', 'grader@1', {
+        graderVersion: 'grader@1',
+        policies: ['policies@1'],
+        status: 'graded',
+        reward: 0,
+        passed: false,
+        breakdown: { outcome: 0, milestones: 0, penalty: 1 },
+        violations: { critical: 0, major: 0, minor: 0 },
+        verdicts: [
+          { rule: 'some-rule', kind: 'state', clause: 'a clause', severity: 'major', status: 'fail', evidence: [] },
+        ],
+        steps: [],
+        infrastructure: [],
       });
       data[tenant] = {
         keys,
@@ -238,7 +274,7 @@ describe('authorisation matrix of the api app', () => {
     const row = matrix[route];
     const caller = data[tenant];
     const target = owner === 'own' ? caller : data[otherTenant(tenant)];
-    const allowed = row.rule === 'public' || roleCan(role, row.rule);
+    const allowed = mayCall(role, row.rule);
 
     const response = await row.call(
       {

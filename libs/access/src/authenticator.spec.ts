@@ -1,3 +1,5 @@
+import { expectedRoles } from '@test/support/role-expectations';
+
 import { mintApiKey, parseApiKey, secretMatches } from './api-keys';
 import { AccessError, ApiKeyLookup, Authenticator, StoredApiKey } from './authenticator';
 import { permissions, permissionsOf, roleCan, roles } from './roles';
@@ -141,5 +143,10 @@ describe('roles', () => {
     expect(roleCan('engineer', 'episodes:run')).toBe(false);
     expect(roleCan('trainer', 'stacks:ingest')).toBe(false);
     expect(roles.filter((r) => roleCan(r, 'keys:manage'))).toEqual(['admin']);
+  });
+
+  // The matrices test the permissions routes declare; this one every permission, routed or not.
+  it.each(permissions)('give %s to the roles the requirements name', (permission) => {
+    expect(roles.filter((r) => roleCan(r, permission))).toEqual(expectedRoles[permission]);
   });
 });
