@@ -62,8 +62,10 @@ const luhnValid = (digits: string): boolean => {
 const cardIssuer =
   /^(4|5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720)|3[47]|6011|65|64[4-9]|35(2[89]|[3-8]\d)|3(0[0-5]|[689])|62|5[06-8]|6\d)/;
 
-// Not inside a word either: a made-up UUID or hash holds Luhn-valid runs of digits between its letters.
-const cardPattern = /(?<![\dA-Za-z.,-])\d(?:[ -]?\d){12,18}(?![\d.,]\d|-\d|[A-Za-z])/g;
+// Not inside a word either: a made-up UUID or hash holds Luhn-valid runs of digits between its letters. Nor the first
+// digits of a longer run: the count backtracks, so a digit right after the match must end it too (a digest that
+// starts with 20 digits once lost its first 19 to a card).
+const cardPattern = /(?<![\dA-Za-z.,-])\d(?:[ -]?\d){12,18}(?!\d|[.,]\d|-\d|[A-Za-z])/g;
 
 /** Payment card numbers: 13 to 19 digits (grouped by spaces or dashes or not), a scheme's prefix, Luhn-valid. */
 export const findCards = (text: string): Finding[] =>

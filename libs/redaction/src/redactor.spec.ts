@@ -45,6 +45,8 @@ describe(Redactor.name, () => {
     'id 4f6c1c9e-1b2a-4a43-9c1e-2a6f1d3e9b11, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
     // Its digits 6172239-6923-47 are a Luhn-valid run of 13: inside a hex word, not a card.
     'vpc_uuid f6172239-6923-47fe-9cea-75c61e1051f8',
+    // A digest that starts with a run of 20 digits, whose first 19 are a Luhn-valid card number.
+    'digest 41111111111111111103deee0b2bd7fbb34e526bda6f1a3c315a92bdb324589a42',
     'write to buyer@acme-manufacturing.example or ops@example.com',
     '<k3j2h1.42@nordic-fasteners.se>',
     'totals 4539 1488 and 0343 6467 (two amounts, not one card); invoice 1234567890123',
