@@ -123,7 +123,8 @@ export class RolloutStartsController {
       );
     }
     if (!version) {
-      throw new NotFoundException(`no stack ${reference}`);
+      // Not repeated: the caller has it, and a 404 says no more than that this tenant holds no such stack.
+      throw new NotFoundException('/stack: no stack of this tenant has that id or version');
     }
     return { version, stack: version.stackId };
   }
