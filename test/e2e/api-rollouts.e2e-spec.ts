@@ -173,7 +173,7 @@ describe('POST /v1/rollouts on the api app, played by scaled-out workers', () =>
     // Followed as a trainer follows it: by the Location it was given.
     let rollout: { status: string; report: RolloutReport | null; episodes: RolloutEpisodeResult[] };
     for (;;) {
-      const read = await server.get(started.headers.location as string).set(bearer(trainer.token));
+      const read = await server.get(started.headers.location).set(bearer(trainer.token));
       expect(read.status).toBe(200);
       rollout = read.body;
       if (rollout.status !== 'running') {
