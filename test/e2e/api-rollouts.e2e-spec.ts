@@ -114,6 +114,7 @@ describe('POST /v1/rollouts on the api app, played by scaled-out workers', () =>
 
     expect(response.status).toBe(503);
     expect(response.body.message).toContain(`no worker polls ${sharedRolloutTaskQueue(episodeQueue)}`);
+    expect(response.headers.location).toBeUndefined();
     expect(await rolloutIds()).toEqual([]);
   });
 

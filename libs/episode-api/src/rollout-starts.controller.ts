@@ -85,29 +85,40 @@ export class RolloutStartsController {
     } catch (error) {
       throw error instanceof RolloutLaunchError ? new BadRequestException(`/agent: ${error.message}`) : error;
     }
-    response.setHeader('Location', `/v1/rollouts/${id}`);
+    const stackShown = { id: stack, name: version.model.name, version: version.version };
     const stored = idempotencyKey === undefined ? undefined : await this.rollouts.find(principal.tenantId, id);
     if (stored) {
-      if (!sameRollout(stored, plan)) {
-        throw new UnprocessableEntityException(
-          `Idempotency-Key: rollout ${id} was started with this key and another request; use a new key for a new rollout`,
-        );
-      }
-      response.setHeader('Idempotent-Replayed', 'true');
-      return { ...stored, stack: { id: stack, name: version.model.name, version: version.version } };
+      const replay = { ...this.replayed(stored, plan), stack: stackShown };
+      response.setHeader('Location', `/v1/rollouts/${id}`).setHeader('Idempotent-Replayed', 'true');
+      return replay;
     }
     try {
       await this.launcher.launch(principal.tenantId, plan);
     } catch (error) {
       throw error instanceof RolloutLaunchError ? new ServiceUnavailableException(error.message) : error;
     }
+    if (idempotencyKey !== undefined) {
+      // Two attempts with one key at once both get here; the rollout stored is the first's, which the other must ask.
+      this.replayed((await this.rollouts.find(principal.tenantId, id))!, plan);
+    }
     const { startedBy: _startedBy, ...shown } = plan;
+    response.setHeader('Location', `/v1/rollouts/${id}`);
     return {
       ...shown,
       status: 'running',
       startedBy: principal.actor,
-      stack: { id: stack, name: version.model.name, version: version.version },
+      stack: stackShown,
     };
+  }
+
+  /** The rollout an Idempotency-Key already started, if `plan` is what it asked; else a 422. */
+  private replayed(stored: StoredRollout, plan: RolloutPlan): StoredRollout {
+    if (!sameRollout(stored, plan)) {
+      throw new UnprocessableEntityException(
+        `Idempotency-Key: rollout ${stored.id} was started with this key and another request; use a new key for a new rollout`,
+      );
+    }
+    return stored;
   }
 
   /** The version a request names, of the caller's tenant only: a stack id (its newest version) or a version. */
