@@ -114,6 +114,15 @@ describe('deploy/compose', () => {
     expect(services['database-roles'].depends_on?.postgresql?.condition).toBe('service_healthy');
   });
 
+  it('gives the api the Temporal and rollout queue of the workers, which it starts rollouts on', () => {
+    const temporalOf = (service: string) => {
+      const env = compose.services[service].environment ?? {};
+      return [env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, env.MIRROR_TASK_QUEUE];
+    };
+    expect(temporalOf('api')[0]).toBeDefined();
+    expect(temporalOf('api')).toEqual(temporalOf('worker'));
+  });
+
   /** Compose's durations as seconds (`90s`, `11m`, `1h30m`). */
   const seconds = (duration: string | undefined): number =>
     [...(duration ?? '').matchAll(/(\d+)(h|m|s)/g)].reduce(
@@ -223,6 +232,15 @@ describe('deploy/helm', () => {
         expect({ name, known: settings.has(name) }).toEqual({ name, known: true });
       }
     }
+    // The api starts rollouts on the workers' queue: the same Temporal, namespace and queue.
+    const temporalOf = (component: string) => {
+      const env = new Map(
+        ((deployment(component).spec.template?.spec as PodSpec).containers[0].env ?? []).map((e) => [e.name, e.value]),
+      );
+      return ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'MIRROR_TASK_QUEUE'].map((name) => env.get(name));
+    };
+    expect(temporalOf('api')[0]).toBeDefined();
+    expect(temporalOf('api')).toEqual(temporalOf('worker'));
     // The chart holds no secret's value: it makes no Secret at all.
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     expect(

@@ -214,7 +214,7 @@ describe('mirror rollout', () => {
   it('refuses tasks and agents the bundle cannot give, naming them, before playing anything', async () => {
     const unknownTask = await runCli(['rollout', 'examples/halden-it', '--agent', 'oracle', '--tasks', 'nope@1'], env);
     expect(unknownTask.code).toBe(2);
-    expect(unknownTask.stderr).toMatch(/no scenario "nope"; the bundle has folder-access/);
+    expect(unknownTask.stderr).toMatch(/no scenario "nope"; the stack has folder-access/);
     const unknownTrap = await runCli(['rollout', 'examples/halden-it', '--agent', 'trap:nope', '--json'], env);
     expect(unknownTrap.code).toBe(2);
     expect(JSON.parse(unknownTrap.stdout)).toEqual({

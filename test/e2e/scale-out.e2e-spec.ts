@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DataSource } from 'typeorm';
 
+import { processExited, startBuiltApp } from '@test/support/app-process';
 import { repositoryRoot, runCli } from '@test/support/cli-runner';
 import { startEpisodeHarness } from '@test/support/episode-harness';
 import { testInstanceKey } from '@test/support/instance-key';
@@ -33,36 +34,6 @@ const scenarioId = 'single-supplier-negotiation';
 const agent = 'diligent';
 const episodes = 100;
 const tenant = 'test';
-
-/** A built app as its own process; resolves with its output once a line matches `ready`. */
-const startApp = (
-  app: 'gateway' | 'worker',
-  env: Record<string, string>,
-  ready: RegExp,
-): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repositoryRoot, 'dist', 'apps', app, 'src', 'main.js')], {
-      cwd: repositoryRoot,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match) {
-        resolve({ child, match, output: () => output });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code, signal) => reject(new Error(`the ${app} exited (${code ?? signal}): ${output}`)));
-  });
-
-const exited = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((resolve) => child.once('exit', () => resolve()));
 
 interface RecordedTrial {
   task: string;
@@ -121,14 +92,14 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
 
       const gateways = await Promise.all(
         [0, 1].map(() =>
-          startApp('gateway', { ...shared, GATEWAY_PORT: '0' }, /listening on (http:\/\/127\.0\.0\.1:\d+)/),
+          startBuiltApp('gateway', { ...shared, GATEWAY_PORT: '0' }, /listening on (http:\/\/127\.0\.0\.1:\d+)/),
         ),
       );
       apps.push(...gateways.map((g) => g.child));
       const urls = gateways.map((g) => g.match[1]);
       const workers = await Promise.all(
         [0, 1].map(() =>
-          startApp(
+          startBuiltApp(
             'worker',
             { ...shared, MIRROR_TASK_QUEUE: episodeQueue, MIRROR_GATEWAY_URL: urls.join(',') },
             /rollout trials through/,
@@ -157,7 +128,7 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
       }
       gateways[0].child.kill('SIGKILL');
       workers[0].child.kill('SIGKILL');
-      await Promise.all([exited(gateways[0].child), exited(workers[0].child)]);
+      await Promise.all([processExited(gateways[0].child), processExited(workers[0].child)]);
       const killedAt = Date.now();
 
       const finished = await command;
@@ -274,7 +245,7 @@ describe('a scaled-out rollout (2 gateways, 2 workers) losing one of each', () =
       for (const child of apps) {
         child.kill('SIGTERM');
       }
-      await Promise.all(apps.map(exited));
+      await Promise.all(apps.map(processExited));
       await connection.close();
       await dataSource.destroy();
       await database.drop();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
 
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
@@ -7,11 +8,19 @@ import { DataSource } from 'typeorm';
 import { createApiApp } from '@api/bootstrap';
 import { Permission, Role, roles } from '@libs/access';
 import { loadConfig } from '@libs/config';
-import { createDataSource, EpisodeGradeRepository, PostgresEpisodeStore, RolloutRepository } from '@libs/persistence';
+import {
+  createDataSource,
+  EpisodeGradeRepository,
+  PostgresEpisodeStore,
+  RolloutRepository,
+  StackRepository,
+} from '@libs/persistence';
 import { bearer, issueApiKey } from '@test/support/api-keys';
 import { minimalSpec } from '@test/support/bundle-fixtures';
+import { repositoryRoot } from '@test/support/cli-runner';
 import { mayCall } from '@test/support/role-expectations';
-import { createTestDatabase } from '@test/support/test-services';
+import { ingestedOnce } from '@test/support/run-cache';
+import { createTestDatabase, requireEnvironment } from '@test/support/test-services';
 
 /**
  * The authorisation matrix. Real: the api app as main.ts builds it, PostgreSQL with the migrations, keys made as the
@@ -25,6 +34,8 @@ interface TenantData {
   keys: Record<Role, { id: string; token: string }>;
   stackId: string;
   stackName: string;
+  /** A stack with a scenario to play, for starting rollouts. */
+  playableStackId: string;
   rolloutId: string;
   episodeId: string;
   bundle: string;
@@ -43,6 +54,9 @@ interface MatrixRow {
   ok: number[];
   call: Call;
 }
+
+// A stack with scenarios the workers can play, stored in each tenant (under an id of its own there).
+const playableBundle = path.join(repositoryRoot, 'examples', 'acme-manufacturing');
 
 const otherTenant = (tenant: TenantName): TenantName => (tenant === tenantNames[0] ? tenantNames[1] : tenantNames[0]);
 
@@ -95,6 +109,15 @@ describe('authorisation matrix of the api app', () => {
       scope: 'resource',
       ok: [200],
       call: (s, target) => s.get(`/v1/rollouts/${target.rolloutId}`),
+    },
+    // The app has a Temporal but no worker polls its rollout queue: a start the guard lets through is refused (503)
+    // before anything is stored. A rollout played to its end: test/e2e/api-rollouts.e2e-spec.ts.
+    'POST /v1/rollouts': {
+      rule: 'episodes:run',
+      scope: 'resource',
+      ok: [503],
+      call: (s, target) =>
+        s.post('/v1/rollouts').send({ stack: target.playableStackId, agent: 'diligent', tasks: ['all'] }),
     },
     'POST /v1/keys': {
       rule: 'keys:manage',
@@ -175,7 +198,15 @@ describe('authorisation matrix of the api app', () => {
     database = await createTestDatabase();
     dataSource = createDataSource(database.url);
     await dataSource.initialize();
-    app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
+    app = await createApiApp(
+      loadConfig({
+        DATABASE_URL: database.url,
+        TEMPORAL_ADDRESS: requireEnvironment('TEMPORAL_ADDRESS'),
+        MIRROR_TASK_QUEUE: `matrix-${randomUUID()}`,
+      }),
+      dataSource,
+      false,
+    );
     await app.init();
     server = request(app.getHttpServer()) as unknown as request.SuperTest<request.Test>;
     for (const tenant of tenantNames) {
@@ -206,6 +237,10 @@ describe('authorisation matrix of the api app', () => {
       });
       await rollouts.close(tenant, rolloutId, 'completed', null);
       const stackId = ingested.body.stack.id as string;
+      const playable = await ingestedOnce(playableBundle);
+      const playableStackId = (
+        await new StackRepository(dataSource).saveVersion(tenant, playable.version, playable.model)
+      ).stackId;
       const episodeId = randomUUID();
       await new PostgresEpisodeStore(dataSource).createEpisode({
         id: episodeId,
@@ -233,10 +268,20 @@ describe('authorisation matrix of the api app', () => {
         keys,
         stackId,
         stackName,
+        playableStackId,
         rolloutId,
         episodeId,
         bundle,
-        markers: [tenant, stackId, stackName, rolloutId, episodeId, bundle, ...roles.map((r) => keys[r].id)],
+        markers: [
+          tenant,
+          stackId,
+          stackName,
+          playableStackId,
+          rolloutId,
+          episodeId,
+          bundle,
+          ...roles.map((r) => keys[r].id),
+        ],
       };
     }
   });
@@ -318,6 +363,20 @@ describe('authorisation matrix of the api app', () => {
       stack.body.stack.id,
     ]);
     expect(rows).toEqual([{ tenant_id: 'tenant-north' }]);
+  });
+
+  it('refuses a rollout no worker would play, saying so, and stores nothing of the starts it refused', async () => {
+    const caller = data['tenant-north'];
+
+    const response = await server
+      .post('/v1/rollouts')
+      .set(bearer(caller.keys.trainer.token))
+      .send({ stack: caller.playableStackId, agent: 'diligent', tasks: ['all'] });
+
+    expect(response.status).toBe(503);
+    expect(response.body.message).toMatch(/^no worker polls matrix-[0-9a-f-]+\.rollouts on /);
+    const rows = await dataSource.query<{ id: string }[]>('SELECT id FROM rollouts ORDER BY id');
+    expect(rows.map((r) => r.id).sort()).toEqual(tenantNames.map((t) => data[t].rolloutId).sort());
   });
 
   it('leaves another tenant’s key unrevoked when asked to revoke it', async () => {

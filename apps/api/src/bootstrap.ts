@@ -29,13 +29,14 @@ export const createApiApp = async (
     next();
   });
   app.use('/v1/keys', express.json({ limit: '16kb' }));
+  app.use('/v1/rollouts', express.json({ limit: '64kb' }));
   // The review routes' body reader and the reviewer console at /console.
   mountReviewHttp(app);
   app.enableShutdownHooks();
   publishOpenApi(
     app,
     'Mirror control plane',
-    'Stacks: ingest bundles and read their versions; rollouts; API keys. Every route takes an API key as a bearer token.',
+    'Stacks: ingest bundles and read their versions; rollouts: start them on the workers and read them; API keys. Every route takes an API key as a bearer token.',
   );
   return app;
 };

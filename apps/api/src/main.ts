@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import { loadConfig } from '@libs/config';
 import { openDatabase } from '@libs/persistence';
 import { collectProcessMetrics, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
+import { sharedRolloutTaskQueue } from '@libs/workflow-contracts';
 import { createApiApp } from '@api/bootstrap';
 
 const bootstrap = async (): Promise<void> => {
@@ -24,6 +25,12 @@ const bootstrap = async (): Promise<void> => {
   process.once('SIGINT', () => void shutdown());
   await app.listen(config.PORT, config.HOST);
   logger.log(`listening on http://${config.HOST}:${config.PORT}`);
+  // Said at start-up, as the route would say it on every call.
+  logger.log(
+    config.TEMPORAL_ADDRESS
+      ? `rollouts (POST /v1/rollouts) go to the workers polling ${sharedRolloutTaskQueue(config.MIRROR_TASK_QUEUE)} on ${config.TEMPORAL_ADDRESS}`
+      : 'TEMPORAL_ADDRESS is unset: POST /v1/rollouts answers 503 until it is set',
+  );
 };
 
 bootstrap().catch((error: unknown) => {

@@ -3,23 +3,40 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '@libs/config';
 import type { ServiceLog } from '@libs/embedded-services';
 import { commandLineActor } from '@libs/evidence-trail';
-import { scaledOutAgent, scaledOutAgentNames } from '@libs/episode-worker';
 import { openDatabase, RolloutRepository, StackRepository } from '@libs/persistence';
-import type { RolloutPlan } from '@libs/rollouts';
+import {
+  handRolloutToWorkers,
+  queueHasWorkers,
+  requirePlayableOnWorkers,
+  RolloutLaunchError,
+} from '@libs/rollout-launch';
+import { RolloutPlan, scenariosOfTasks } from '@libs/rollouts';
 import type { StackModel } from '@libs/stack-ingestion';
 import { temporalClientInterceptors } from '@libs/telemetry';
 import { sharedRolloutTaskQueue } from '@libs/workflow-contracts';
 import { UsageError } from '@cli/cli-output';
 import { followRollout, RolloutOutcome, rolloutToPlay } from '@cli/rollout-session';
 
-/** Activity task queues, in Temporal's `TaskQueueType` (the trials are activities; the workflow's pollers alone play none). */
-const activityQueue = 2;
+/** What the command adds to a refusal of the workers: how to go on. */
+const hints: Record<RolloutLaunchError['reason'], string> = {
+  'temporal-unset': '',
+  unreachable: '',
+  'no-workers':
+    ': start workers with MIRROR_GATEWAY_URL (and the same MIRROR_TASK_QUEUE), or play the rollout here without --on-workers',
+  agent: '; play it here without --on-workers',
+};
+
+const asUsageError = (error: unknown): unknown =>
+  error instanceof RolloutLaunchError && error.reason !== 'unreachable'
+    ? new UsageError(`--on-workers: ${error.message}${hints[error.reason]}`)
+    : error;
 
 /**
  * Hands a rollout to the deployment's scaled-out workers (`mirror worker` with `MIRROR_GATEWAY_URL`) instead of
- * playing it in this process: the stack version is stored where they read it, the rollout's workflow is started on
- * their shared queue, and this process only follows it (it may stop; `--resume` follows it again). Their Temporal and
- * database are the ones configured here: an embedded one has no workers, so both must be named.
+ * playing it in this process: the stack version is stored where they read it, the rollout is handed to their shared
+ * queue as the control plane's `POST /v1/rollouts` hands it (@libs/rollout-launch), and this process only follows it
+ * (it may stop; `--resume` follows it again). Their Temporal and database are the ones configured here: an embedded
+ * one has no workers, so both must be named.
  */
 export const playRolloutOnWorkers = async (
   model: StackModel,
@@ -35,49 +52,53 @@ export const playRolloutOnWorkers = async (
     );
   }
   if ('plan' in request) {
-    for (const scenario of new Set(request.plan.tasks.map((t) => t.slice(0, t.lastIndexOf('@'))))) {
-      const found = model.scenarios.find((s) => s.scenario.id === scenario)!.scenario;
-      if (!scaledOutAgent(request.plan.agent, found)) {
-        throw new UsageError(
-          `--on-workers: the workers play ${scaledOutAgentNames().join(', ')} (oracle only of a scenario that has one), not "${request.plan.agent}" for ${scenario}; play it here without --on-workers`,
-        );
-      }
+    const scenarios = scenariosOfTasks(request.plan.tasks).map(
+      (id) => model.scenarios.find((s) => s.scenario.id === id)!.scenario,
+    );
+    try {
+      requirePlayableOnWorkers(request.plan.agent, scenarios);
+    } catch (error) {
+      throw asUsageError(error);
     }
   }
+  const address = config.TEMPORAL_ADDRESS!;
+  const namespace = config.TEMPORAL_NAMESPACE;
   const taskQueue = sharedRolloutTaskQueue(config.MIRROR_TASK_QUEUE);
   const database = await openDatabase(config, options.serviceLog);
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! }).catch(async (error: unknown) => {
+  const connection = await Connection.connect({ address }).catch(async (error: unknown) => {
     await database.close();
     throw error;
   });
   try {
-    const temporal = new Client({
-      connection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      interceptors: temporalClientInterceptors(),
-    });
+    const temporal = new Client({ connection, namespace, interceptors: temporalClientInterceptors() });
     const store = new RolloutRepository(database.dataSource);
     const rollout = await rolloutToPlay(store, config.MIRROR_TENANT, version, request);
     if ('report' in rollout) {
       return rollout;
     }
-    // A rollout no worker takes would wait forever without a word: refuse it while nothing polls their queue.
-    const { pollers } = await temporal.workflowService.describeTaskQueue({
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: { name: taskQueue },
-      taskQueueType: activityQueue,
-    });
-    if (pollers.length === 0) {
-      throw new UsageError(
-        `--on-workers: no worker polls ${taskQueue} on ${config.TEMPORAL_ADDRESS}: start workers with MIRROR_GATEWAY_URL (and the same MIRROR_TASK_QUEUE), or play the rollout here without --on-workers`,
-      );
+    const tenantId = config.MIRROR_TENANT;
+    // A rollout no worker takes would wait forever without a word: refuse it while nothing polls their queue (before
+    // the stack is stored; handing the rollout over asks again).
+    if (!(await queueHasWorkers(temporal, namespace, taskQueue))) {
+      throw asUsageError(new RolloutLaunchError('no-workers', `no worker polls ${taskQueue} on ${address}`));
     }
-    // The workers find the stack by its version in the database (idempotent: a version is its content's hash).
-    await new StackRepository(database.dataSource).saveVersion(config.MIRROR_TENANT, version, model, {
-      actor: commandLineActor(),
-      actorKind: 'trainer',
-    });
-    return await followRollout(temporal, store, config.MIRROR_TENANT, rollout, {
+    if (!rollout.resumed) {
+      // The workers find the stack by its version in the database (idempotent: a version is its content's hash).
+      await new StackRepository(database.dataSource).saveVersion(tenantId, version, model, {
+        actor: commandLineActor(),
+        actorKind: 'trainer',
+      });
+      await handRolloutToWorkers(temporal, store, {
+        tenantId,
+        plan: rollout.plan,
+        namespace,
+        taskQueue,
+        address,
+      }).catch((error: unknown) => {
+        throw asUsageError(error);
+      });
+    }
+    return await followRollout(temporal, store, tenantId, rollout, {
       progress: options.progress,
       log: options.log,
       taskQueue,

@@ -5,14 +5,8 @@ import { currentTracing, temporalWorkerPlugins } from '@libs/telemetry';
 import { RolloutRepository } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 import type { StackModel } from '@libs/stack-ingestion';
-import {
-  RolloutInput,
-  RolloutProgress,
-  rolloutProgressQuery,
-  rolloutTaskQueue,
-  rolloutWorkflowId,
-  rolloutWorkflowType,
-} from '@libs/workflow-contracts';
+import { startRolloutWorkflow } from '@libs/rollout-launch';
+import { RolloutProgress, rolloutProgressQuery, rolloutTaskQueue, rolloutWorkflowId } from '@libs/workflow-contracts';
 import { UsageError } from '@cli/cli-output';
 import type { EpisodeEnvironment } from '@cli/episode-environment';
 import { progressBar } from '@cli/progress-bar';
@@ -83,13 +77,10 @@ export const followRollout = async (
   options: FollowOptions,
 ): Promise<RolloutOutcome> => {
   const { plan, resumed } = rollout;
+  // A rollout handed to the workers already was started then; starting it again finds that one.
   const handle = resumed
     ? temporal.workflow.getHandle(rolloutWorkflowId(plan.id))
-    : await temporal.workflow.start(rolloutWorkflowType, {
-        args: [{ ...plan, tenantId } satisfies RolloutInput],
-        taskQueue: options.taskQueue,
-        workflowId: rolloutWorkflowId(plan.id),
-      });
+    : await startRolloutWorkflow(temporal, { tenantId, plan, taskQueue: options.taskQueue });
   options.log(
     `rollout ${plan.id}${resumed ? ' resumed' : ''}: ${plan.tasks.length} task${plan.tasks.length === 1 ? '' : 's'} × ${plan.trials} trial${plan.trials === 1 ? '' : 's'}, ${plan.concurrency} at once (if this process stops, ${options.resumeHint.replace('<id>', plan.id)} takes it up on the same Temporal)`,
   );

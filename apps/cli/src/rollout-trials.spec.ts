@@ -14,7 +14,7 @@ describe(rolloutTasks.name, () => {
 
   it('refuses what names no scenario, naming it and the scenarios there are', () => {
     expect(() => rolloutTasks(model, 'intake,nope', seeds)).toThrow(
-      new UsageError('--tasks: no scenario "nope"; the bundle has intake, refund'),
+      new UsageError('--tasks: no scenario "nope"; the stack has intake, refund'),
     );
     expect(() => rolloutTasks(model, 'intake@x', seeds)).toThrow(/"intake@x" is not <scenario>@<seed>/);
     expect(() => rolloutTasks(model, 'intake,', seeds)).toThrow(/has an empty item/);

@@ -4,7 +4,7 @@ import { AgentForInstance, oraclePlanAgent } from '@libs/episode-runs';
 import { trialResultOf } from '@libs/episode-host';
 import type { PlayTrial } from '@libs/episode-worker';
 import { referenceAgents } from '@libs/reference-agents';
-import { parseTask } from '@libs/rollouts';
+import { parseTask, RolloutTaskError, rolloutTasks as tasksOf } from '@libs/rollouts';
 import type { Scenario } from '@libs/scenarios';
 import type { StackModel } from '@libs/stack-ingestion';
 import { UsageError } from '@cli/cli-output';
@@ -12,34 +12,22 @@ import { isAgentFile, loadAgentModule } from '@cli/agent-modules';
 import type { EpisodeEnvironment } from '@cli/episode-environment';
 import { planRoles } from '@cli/validity-roles';
 
-/**
- * The tasks `--tasks` names, as `<scenario>@<seed>`, each once in the order given: `all` (every scenario), scenario
- * ids (each on the seeds `first`…`first + count − 1`) and explicit `scenario@seed`, comma-separated.
- */
+/** The tasks `--tasks` names (comma-separated; see `rolloutTasks` of @libs/rollouts), or a usage error naming it. */
 export const rolloutTasks = (model: StackModel, spec: string, seeds: { first: number; count: number }): string[] => {
-  const known = model.scenarios.map((s) => s.scenario.id);
-  const onSeeds = (scenario: string) => Array.from({ length: seeds.count }, (_, i) => `${scenario}@${seeds.first + i}`);
-  const items = spec.split(',').map((item) => item.trim());
-  if (items.some((item) => item === '')) {
-    throw new UsageError(`--tasks "${spec}" has an empty item`);
-  }
-  const tasks = items.flatMap((item) => {
-    if (item === 'all') {
-      return known.flatMap(onSeeds);
-    }
-    const explicit = parseTask(item);
-    const scenario = explicit?.scenario ?? item;
-    if (!known.includes(scenario)) {
+  try {
+    return tasksOf(
+      model.scenarios.map((s) => s.scenario.id),
+      spec.split(','),
+      seeds,
+    );
+  } catch (error) {
+    if (error instanceof RolloutTaskError) {
       throw new UsageError(
-        `--tasks: ${item.includes('@') && !explicit ? `"${item}" is not <scenario>@<seed>` : `no scenario "${scenario}"`}; the bundle has ${known.join(', ') || 'none'}`,
+        error.message === 'an empty item' ? `--tasks "${spec}" has an empty item` : `--tasks: ${error.message}`,
       );
     }
-    return explicit ? [item] : onSeeds(scenario);
-  });
-  if (tasks.length === 0) {
-    throw new UsageError('--tasks: the bundle has no scenario to play');
+    throw error;
   }
-  return [...new Set(tasks)];
 };
 
 /** The agent a rollout is given, as a name any rollout worker can resolve: built-in names, or a module's absolute path. */

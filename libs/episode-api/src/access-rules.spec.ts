@@ -4,6 +4,7 @@ import { RequestMethod } from '@nestjs/common';
 import { ACCESS_RULE, AccessRule } from '@libs/access';
 
 import { EpisodesController } from './episodes.controller';
+import { RolloutStartsController } from './rollout-starts.controller';
 import { RolloutsController } from './rollouts.controller';
 
 /** Every route of the episode API, with the rule it declares (or undefined: the guard would refuse it). */
@@ -38,6 +39,12 @@ describe('access rules of the episode API', () => {
       'POST /v1/episodes/:id/ping': { kind: 'episode-token' },
       'GET /v1/rollouts': { kind: 'permission', permission: 'rollouts:read' },
       'GET /v1/rollouts/:id': { kind: 'permission', permission: 'rollouts:read' },
+    });
+  });
+
+  it('let a key that may run episodes start rollouts on the api app', () => {
+    expect(Object.fromEntries(declaredRules(RolloutStartsController))).toEqual({
+      'POST /v1/rollouts': { kind: 'permission', permission: 'episodes:run' },
     });
   });
 });

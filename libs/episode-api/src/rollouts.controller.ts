@@ -16,8 +16,9 @@ const pageNumber = (name: string, value: string | undefined, fallback: number, m
 };
 
 /**
- * Rollouts `mirror rollout` ran and stored: the list, newest first, and one with its report and every trial (each
- * with its episode id, for `GET`ting or grading the episode). Read only: rollouts are started by the CLI.
+ * Stored rollouts: the list, newest first, and one with its report and every trial (each with its episode id, for
+ * `GET`ting or grading the episode). Rollouts are started by `mirror rollout` or, on the api app, by
+ * `RolloutStartsController`.
  */
 @Controller('v1/rollouts')
 export class RolloutsController {

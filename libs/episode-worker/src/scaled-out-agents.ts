@@ -11,3 +11,7 @@ export const scaledOutAgentNames = (): string[] => ['oracle', ...referenceAgents
 /** The agent a scaled-out worker gives a trial of `scenario`; undefined when it cannot give that one. */
 export const scaledOutAgent = (name: string, scenario: Scenario): AgentForInstance | undefined =>
   name === 'oracle' ? (scenario.oracle ? oraclePlanAgent(scenario) : undefined) : referenceAgents.get(name);
+
+/** The scenarios of `scenarios` a scaled-out worker cannot give `name` for (empty: it can play them all). */
+export const scenariosWorkersCannotPlay = (name: string, scenarios: readonly Scenario[]): string[] =>
+  scenarios.filter((scenario) => !scaledOutAgent(name, scenario)).map((scenario) => scenario.id);

@@ -4,7 +4,10 @@ import type { ActorKind } from '@libs/evidence-trail';
 export interface RolloutPlan {
   id: string;
   stackVersion: string;
-  /** The bundle's name as the command was given it (its folder), for people reading a list of rollouts. */
+  /**
+   * The bundle's name as the command was given it (its folder), or the stack's name for a rollout started over HTTP,
+   * for people reading a list of rollouts.
+   */
   bundle: string;
   /** A built-in agent's name or an agent module's absolute path. */
   agent: string;
