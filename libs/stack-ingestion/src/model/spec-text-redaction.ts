@@ -127,7 +127,7 @@ export const redactServiceTexts = (service: ServiceModel): StackWarning[] => {
     warn([site.pointer, ...rest].join('/'), specRedactionMessage(site.kind, redaction));
   }
   sites.forEach((site, index) => {
-    const next = (value as unknown[])[index];
+    const next = value[index];
     if (next !== originals[index]) {
       site.parent[site.key] = next;
       if (typeof originals[index] === 'string') {
