@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -53,6 +54,14 @@ const checkEvidenceTrail = async (
     personas: 'templates',
     grader: expect.any(String),
   });
+  // A grading names the models that judged (none: no rubric judge configured) and, re-graded, the voices the episode
+  // was played with; the last re-grading here had a model judge its rubric.
+  expect(bundle.entries.find((e) => e.action === 'episode.graded')?.versions).toMatchObject({ judge: 'none' });
+  const regradings = bundle.entries.filter((e) => e.action === 'episode.regraded');
+  expect(regradings[regradings.length - 1]?.versions).toMatchObject({
+    judge: expect.stringMatching(/^llm:/),
+    personas: 'templates',
+  });
   // Started by whoever ran `mirror run`; its end committed its log and calls before anyone graded it.
   expect(bundle.entries.find((e) => e.action === 'episode.created')).toMatchObject({
     actor: expect.stringMatching(/^cli/),
@@ -77,6 +86,21 @@ const checkEvidenceTrail = async (
   const sql = new Client({ connectionString: databaseUrl });
   await sql.connect();
   try {
+    // The export itself is on the chain, after what it carries: by whom, of what, and the digest of the file written.
+    const { rows: exports } = await sql.query<{ actor: string; subject_id: string; details: { sha256: string } }>(
+      `SELECT actor, subject_id, details FROM audit_entries WHERE action = 'bundle.exported'`,
+    );
+    expect(exports).toEqual([
+      {
+        actor: expect.stringMatching(/^cli/),
+        subject_id: episodeId,
+        details: expect.objectContaining({
+          format: 'evidence-bundle+json',
+          sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex'),
+        }),
+      },
+    ]);
+    expect((await runCli(['audit', 'verify', '--deep'], env)).code).toBe(0);
     // The app's own connection cannot rewrite history.
     await expect(sql.query(`UPDATE audit_entries SET actor = 'someone else' WHERE seq = 2`)).rejects.toThrow(
       /append-only/,

@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 
 import { loadConfig } from '@libs/config';
 import { openDatabase } from '@libs/persistence';
+import { redactForLog } from '@libs/redaction';
 import { collectProcessMetrics, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
 import { sharedRolloutTaskQueue } from '@libs/workflow-contracts';
 import { createApiApp } from '@api/bootstrap';
@@ -34,6 +35,6 @@ const bootstrap = async (): Promise<void> => {
 };
 
 bootstrap().catch((error: unknown) => {
-  process.stderr.write(`api: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`api: ${String(redactForLog(error instanceof Error ? error.message : String(error)))}\n`);
   process.exit(1);
 });

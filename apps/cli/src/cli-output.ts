@@ -1,5 +1,6 @@
 import { formatProblem, IngestionError } from '@libs/bundle-documents';
 import { ConfigError } from '@libs/config';
+import { redactForLog } from '@libs/redaction';
 import { summarizeErrors } from '@libs/stack-ingestion';
 
 /** Exit codes of every command: scripts and CI branch on them. */
@@ -53,10 +54,11 @@ export const reportFailure = (error: unknown, json: boolean): number => {
     }
     return exitCodes.invalidInput;
   }
+  // Redacted as logs are: an unexpected error can quote a request's body, a tool call's arguments or a spec's text.
   const message = portInUse(error) ?? (error instanceof Error ? error.message : String(error));
-  process.stderr.write(`mirror: ${message}\n`);
+  process.stderr.write(`mirror: ${String(redactForLog(message))}\n`);
   if (process.env.MIRROR_DEBUG && error instanceof Error) {
-    process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`${String(redactForLog(error.stack))}\n`);
   }
   return exitCodes.failure;
 };

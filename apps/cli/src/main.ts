@@ -39,9 +39,15 @@ export const buildProgram = async (name?: string): Promise<Command> => {
   return program;
 };
 
+/** Commands that host no server nor database, kept quick to start: nothing of theirs logs through Nest. */
+const withoutServers = new Set(['ingest', 'diff', 'types', 'schema', 'config']);
+
 export const run = async (argv: string[]): Promise<number> => {
   const json = argv.includes('--json');
   try {
+    if (argv[0] !== undefined && Object.hasOwn(commands, argv[0]) && !withoutServers.has(argv[0])) {
+      (await import('./process-logging')).useRedactingLogs();
+    }
     await (await buildProgram(argv[0])).parseAsync(argv, { from: 'user' });
     return exitCodes.ok;
   } catch (error) {

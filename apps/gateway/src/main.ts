@@ -13,6 +13,7 @@ import {
 } from '@libs/persistence';
 import { collectProcessMetrics, observeGateway, tracingFromConfig, useConfiguredLogger } from '@libs/telemetry';
 import { gatewayRequestHandler, memoryBudgetOf, TwinEngine } from '@libs/twin-engine';
+import { redactForLog } from '@libs/redaction';
 import { builtInPacks } from '@twins/index';
 
 import { drainingServer } from './draining-server';
@@ -64,6 +65,6 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((error: unknown) => {
-  process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`gateway: ${String(redactForLog(error instanceof Error ? error.message : String(error)))}\n`);
   process.exit(1);
 });

@@ -13,6 +13,7 @@ import {
   tracingFromConfig,
   useConfiguredLogger,
 } from '@libs/telemetry';
+import { redactForLog } from '@libs/redaction';
 import { sharedRolloutTaskQueue, taskQueues } from '@libs/workflow-contracts';
 
 import { startHealthServer } from './health-server';
@@ -121,6 +122,6 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((error: unknown) => {
-  process.stderr.write(`worker: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`worker: ${String(redactForLog(error instanceof Error ? error.message : String(error)))}\n`);
   process.exit(1);
 });

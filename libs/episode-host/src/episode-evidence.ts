@@ -78,6 +78,17 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
   });
 };
 
+/**
+ * Who spoke for an episode's counterparties when it was played, as its first grading recorded it (`templates` or
+ * `llm:<model>`): a re-grading plays nothing, and names the voices of the episode it judges. `unrecorded` for an
+ * episode no grading of which named them (graded before they were recorded, or never graded as played).
+ */
+export const playedPersonas = async (dataSource: DataSource, tenant: string, episodeId: string): Promise<string> => {
+  const entries = await new AuditTrailRepository(dataSource).forSubject(tenant, 'episode', episodeId);
+  const named = entries.filter((entry) => typeof entry.versions.personas === 'string');
+  return named.length > 0 ? String(named[0].versions.personas) : 'unrecorded';
+};
+
 /** What an episode's latest grading entry recorded of its calls (none: graded before calls were chained). */
 const committedCalls = (entries: readonly AuditEntry[]): { count: number; digest: string } | undefined => {
   const graded = entries.filter((e) => isJsonObject(e.details.eventLog));

@@ -8,7 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
 
 import { loadConfig, MirrorConfig, resolveOperatorKey } from '@libs/config';
-import { provideTemporal, ServiceLog } from '@libs/embedded-services';
+import { provideTemporal, ServiceLog, stderrLog } from '@libs/embedded-services';
 import { AgentForInstance, RunningEpisodes } from '@libs/episode-runs';
 import { createWorker, voiceFromConfig } from '@libs/episode-worker';
 import type { Grade } from '@libs/graders';
@@ -189,7 +189,7 @@ const startServices = async (
   const gateway = createGatewayServer(
     engine,
     config.MIRROR_TENANT,
-    { error: (message) => process.stderr.write(`gateway: ${message}\n`) },
+    { error: (message) => stderrLog.log(`gateway: ${message}`) },
     operatorKey,
   );
   observeGateway(gateway, { tenantId: config.MIRROR_TENANT, metricsKey: operatorKey });

@@ -24,7 +24,7 @@ import type { EpisodeOutcome } from '@libs/workflow-contracts';
 
 import type { HostedBundle, PlayedEpisode, ScenarioOfBundle } from './hosted-episodes';
 import { recordEpisodeGrade } from './episode-evidence';
-import { rubricJudge, summarizeGrade } from './grade-summary';
+import { gradeModels, rubricJudge, summarizeGrade } from './grade-summary';
 
 /** What playing needs of a bundle's environment: its stored version and model, and how the runner reaches it. */
 export interface PlayableEnvironment {
@@ -93,12 +93,14 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts, c
       agent,
       outcome: stored,
     });
+    const models = gradeModels(grade, judge, personaVoice);
     await grades.saveGrade(
       tenantId,
       outcome.episodeId,
       grade.policies.join(','),
       grade.graderVersion,
       redactor.json(grade).value,
+      models,
     );
     const episode = await new PostgresEpisodeStore(dataSource).findEpisode(tenantId, outcome.episodeId);
     await calls?.flush();
@@ -112,7 +114,7 @@ export const episodePlayer = ({ config, dataSource, signals, log, transcripts, c
         scenario: scenario.id,
         scenarioSeed: seed,
         ...(episode ? { worldSeed: episode.seed } : {}),
-        personas: personaVoice,
+        ...models,
       },
     });
     const transcriptFile = path.join(transcripts, `${outcome.episodeId}.json`);

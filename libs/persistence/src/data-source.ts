@@ -17,6 +17,7 @@ import { EpisodeCalls1764900009000 } from './migrations/1764900009000-episode-ca
 import { IdempotencyKeysPerTenant1765000010000 } from './migrations/1765000010000-idempotency-keys-per-tenant';
 import { EpisodeCallChain1765100001000 } from './migrations/1765100001000-episode-call-chain';
 import { EpisodeEvidenceAppendOnly1765200004000 } from './migrations/1765200004000-episode-evidence-append-only';
+import { GradeModels1765300002000 } from './migrations/1765300002000-grade-models';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -35,6 +36,7 @@ export const migrations = [
   IdempotencyKeysPerTenant1765000010000,
   EpisodeCallChain1765100001000,
   EpisodeEvidenceAppendOnly1765200004000,
+  GradeModels1765300002000,
 ];
 
 /**

@@ -13,5 +13,7 @@ export * from './repositories/audit-trail.repository';
 export * from './repositories/review.repository';
 export * from './repositories/api-key.repository';
 export * from './repositories/episode-call.repository';
+export * from './repositories/episode-versions';
+export * from './repositories/export-audit';
 export * from './episode-call-log';
 export * from './app-role-grants';

@@ -80,7 +80,10 @@ export const isPlaceholder = (value: string): boolean => {
     /^(.)\1*$/.test(text) ||
     /^(<[^>]*>|\{\{.*\}\}|\$\{.*\}|%[\w-]+%|\$[A-Z_][A-Z0-9_]*|\[redacted(:[a-z]+)?\])$/i.test(text) ||
     /example|placeholder|changeme|change[_ -]me|your[_ -]|dummy|sample|redacted|x{4,}|\*{3,}/i.test(text) ||
-    /^(string|password|secret|token|null|none|undefined|true|false|bearer|basic|required|optional)$/i.test(text)
+    // A word of the prose around a credential (`Basic authentication.`, `a Bearer Authorization header`).
+    /^(string|password|secret|token|null|none|undefined|true|false|bearer|basic|required|optional|auth|authentication|authori[sz]ation|header|scheme)[.,;:!?)]*$/i.test(
+      text,
+    )
   );
 };
 

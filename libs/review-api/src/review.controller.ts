@@ -17,7 +17,7 @@ export interface ReviewSession {
 /**
  * The reviewer console's JSON and its reports: reads of everything stored for the tenant, and the two writes a
  * reviewer makes, annotations of verdicts and rollout sign-offs, each recorded in the evidence trail under the
- * caller's own name and role.
+ * caller's own name and role, as is each report handed out.
  */
 @Controller('v1/review')
 @UseFilters(ReviewErrorFilter)
@@ -99,8 +99,12 @@ export class ReviewController {
     const html = renderReportHtml(await reviewReport(this.review, principal.tenantId, kind, id));
     // The id was found in the caller's tenant, so it is a uuid: safe in a header.
     const disposition = `attachment; filename="${kind}-${id}.${format}"`;
-    return format === 'html'
-      ? new StreamableFile(Buffer.from(html), { type: 'text/html; charset=utf-8', disposition })
-      : new StreamableFile(await this.printer.pdf(html), { type: 'application/pdf', disposition });
+    const content = format === 'html' ? Buffer.from(html) : await this.printer.pdf(html);
+    // Recorded before it is handed out: no report leaves without its entry.
+    await this.review.recordReportExport(principal, kind, id, format, content);
+    return new StreamableFile(content, {
+      type: format === 'html' ? 'text/html; charset=utf-8' : 'application/pdf',
+      disposition,
+    });
   }
 }

@@ -150,8 +150,14 @@ describe(episodeView.name, () => {
     episode,
     log,
     grades: [
-      { policies: 'access@0', graderVersion: '3', gradedAt: '2026-11-30T00:00:00.000Z', grade: grade([]) },
-      { policies: 'access@1', graderVersion: '3', gradedAt: '2026-12-01T00:00:00.000Z', grade: grade(verdicts) },
+      { policies: 'access@0', graderVersion: '3', models: {}, gradedAt: '2026-11-30T00:00:00.000Z', grade: grade([]) },
+      {
+        policies: 'access@1',
+        graderVersion: '3',
+        models: {},
+        gradedAt: '2026-12-01T00:00:00.000Z',
+        grade: grade(verdicts),
+      },
     ],
     trajectory: [],
     annotations: [annotation('least-role', 'access@1'), annotation('least-role', 'access@0')],

@@ -4,6 +4,7 @@ import type { ActorKind } from '@libs/evidence-trail';
 import type { Grade } from '@libs/graders';
 import {
   EpisodeCallRepository,
+  recordExport,
   ReviewConflictError,
   ReviewRepository,
   RolloutRepository,
@@ -42,7 +43,7 @@ export class ReviewService {
   private readonly stacks: StackRepository;
   private readonly quietCalls: EpisodeCallRepository;
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     this.quietCalls = new EpisodeCallRepository(dataSource);
     this.review = new ReviewRepository(dataSource);
     this.rollouts = new RolloutRepository(dataSource);
@@ -145,6 +146,25 @@ export class ReviewService {
       }
       throw error;
     }
+  }
+
+  /**
+   * A report handed out (by the api or `mirror report`), in the evidence trail under the caller's name and role: of
+   * what, in which format, and the digest of the file.
+   */
+  async recordReportExport(
+    reviewer: Reviewer,
+    kind: 'rollout' | 'episode',
+    id: string,
+    format: 'html' | 'pdf',
+    content: string | Buffer,
+  ): Promise<void> {
+    await recordExport(
+      this.dataSource,
+      reviewer.tenantId,
+      { actor: reviewer.actor, actorKind: reviewer.role },
+      { action: 'report.exported', subject: { kind, id }, format, content },
+    );
   }
 
   private async rulesOf(tenantId: string, stackVersion: string): Promise<Map<string, PolicyRuleText>> {

@@ -52,6 +52,7 @@ describe(rolloutView.name, () => {
     const graded = (rule: string, seq: number): StoredGrade<Grade> => ({
       policies: 'p@1',
       graderVersion: '3',
+      models: {},
       gradedAt: '2026-12-01T00:00:00.000Z',
       grade: {
         verdicts: [

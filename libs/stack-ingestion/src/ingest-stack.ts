@@ -33,7 +33,7 @@ import {
 } from './manifest/stack-manifest';
 import { loadService } from './openapi/service-loader';
 import { peopleResourceProblems } from './manifest/people-resources';
-import { redactServiceExamples } from './model/example-redaction';
+import { redactServiceTexts } from './model/spec-text-redaction';
 import { behaviourProblems } from './manifest/behaviour-checks';
 import { stackNames } from './policies/stack-names';
 import { builtInPackSpecs, PackSpec } from './packs/pack-specs';
@@ -239,7 +239,7 @@ export const ingestStack = async (input: StackInput): Promise<IngestedStack> => 
       // A built-in pack's spec is ours, not the client's: its warnings are for Mirror's developers (pack-specs.spec.ts
       // counts them), and would bury the client's own under lines they cannot act on.
       if (!source.pack) {
-        warnings.push(...loaded.warnings, ...redactServiceExamples(loaded.service));
+        warnings.push(...loaded.warnings, ...redactServiceTexts(loaded.service));
       }
       fileCount += loaded.files.length;
       references += loaded.referenceCount;

@@ -9,7 +9,13 @@ import { ingestStack } from './ingest-stack';
  * Real vendor specs (../shared/specs) must all ingest. Real: the files on disk. Mocked: nothing.
  * The counts were read off each spec by hand-checked inference and pin the behaviour against regressions.
  */
-/** `redacted`: warnings that an example or default read as a secret or personal data and was redacted at ingest. */
+/**
+ * `redacted`: warnings that a text of the spec (an example or default, a description, a server URL, its `info`) read
+ * as a secret or personal data and was redacted at ingest. Beyond examples: each spec's `info.contact.email` (a
+ * vendor's role address, kept as `redacted-email@` its domain); Box's `shared_link_password=[password]` in eight
+ * header descriptions (a placeholder in brackets, read as a credential) and a support article's Luhn-valid id in a
+ * link, twice.
+ */
 const expected: Record<
   string,
   { operations: number; resources: number; webhooks: number; warnings: number; redacted: number }
@@ -17,13 +23,13 @@ const expected: Record<
   'oai-petstore': { operations: 3, resources: 1, webhooks: 0, warnings: 0, redacted: 0 },
   'oai-webhook-example': { operations: 0, resources: 0, webhooks: 1, warnings: 0, redacted: 0 },
   // Its entry file reaches ../common: allowed on request, and that read is named in a warning.
-  'oai-petstore-separate': { operations: 4, resources: 1, webhooks: 0, warnings: 1, redacted: 0 },
-  'xero-projects': { operations: 16, resources: 3, webhooks: 0, warnings: 0, redacted: 3 },
-  'twilio-taskrouter': { operations: 61, resources: 11, webhooks: 0, warnings: 0, redacted: 0 },
+  'oai-petstore-separate': { operations: 4, resources: 1, webhooks: 0, warnings: 1, redacted: 1 },
+  'xero-projects': { operations: 16, resources: 3, webhooks: 0, warnings: 0, redacted: 4 },
+  'twilio-taskrouter': { operations: 61, resources: 11, webhooks: 0, warnings: 0, redacted: 1 },
   'slack-web': { operations: 174, resources: 0, webhooks: 0, warnings: 32, redacted: 7 },
-  box: { operations: 296, resources: 52, webhooks: 0, warnings: 19, redacted: 20 },
+  box: { operations: 296, resources: 52, webhooks: 0, warnings: 19, redacted: 32 },
   // Its kubeconfig example holds a token inside YAML text: a credential in an assignment, redacted like the rest.
-  digitalocean: { operations: 659, resources: 114, webhooks: 0, warnings: 0, redacted: 91 },
+  digitalocean: { operations: 659, resources: 114, webhooks: 0, warnings: 0, redacted: 92 },
 };
 
 interface ManifestEntry {
@@ -45,7 +51,7 @@ describe('ingesting the shared real-world specs', () => {
     ).toEqual(Object.keys(expected).sort());
   });
 
-  const isRedactionWarning = (message: string): boolean => message.startsWith('an example or default held a value');
+  const isRedactionWarning = (message: string): boolean => / held a value that reads as /.test(message);
 
   it.each(Object.keys(expected))('ingests %s with the expected operations and resources', async (name) => {
     const entry = specs().find((s) => s.name === name) as ManifestEntry;

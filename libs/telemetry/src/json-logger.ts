@@ -29,6 +29,11 @@ export class RedactingLogger extends ConsoleLogger {
   ): void {
     super.printMessages(messages.map(redactForLog), context, logLevel, writeStreamType, redactForLog(errorStack));
   }
+
+  /** The text form prints an error's stack on its own line, apart from the messages: redacted as they are. */
+  protected override printStackTrace(stack: string): void {
+    super.printStackTrace(stack ? String(redactForLog(stack)) : stack);
+  }
 }
 
 /**

@@ -150,6 +150,24 @@ export abstract class EpisodeStore {
     faults: FaultSettings | undefined,
     by?: EpisodeStarter,
   ): Promise<void>;
+  /**
+   * A token issued for the episode on the operator's request (a persona's, a tester's), for the evidence trail: who
+   * asked, for which service, principal and scopes; never the token itself.
+   */
+  abstract recordCredentialIssued(
+    tenantId: string,
+    episodeId: string,
+    credential: IssuedCredential,
+    by?: EpisodeStarter,
+  ): Promise<void>;
+}
+
+/** What a credential issued for an episode was for (the token itself is never recorded). */
+export interface IssuedCredential {
+  service: string;
+  principal: string;
+  /** Fewer scopes than the service declares; absent: all of them. */
+  scopes?: string[];
 }
 
 /**

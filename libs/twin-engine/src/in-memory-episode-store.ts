@@ -75,4 +75,9 @@ export class InMemoryEpisodeStore extends EpisodeStore {
     }
     return Promise.resolve();
   }
+
+  /** An in-memory store keeps no evidence trail: nothing to record. */
+  recordCredentialIssued(): Promise<void> {
+    return Promise.resolve();
+  }
 }

@@ -12,6 +12,7 @@ import {
   EpisodeStarter,
   EpisodeStore,
   FaultSettings,
+  IssuedCredential,
   LoggedEvent,
 } from './episode-events';
 import { EpisodeState } from './episode-state';
@@ -304,6 +305,24 @@ export class TwinEngine {
     }
     await this.store.setFaults(tenantId, episodeId, faults, by);
     episode.configureFaults(faults);
+  }
+
+  /**
+   * The token of `principal` for a service of the episode, asked for by the operator; its issuance is in the evidence
+   * trail before the token is handed out. Undefined when the service issues none.
+   */
+  async issueToken(
+    tenantId: string,
+    episodeId: string,
+    credential: IssuedCredential,
+    by?: EpisodeStarter,
+  ): Promise<string | undefined> {
+    const episode = await this.episode(tenantId, episodeId);
+    const token = episode.tokenFor(credential.service, credential.principal, credential.scopes);
+    if (token) {
+      await this.store.recordCredentialIssued(tenantId, episodeId, credential, by);
+    }
+    return token;
   }
 
   /** Forgets in-memory state (as a crash would); the next request rebuilds from the store. */

@@ -4,8 +4,8 @@ import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { driftedEpisodes, exportEvidence, unvouchedCalls } from '@libs/episode-host';
-import { keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
-import { AuditTrailRepository } from '@libs/persistence';
+import { commandLineActor, keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
+import { AuditTrailRepository, recordExport } from '@libs/persistence';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
 
@@ -104,15 +104,36 @@ export const auditCommand = (): Command => {
       if (kind !== 'episode' && kind !== 'rollout') {
         throw new UsageError(`no evidence of "${kind}"; kinds: episode, rollout`);
       }
-      const bundle = await withDatabase(stderrLog, ({ config, dataSource }) =>
-        exportEvidence(dataSource, config.MIRROR_TENANT, { kind, id }),
-      );
-      if (!bundle) {
-        throw new UsageError(`the evidence trail has no entry about ${kind} "${id}"`);
-      }
+      const { bundle, text } = await withDatabase(stderrLog, async ({ config, dataSource }) => {
+        const sealed = await exportEvidence(dataSource, config.MIRROR_TENANT, { kind, id });
+        if (!sealed) {
+          throw new UsageError(`the evidence trail has no entry about ${kind} "${id}"`);
+        }
+        const json = `${JSON.stringify(sealed, null, 2)}\n`;
+        // Recorded before the file is written: no bundle leaves without its entry (the bundle ends before it).
+        await recordExport(
+          dataSource,
+          config.MIRROR_TENANT,
+          { actor: commandLineActor(), actorKind: 'reviewer' },
+          {
+            action: 'bundle.exported',
+            subject: { kind, id },
+            format: 'evidence-bundle+json',
+            content: json,
+            details: {
+              entries: sealed.entries.length,
+              episodes: sealed.episodes.length,
+              merkleRoot: sealed.merkleRoot,
+              head: sealed.head.seq,
+              signedBy: keyFingerprint(sealed.signature.publicKey),
+            },
+          },
+        );
+        return { bundle: sealed, text: json };
+      });
       // Written whole or not at all: a reviewer never receives half a bundle.
       const partial = `${options.output}.${process.pid}.partial`;
-      fs.writeFileSync(partial, `${JSON.stringify(bundle, null, 2)}\n`);
+      fs.writeFileSync(partial, text);
       fs.renameSync(partial, options.output);
       process.stdout.write(
         `${options.output}: ${bundle.entries.length} entries, ${bundle.episodes.length} episodes, Merkle root ${bundle.merkleRoot}, ` +

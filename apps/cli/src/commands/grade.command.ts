@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { recordEpisodeGrade } from '@libs/episode-host';
+import { gradeModels, playedPersonas, recordEpisodeGrade } from '@libs/episode-host';
 import { commandLineActor } from '@libs/evidence-trail';
 import { gradeRun, policiesFor } from '@libs/episode-runs';
 import type { Grade } from '@libs/graders';
@@ -87,12 +87,14 @@ export const gradeCommand = (): Command =>
         );
         // Stored as a played episode's grade is: through the episode's redactor (evidence quotes what the agent wrote).
         const { redactor } = await engine.episode(descriptor.tenantId, episodeId);
+        const models = gradeModels(grade, judge, await playedPersonas(dataSource, descriptor.tenantId, episodeId));
         await grades.saveGrade(
           descriptor.tenantId,
           episodeId,
           grade.policies.join(','),
           grade.graderVersion,
           redactor.json(grade).value,
+          models,
         );
         await recordEpisodeGrade(dataSource, {
           tenant: descriptor.tenantId,
@@ -106,6 +108,7 @@ export const gradeCommand = (): Command =>
             scenario: task.id,
             scenarioSeed: task.seed,
             worldSeed: descriptor.seed,
+            ...models,
           },
         });
         const history = await grades.grades<Grade>(descriptor.tenantId, episodeId);

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 
 import { loadConfig } from '@libs/config';
 import { stderrLog } from '@libs/embedded-services';
+import { commandLineActor } from '@libs/evidence-trail';
 import { ReviewError, ReviewService } from '@libs/review-models';
 import { renderReportHtml, renderReportPdf, reviewReport } from '@libs/review-views';
 import { UsageError } from '@cli/cli-output';
@@ -34,18 +35,30 @@ export const reportCommand = (): Command =>
           `no Chromium at ${chromium} to print the PDF: install Debian's chromium, name one with --chromium or MIRROR_CHROMIUM_PATH, or ask for --format html`,
         );
       }
-      const report = await withDatabase(stderrLog, async ({ config, dataSource }) => {
+      const format = options.format;
+      const content = await withDatabase(stderrLog, async ({ config, dataSource }) => {
+        const review = new ReviewService(dataSource);
+        let report;
         try {
-          return await reviewReport(new ReviewService(dataSource), config.MIRROR_TENANT, kind, id);
+          report = await reviewReport(review, config.MIRROR_TENANT, kind, id);
         } catch (error) {
           if (error instanceof ReviewError) {
             throw new UsageError(error.message);
           }
           throw error;
         }
+        const html = renderReportHtml(report);
+        const rendered = format === 'html' ? html : await renderReportPdf(html, chromium);
+        // Recorded before the file is written: no report leaves without its entry.
+        await review.recordReportExport(
+          { tenantId: config.MIRROR_TENANT, actor: commandLineActor(), role: 'reviewer' },
+          kind,
+          id,
+          format,
+          rendered,
+        );
+        return rendered;
       });
-      const html = renderReportHtml(report);
-      const content = options.format === 'html' ? html : await renderReportPdf(html, chromium);
       // Written whole or not at all: a reviewer never receives half a report.
       const partial = `${options.output}.${process.pid}.partial`;
       fs.writeFileSync(partial, content);

@@ -81,7 +81,7 @@ export const serveCommand = (): Command =>
       const servers: Server[] = [];
       // Reads leave no event in the log: recorded beside it (and chained), as an episode host records its own.
       const calls = new EpisodeCallLog(new EpisodeCallRepository(database.dataSource), (message) =>
-        process.stderr.write(`gateway: ${message}\n`),
+        stderrLog.log(`gateway: ${message}`),
       );
       try {
         const { dataSource } = database;
@@ -113,7 +113,7 @@ export const serveCommand = (): Command =>
           }
           throw error;
         });
-        const errors = { error: (message: string) => process.stderr.write(`gateway: ${message}\n`) };
+        const errors = { error: (message: string) => stderrLog.log(`gateway: ${message}`) };
         const keyGiven = config.MIRROR_OPERATOR_KEY !== undefined;
         const gateway = createGatewayServer(engine, config.MIRROR_TENANT, errors, resolveOperatorKey(config));
         servers.push(gateway);

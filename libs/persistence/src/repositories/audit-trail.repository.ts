@@ -134,6 +134,34 @@ export class AuditTrailRepository {
     return manager ? write(manager) : this.dataSource.transaction(write);
   }
 
+  /**
+   * Appends the record unless the subject already has an entry of the same action whose details hold these (after
+   * redaction, as stored): for actions that repeat without news, such as the same credential asked for again. Checked
+   * under the head's lock, so two at once append one.
+   */
+  async appendOnce(tenant: string, record: AuditRecord, manager?: EntityManager): Promise<AuditEntry | undefined> {
+    const write = async (m: EntityManager): Promise<AuditEntry | undefined> => {
+      await m.query(
+        `INSERT INTO "audit_heads" ("tenant_id", "seq", "hash") VALUES ($1, 0, $2) ON CONFLICT DO NOTHING`,
+        [tenant, genesisHash],
+      );
+      await m.query(`SELECT 1 FROM "audit_heads" WHERE "tenant_id" = $1 FOR UPDATE`, [tenant]);
+      const [found] = await m.query<unknown[]>(
+        `SELECT 1 FROM "audit_entries" WHERE "tenant_id" = $1 AND "subject_kind" = $2 AND "subject_id" = $3
+           AND "action" = $4 AND "details" @> $5::jsonb LIMIT 1`,
+        [
+          tenant,
+          record.subject.kind,
+          record.subject.id,
+          record.action,
+          JSON.stringify(detailsRedactor.json(record.details).value),
+        ],
+      );
+      return found ? undefined : this.append(tenant, record, m);
+    };
+    return manager ? write(manager) : this.dataSource.transaction(write);
+  }
+
   async head(tenant: string): Promise<ChainState | undefined> {
     const [row] = await this.dataSource.query<{ seq: string; hash: string }[]>(
       `SELECT "seq", "hash" FROM "audit_heads" WHERE "tenant_id" = $1`,

@@ -13,10 +13,20 @@ export interface EpisodeRun<Outcome = unknown> {
   outcome: Outcome;
 }
 
+/**
+ * The models that produced a grade: the rubric judge (`llm:<model>`, or `none` when no model judged) and who spoke
+ * for the counterparties (`templates` or `llm:<model>`). Empty for grades stored before they were recorded.
+ */
+export interface GradeModels {
+  judge?: string;
+  personas?: string;
+}
+
 export interface StoredGrade<Grade = unknown> {
   /** The policy sets judged, as `id@version`, comma-separated: a new version is a new grade beside the old. */
   policies: string;
   graderVersion: string;
+  models: GradeModels;
   gradedAt: string;
   grade: Grade;
 }
@@ -82,13 +92,15 @@ export class EpisodeGradeRepository {
     policies: string,
     graderVersion: string,
     grade: unknown,
+    models: GradeModels = {},
   ): Promise<void> {
     const saved = await this.dataSource.query<unknown[]>(
-      `INSERT INTO episode_grades (episode_id, policies, grader_version, grade)
-       SELECT id, $2, $3, $4 FROM episodes WHERE id = $1 AND tenant_id = $5
-       ON CONFLICT (episode_id, policies, grader_version) DO UPDATE SET grade = EXCLUDED.grade, graded_at = now()
+      `INSERT INTO episode_grades (episode_id, policies, grader_version, grade, models)
+       SELECT id, $2, $3, $4, $6 FROM episodes WHERE id = $1 AND tenant_id = $5
+       ON CONFLICT (episode_id, policies, grader_version)
+       DO UPDATE SET grade = EXCLUDED.grade, models = EXCLUDED.models, graded_at = now()
        RETURNING episode_id`,
-      [episodeId, policies, graderVersion, JSON.stringify(grade), tenantId],
+      [episodeId, policies, graderVersion, JSON.stringify(grade), tenantId, JSON.stringify(models)],
     );
     if (saved.length === 0) {
       throw new EpisodeNotInTenantError(tenantId, episodeId);
@@ -101,9 +113,9 @@ export class EpisodeGradeRepository {
       return [];
     }
     const rows = await this.dataSource.query<
-      { policies: string; grader_version: string; graded_at: Date; grade: Grade }[]
+      { policies: string; grader_version: string; graded_at: Date; grade: Grade; models: GradeModels }[]
     >(
-      `SELECT g.policies, g.grader_version, g.graded_at, g.grade FROM episode_grades g
+      `SELECT g.policies, g.grader_version, g.graded_at, g.grade, g.models FROM episode_grades g
        JOIN episodes e ON e.id = g.episode_id WHERE g.episode_id = $1 AND e.tenant_id = $2
        ORDER BY g.graded_at, g.policies`,
       [episodeId, tenantId],
@@ -111,6 +123,7 @@ export class EpisodeGradeRepository {
     return rows.map((r) => ({
       policies: r.policies,
       graderVersion: r.grader_version,
+      models: r.models,
       gradedAt: new Date(r.graded_at).toISOString(),
       grade: r.grade,
     }));

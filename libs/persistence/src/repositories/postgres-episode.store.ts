@@ -9,6 +9,7 @@ import {
   EventRange,
   FaultSettings,
   ForkDescriptor,
+  IssuedCredential,
   LoggedEvent,
   parseExact,
   stringifyExact,
@@ -16,6 +17,7 @@ import {
 
 import { AuditTrailRepository } from './audit-trail.repository';
 import { EpisodeCallRepository } from './episode-call.repository';
+import { episodeVersionsOf, EpisodeVersionColumns, readEpisodeVersions } from './episode-versions';
 
 /** Where a statement runs: the store's pool, or a transaction's manager. */
 type Queryable = Pick<EntityManager, 'query'>;
@@ -175,12 +177,13 @@ export class PostgresEpisodeStore extends EpisodeStore {
     }
     await this.dataSource.transaction(async (manager) => {
       const result = await manager.query<unknown[]>(
-        'UPDATE episodes SET faults = $2 WHERE id = $1 AND tenant_id = $3 RETURNING id',
+        `UPDATE episodes SET faults = $2 WHERE id = $1 AND tenant_id = $3
+         RETURNING stack_version, seed, scenario_id, scenario_seed`,
         [episodeId, faults ? JSON.stringify(faults) : null, tenantId],
       );
       // node-postgres gives an UPDATE's rows as [rows, count].
-      const updated = (Array.isArray(result[0]) ? result[0] : result) as unknown[];
-      if (updated.length === 0) {
+      const [updated] = (Array.isArray(result[0]) ? result[0] : result) as EpisodeVersionColumns[];
+      if (!updated) {
         return;
       }
       await new AuditTrailRepository(this.dataSource).append(
@@ -191,7 +194,45 @@ export class PostgresEpisodeStore extends EpisodeStore {
           action: 'episode.faults_set',
           subject: { kind: 'episode', id: episodeId },
           details: { faults: faults ?? null },
-          versions: {},
+          versions: episodeVersionsOf(updated),
+        },
+        manager,
+      );
+    });
+  }
+
+  /**
+   * A credential issued for the episode, in the evidence trail with who asked (`by`) and what it is for: the first
+   * issuance of each (service, principal, scopes) only, since the same request gives the same token again (a worker
+   * asks once per process, and a restarted one asks anew).
+   */
+  async recordCredentialIssued(
+    tenantId: string,
+    episodeId: string,
+    credential: IssuedCredential,
+    by?: EpisodeStarter,
+  ): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const versions = await readEpisodeVersions(manager, tenantId, episodeId);
+      if (!versions) {
+        return;
+      }
+      const trail = new AuditTrailRepository(this.dataSource);
+      const details = {
+        service: credential.service,
+        principal: credential.principal,
+        // One string, so that finding an earlier issuance matches these scopes exactly (jsonb arrays match subsets).
+        scopes: credential.scopes ? [...credential.scopes].sort().join(' ') : 'all',
+      };
+      await trail.appendOnce(
+        tenantId,
+        {
+          actor: by?.actor ?? 'mirror:twins',
+          actorKind: by?.actorKind ?? 'system',
+          action: 'episode.credential_issued',
+          subject: { kind: 'episode', id: episodeId },
+          details,
+          versions,
         },
         manager,
       );

@@ -7,7 +7,8 @@ import { Redaction, Redactor } from '@libs/redaction';
 import type { LoggedEvent } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
-import type { StoredGrade } from './episode-grade.repository';
+import type { GradeModels, StoredGrade } from './episode-grade.repository';
+import { readEpisodeVersions } from './episode-versions';
 import { LiveEpisodeRepository, LiveEpisodeRow, TrajectoryStepRow } from './live-episode.repository';
 
 /**
@@ -155,9 +156,16 @@ export class ReviewRepository {
       return new Map();
     }
     const rows = await this.dataSource.query<
-      { episode_id: string; policies: string; grader_version: string; graded_at: Date; grade: Grade }[]
+      {
+        episode_id: string;
+        policies: string;
+        grader_version: string;
+        graded_at: Date;
+        grade: Grade;
+        models: GradeModels;
+      }[]
     >(
-      `SELECT DISTINCT ON (g.episode_id) g.episode_id, g.policies, g.grader_version, g.graded_at, g.grade
+      `SELECT DISTINCT ON (g.episode_id) g.episode_id, g.policies, g.grader_version, g.graded_at, g.grade, g.models
        FROM rollout_episodes e
        JOIN rollouts r ON r.id = e.rollout_id AND r.tenant_id = $1
        JOIN episode_grades g ON g.episode_id = e.episode_id
@@ -167,7 +175,13 @@ export class ReviewRepository {
     return new Map(
       rows.map((r) => [
         r.episode_id,
-        { policies: r.policies, graderVersion: r.grader_version, gradedAt: iso(r.graded_at), grade: r.grade },
+        {
+          policies: r.policies,
+          graderVersion: r.grader_version,
+          models: r.models,
+          gradedAt: iso(r.graded_at),
+          grade: r.grade,
+        },
       ]),
     );
   }
@@ -260,9 +274,9 @@ export class ReviewRepository {
   /** Every grade of the episode, oldest first. */
   async grades<Grade>(tenantId: string, episodeId: string): Promise<StoredGrade<Grade>[]> {
     const rows = await this.dataSource.query<
-      { policies: string; grader_version: string; graded_at: Date; grade: Grade }[]
+      { policies: string; grader_version: string; graded_at: Date; grade: Grade; models: GradeModels }[]
     >(
-      `SELECT g.policies, g.grader_version, g.graded_at, g.grade FROM episode_grades g
+      `SELECT g.policies, g.grader_version, g.graded_at, g.grade, g.models FROM episode_grades g
        JOIN episodes ep ON ep.id = g.episode_id AND ep.tenant_id = $1
        WHERE g.episode_id = $2 ORDER BY g.graded_at, g.policies`,
       [tenantId, episodeId],
@@ -270,6 +284,7 @@ export class ReviewRepository {
     return rows.map((r) => ({
       policies: r.policies,
       graderVersion: r.grader_version,
+      models: r.models,
       gradedAt: iso(r.graded_at),
       grade: r.grade,
     }));
@@ -328,6 +343,12 @@ export class ReviewRepository {
     const { comment, redactions } = redactedComment(annotation.comment);
     return this.dataSource.transaction(async (manager) => {
       const id = randomUUID();
+      // The versions of what is judged: the episode's world and task, and the models of the grade annotated.
+      const [graded] = await manager.query<{ models: GradeModels }[]>(
+        `SELECT g.models FROM episode_grades g JOIN episodes ep ON ep.id = g.episode_id AND ep.tenant_id = $1
+         WHERE g.episode_id = $2 AND g.policies = $3 AND g.grader_version = $4`,
+        [tenantId, annotation.episodeId, annotation.policies, annotation.graderVersion],
+      );
       const entry = await new AuditTrailRepository(this.dataSource).append(
         tenantId,
         {
@@ -343,7 +364,12 @@ export class ReviewRepository {
             comment,
             ...(redactions ? { redactions } : {}),
           },
-          versions: { policies: annotation.policies, grader: annotation.graderVersion },
+          versions: {
+            ...(await readEpisodeVersions(manager, tenantId, annotation.episodeId)),
+            policies: annotation.policies,
+            grader: annotation.graderVersion,
+            ...graded?.models,
+          },
         },
         manager,
       );

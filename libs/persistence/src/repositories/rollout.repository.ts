@@ -4,6 +4,8 @@ import { AuditRecord, materialDigest, rolloutCommitment, rolloutMaterial, Versio
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 
 import { AuditTrailRepository } from './audit-trail.repository';
+import type { GradeModels } from './episode-grade.repository';
+import { readEpisodeVersions } from './episode-versions';
 
 export interface StoredRollout extends RolloutPlan {
   status: RolloutStatus;
@@ -137,14 +139,21 @@ export class RolloutRepository {
         ],
       );
       if (inserted.length > 0) {
-        await this.audit(manager, tenantId, rolloutId, 'rollout.trial_recorded', {
-          task: result.task,
-          trial: result.trial,
-          ...(result.episodeId ? { episodeId: result.episodeId } : {}),
-          status: result.status,
-          passed: result.passed,
-          reward: result.reward,
-        });
+        await this.audit(
+          manager,
+          tenantId,
+          rolloutId,
+          'rollout.trial_recorded',
+          {
+            task: result.task,
+            trial: result.trial,
+            ...(result.episodeId ? { episodeId: result.episodeId } : {}),
+            status: result.status,
+            passed: result.passed,
+            reward: result.reward,
+          },
+          await this.trialVersions(manager, tenantId, rolloutId, result.episodeId),
+        );
       }
     });
     const stored = await this.episode(tenantId, rolloutId, result.task, result.trial);
@@ -228,6 +237,35 @@ export class RolloutRepository {
         );
       }
     });
+  }
+
+  /**
+   * What produced a trial's result: the rollout's stack, and its episode's world, task and latest grade (policy sets,
+   * grader, models) when it has them (a trial lost before its episode started has none).
+   */
+  private async trialVersions(
+    manager: EntityManager,
+    tenantId: string,
+    rolloutId: string,
+    episodeId: string | null,
+  ): Promise<Versions> {
+    const [rollout] = await manager.query<{ stack_version: string }[]>(
+      'SELECT stack_version FROM rollouts WHERE id = $1 AND tenant_id = $2',
+      [rolloutId, tenantId],
+    );
+    const episode = episodeId ? await readEpisodeVersions(manager, tenantId, episodeId) : undefined;
+    const [grade] = episode
+      ? await manager.query<{ policies: string; grader_version: string; models: GradeModels }[]>(
+          `SELECT policies, grader_version, models FROM episode_grades WHERE episode_id = $1
+           ORDER BY graded_at DESC LIMIT 1`,
+          [episodeId],
+        )
+      : [];
+    return {
+      stack: rollout.stack_version.trim(),
+      ...episode,
+      ...(grade ? { policies: grade.policies, grader: grade.grader_version, ...grade.models } : {}),
+    };
   }
 
   /** A rollout's step in the evidence trail, in the transaction of the rows it records. */

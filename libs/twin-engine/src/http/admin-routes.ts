@@ -18,7 +18,7 @@ const faultRule = z
   .strict();
 
 /**
- * Who starts, forks, resets and sets faults of episodes on these routes, as the evidence trail names them: whoever holds the
+ * Who starts, forks, resets, sets faults of and is issued credentials for episodes on these routes, as the evidence trail names them: whoever holds the
  * installation's operator key, the one credential they answer (the gateway knows no one more precisely).
  */
 const operator: EpisodeStarter = { actor: 'operator-key', actorKind: 'admin' };
@@ -274,8 +274,7 @@ const route = async (
     // A persona's token, asked for by the worker with the operator key: secrets never travel in workflow inputs.
     const request = parseJson(credentialRequest, body, response);
     if (request) {
-      const episode = await engine.episode(tenantId, episodeId);
-      const token = episode.tokenFor(request.service, request.principal, request.scopes);
+      const token = await engine.issueToken(tenantId, episodeId, request, operator);
       writeJson(
         response,
         token ? 200 : 404,
