@@ -78,6 +78,15 @@ export interface SignOff {
   comment: string;
   auditSeq: number;
   signedAt: string;
+  /** The rollout's close this sign-off is bound to (null: made before sign-offs were bound). */
+  closure: RolloutClosure | null;
+}
+
+/** A rollout's `rollout.closed` entry: its place and hash, and the Merkle root it committed to over the record. */
+export interface RolloutClosure {
+  seq: number;
+  entryHash: string;
+  merkleRoot: string;
 }
 
 export interface RolloutView {
@@ -123,6 +132,8 @@ export interface RolloutView {
     reason: string;
   }[];
   signOffs: SignOff[];
+  /** What a sign-off binds to; null until the rollout is closed in the evidence trail. */
+  closure: RolloutClosure | null;
 }
 
 /** Where a piece of evidence sits in the episode page: a message, an API call, or a state change. */

@@ -59,13 +59,14 @@ export class ReviewService {
     if (!rollout) {
       throw new ReviewError('NOT_FOUND', `no rollout ${rolloutId}`);
     }
-    const [episodes, grades, signOffs, rules] = await Promise.all([
+    const [episodes, grades, signOffs, rules, closure] = await Promise.all([
       this.rollouts.episodes(tenantId, rolloutId),
       this.review.rolloutGrades<Grade>(tenantId, rolloutId),
       this.review.signOffs(tenantId, rolloutId),
       this.rulesOf(tenantId, rollout.stackVersion),
+      this.review.closure(tenantId, rolloutId),
     ]);
-    return rolloutView({ rollout, episodes, grades, signOffs, rules });
+    return rolloutView({ rollout, episodes, grades, signOffs, rules, closure: closure ?? null });
   }
 
   async episode(tenantId: string, episodeId: string): Promise<EpisodeView> {
@@ -132,12 +133,17 @@ export class ReviewService {
       throw new ReviewError('NOT_FOUND', `no rollout ${rolloutId}`);
     }
     try {
-      const { rolloutId: _id, ...row } = await this.review.signOff(reviewer.tenantId, {
-        rolloutId,
-        reviewer: reviewer.actor,
-        role: reviewer.role,
-        ...request,
-      });
+      const { rolloutId: _id, ...row } = await this.review.signOff(
+        reviewer.tenantId,
+        {
+          rolloutId,
+          reviewer: reviewer.actor,
+          role: reviewer.role,
+          decision: request.decision,
+          comment: request.comment,
+        },
+        request.expected,
+      );
       return row;
     } catch (error) {
       if (error instanceof ReviewConflictError) {
