@@ -9,6 +9,7 @@ import { RolloutsController } from '@libs/episode-api';
 import { ReportPrinter, ReviewApiModule } from '@libs/review-api';
 import { MetricsAccess, MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
+import { AuditController } from './audit/audit.controller';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
 import { KeysController } from './keys/keys.controller';
@@ -26,7 +27,14 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ReviewApiModule.forRoot(dataSource, new ReportPrinter(config.MIRROR_CHROMIUM_PATH))],
-      controllers: [StacksController, RolloutsController, KeysController, HealthController, MetricsController],
+      controllers: [
+        StacksController,
+        RolloutsController,
+        KeysController,
+        AuditController,
+        HealthController,
+        MetricsController,
+      ],
       providers: [
         { provide: MirrorSettings, useValue: config },
         { provide: DataSource, useValue: dataSource },

@@ -167,9 +167,9 @@ describe('evidence bundles', () => {
 describe("a rollout's close", () => {
   const key = newSigningKey();
   /** Links records into a chain, the close committing to what came before it as the repository computes it. */
-  type Record = { action: string; subject: { kind: string; id: string }; details: Record<string, unknown> };
+  type ChainRecord = { action: string; subject: { kind: string; id: string }; details: Record<string, unknown> };
   /** Links records into a chain, each close committing to what came before it as the repository computes it. */
-  const linked = (records: Record[]): AuditEntry[] => {
+  const linked = (records: ChainRecord[]): AuditEntry[] => {
     const entries: AuditEntry[] = [];
     records.forEach((record, index) => {
       const details =
@@ -192,7 +192,7 @@ describe("a rollout's close", () => {
     });
     return entries;
   };
-  const rolloutRecords: Record[] = [
+  const rolloutRecords: ChainRecord[] = [
     { action: 'rollout.opened', subject: { kind: 'rollout', id: 'r1' }, details: { rolloutId: 'r1' } },
     { action: 'episode.started', subject: { kind: 'episode', id: 'e1' }, details: { rolloutId: 'r1' } },
     { action: 'episode.started', subject: { kind: 'episode', id: 'other' }, details: {} },
@@ -363,7 +363,7 @@ describe("a sign-off bound to a rollout's close", () => {
       entries.push({ ...unhashed, hash: entryHash(unhashed) });
     };
     append('rollout.opened', {});
-    append('rollout.closed', rolloutCommitment(rolloutMaterial(entries, 'r1', 2)));
+    append('rollout.closed', { ...rolloutCommitment(rolloutMaterial(entries, 'r1', 2)) });
     append('rollout.signed_off', { decision: 'approved', closure: bound(entries[1]) });
     return entries;
   };

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { driftedEpisodes, exportEvidence, unvouchedCalls } from '@libs/episode-host';
-import { keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
+import { exportEvidenceAudited, verifyTrail } from '@libs/episode-host';
+import { commandLineActor, keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
 import { AuditTrailRepository } from '@libs/persistence';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
@@ -56,17 +56,12 @@ export const auditCommand = (): Command => {
         }
         return;
       }
-      const result = await withDatabase(options.json ? silentLog : stderrLog, async ({ config, dataSource }) => {
-        const trail = new AuditTrailRepository(dataSource);
-        const chain = await trail.verify(config.MIRROR_TENANT);
-        const deep = options.deep && !chain.broken;
-        const drifted = deep ? await driftedEpisodes(dataSource, config.MIRROR_TENANT) : [];
-        const unvouched = deep ? await unvouchedCalls(dataSource, config.MIRROR_TENANT) : [];
-        return { ...chain, drifted, ...(options.deep ? { unvouched } : {}) };
-      });
-      const valid = !result.broken && result.drifted.length === 0;
+      const result = await withDatabase(options.json ? silentLog : stderrLog, ({ config, dataSource }) =>
+        verifyTrail(dataSource, config.MIRROR_TENANT, { deep: options.deep }),
+      );
+      const { valid } = result;
       if (options.json) {
-        printJson({ ...result, valid });
+        printJson(result);
       } else if (valid) {
         process.stdout.write(
           `tenant ${result.tenant}: ${result.entries} entries, chain intact; head ${result.head.seq} ${result.head.hash}\n`,
@@ -105,7 +100,12 @@ export const auditCommand = (): Command => {
         throw new UsageError(`no evidence of "${kind}"; kinds: episode, rollout`);
       }
       const bundle = await withDatabase(stderrLog, ({ config, dataSource }) =>
-        exportEvidence(dataSource, config.MIRROR_TENANT, { kind, id }),
+        exportEvidenceAudited(
+          dataSource,
+          config.MIRROR_TENANT,
+          { kind, id },
+          { actor: commandLineActor(), actorKind: 'admin' },
+        ),
       );
       if (!bundle) {
         throw new UsageError(`the evidence trail has no entry about ${kind} "${id}"`);

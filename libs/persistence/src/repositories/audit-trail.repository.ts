@@ -154,7 +154,7 @@ export class AuditTrailRepository {
   /** The chain from entry `fromSeq` to entry `toSeq`, both included, in order (read page by page). */
   async range(tenant: string, fromSeq: number, toSeq: number): Promise<AuditEntry[]> {
     const entries: AuditEntry[] = [];
-    for (let after = fromSeq - 1; after < toSeq; ) {
+    for (let after = fromSeq - 1; after < toSeq;) {
       const page = (await this.page(tenant, after, 1000)).filter((entry) => entry.seq <= toSeq);
       if (page.length === 0) {
         break;
