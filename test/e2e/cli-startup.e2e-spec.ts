@@ -27,7 +27,9 @@ const holdPort = async (): Promise<{ port: number; release: () => Promise<void> 
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
     const held = await listenOn(port);
-    if (!held) continue;
+    if (!held) {
+      continue;
+    }
     const next = await listenOn(port + 1);
     if (next) {
       await close(next);
