@@ -9,6 +9,7 @@ import {
   RolloutRepository,
   StackRepository,
 } from '@libs/persistence';
+import type { PackRegistry } from '@libs/twin-engine';
 
 import { episodeView } from './episode.view';
 import { PolicyRuleText, policyRules } from './policy-rules';
@@ -18,6 +19,7 @@ import type { Annotation, EpisodeView, RolloutListView, RolloutView, SignOff } f
 import { parseRolloutFilters } from './rollout-filters';
 import { rolloutListView } from './rollout-list.view';
 import { rolloutView } from './rollout.view';
+import { SeededWorlds, stackWorlds } from './seeded-worlds';
 
 /** How many of the newest rollouts the list filters (the filters read facts aggregated per rollout). */
 export const rolloutsScanned = 500;
@@ -41,12 +43,18 @@ export class ReviewService {
   private readonly rollouts: RolloutRepository;
   private readonly stacks: StackRepository;
   private readonly quietCalls: EpisodeCallRepository;
+  private readonly worlds: SeededWorlds;
 
-  constructor(dataSource: DataSource) {
+  /**
+   * `packs`: the twin packs of the process, to rebuild an episode's seeded world (its people's and channels' names,
+   * its records' values before the episode); without a stack's pack, ids are shown and seeded values are unknown.
+   */
+  constructor(dataSource: DataSource, packs: PackRegistry = new Map()) {
     this.quietCalls = new EpisodeCallRepository(dataSource);
     this.review = new ReviewRepository(dataSource);
     this.rollouts = new RolloutRepository(dataSource);
     this.stacks = new StackRepository(dataSource);
+    this.worlds = stackWorlds(this.stacks, packs);
   }
 
   async rolloutList(tenantId: string, query: Record<string, unknown>): Promise<RolloutListView> {
@@ -74,7 +82,7 @@ export class ReviewService {
     if (!episode) {
       throw new ReviewError('NOT_FOUND', `no episode ${episodeId}`);
     }
-    const [log, grades, trajectory, quiet, count, annotations, rules] = await Promise.all([
+    const [log, grades, trajectory, quiet, count, annotations, rules, world] = await Promise.all([
       this.review.events(tenantId, episodeId),
       this.review.grades<Grade>(tenantId, episodeId),
       this.review.trajectory(tenantId, episodeId),
@@ -82,8 +90,18 @@ export class ReviewService {
       this.quietCalls.count(tenantId, episodeId),
       this.review.annotations(tenantId, episodeId),
       this.rulesOf(tenantId, episode.stackVersion),
+      this.worlds(tenantId, episode),
     ]);
-    return episodeView({ episode, log, grades, trajectory, quiet: { calls: quiet, count }, annotations, rules });
+    return episodeView({
+      episode,
+      log,
+      grades,
+      trajectory,
+      quiet: { calls: quiet, count },
+      annotations,
+      rules,
+      world,
+    });
   }
 
   /** Agrees with or disputes a verdict of the episode's latest grade; refused before anything is written. */

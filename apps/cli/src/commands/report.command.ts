@@ -8,6 +8,7 @@ import { ReviewError, ReviewService } from '@libs/review-models';
 import { renderReportHtml, renderReportPdf, reviewReport } from '@libs/review-views';
 import { UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
+import { builtInPacks } from '@twins/index';
 
 /**
  * `mirror report rollout|episode <id>`: the review's report as one self-contained HTML file (the console's own
@@ -36,7 +37,7 @@ export const reportCommand = (): Command =>
       }
       const report = await withDatabase(stderrLog, async ({ config, dataSource }) => {
         try {
-          return await reviewReport(new ReviewService(dataSource), config.MIRROR_TENANT, kind, id);
+          return await reviewReport(new ReviewService(dataSource, builtInPacks), config.MIRROR_TENANT, kind, id);
         } catch (error) {
           if (error instanceof ReviewError) {
             throw new UsageError(error.message);

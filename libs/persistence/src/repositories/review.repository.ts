@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import type { ActorKind } from '@libs/evidence-trail';
 import { Redaction, Redactor } from '@libs/redaction';
-import type { LoggedEvent } from '@libs/twin-engine';
+import type { EpisodeDescriptor, LoggedEvent } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
 import type { StoredGrade } from './episode-grade.repository';
@@ -46,6 +46,8 @@ export interface ReviewedEpisodeRow {
   id: string;
   stackVersion: string;
   seed: number;
+  /** What the episode's world was built with, beside its stack version and seed. */
+  sizes: EpisodeDescriptor['sizes'];
   createdAt: string;
   scenario: { id: string; seed: number } | null;
   forkedFrom: { episodeId: string; seq: number } | null;
@@ -199,6 +201,7 @@ export class ReviewRepository {
         id: string;
         stack_version: string;
         seed: string;
+        sizes: EpisodeDescriptor['sizes'];
         created_at: Date;
         scenario_id: string | null;
         scenario_seed: string | null;
@@ -217,7 +220,7 @@ export class ReviewRepository {
         live_result: unknown;
       }[]
     >(
-      `SELECT ep.id, ep.stack_version, ep.seed, ep.created_at, ep.scenario_id, ep.scenario_seed, ep.forked_from,
+      `SELECT ep.id, ep.stack_version, ep.seed, ep.sizes, ep.created_at, ep.scenario_id, ep.scenario_seed, ep.forked_from,
          ep.forked_at_seq, run.scenario_id AS run_scenario, run.agent AS run_agent, run.outcome AS run_outcome,
          re.rollout_id, re.task AS rollout_task, re.trial AS rollout_trial,
          le.environment AS live_environment, le.task AS live_task, le.status AS live_status, le.steps AS live_steps,
@@ -238,6 +241,7 @@ export class ReviewRepository {
       id: row.id,
       stackVersion: row.stack_version.trim(),
       seed: Number(row.seed),
+      sizes: row.sizes,
       createdAt: iso(row.created_at),
       scenario: row.scenario_id ? { id: row.scenario_id, seed: Number(row.scenario_seed) } : null,
       forkedFrom: row.forked_from ? { episodeId: row.forked_from, seq: row.forked_at_seq ?? 0 } : null,
