@@ -20,6 +20,7 @@ import { parseRolloutFilters } from './rollout-filters';
 import { rolloutListView } from './rollout-list.view';
 import { rolloutView } from './rollout.view';
 import { SeededWorlds, stackWorlds } from './seeded-worlds';
+import { seededTables } from './state-diff';
 
 /** How many of the newest rollouts the list filters (the filters read facts aggregated per rollout). */
 export const rolloutsScanned = 500;
@@ -82,15 +83,15 @@ export class ReviewService {
     if (!episode) {
       throw new ReviewError('NOT_FOUND', `no episode ${episodeId}`);
     }
-    const [log, grades, trajectory, quiet, count, annotations, rules, world] = await Promise.all([
-      this.review.events(tenantId, episodeId),
+    const log = await this.review.events(tenantId, episodeId);
+    const [grades, trajectory, quiet, count, annotations, rules, world] = await Promise.all([
       this.review.grades<Grade>(tenantId, episodeId),
       this.review.trajectory(tenantId, episodeId),
       this.quietCalls.calls(tenantId, episodeId, quietCallsShown),
       this.quietCalls.count(tenantId, episodeId),
       this.review.annotations(tenantId, episodeId),
       this.rulesOf(tenantId, episode.stackVersion),
-      this.worlds(tenantId, episode),
+      this.worlds(tenantId, episode, seededTables(log)),
     ]);
     return episodeView({
       episode,

@@ -87,3 +87,11 @@ export const stateDiff = (log: readonly LoggedEvent[], seeded?: SeededRecord): R
       fields: r.deleted ? fieldChanges(r.last, undefined) : fieldChanges(r.created ? undefined : r.baseline, r.last),
     }));
 };
+
+/** The tables of the seeded records the episode changed: those whose values before it only the world's seed holds. */
+export const seededTables = (log: readonly LoggedEvent[]): Set<string> =>
+  new Set(
+    stateDiff(log)
+      .filter((r) => r.seeded)
+      .map((r) => r.table),
+  );
