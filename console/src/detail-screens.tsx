@@ -22,7 +22,7 @@ export const RolloutScreen = ({ id }: { id: string }) => {
       <RolloutPage
         view={rollout.value}
         links={links}
-        signOffForm={<SignOffForm rolloutId={id} saved={rollout.reload} />}
+        signOffForm={<SignOffForm rolloutId={id} closure={rollout.value.closure} saved={rollout.reload} />}
       />
     </>
   );

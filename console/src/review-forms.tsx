@@ -1,5 +1,7 @@
 import { type FormEvent, useState } from 'react';
 
+import type { RolloutClosure } from '@libs/review-models';
+
 import { postJson, ReviewRequestError } from './review-api';
 
 type Status = { state: 'idle' } | { state: 'saving' } | { state: 'saved' } | { state: 'refused'; message: string };
@@ -67,14 +69,25 @@ export const AnnotationForm = ({ episodeId, rule, saved }: { episodeId: string; 
   );
 };
 
-export const SignOffForm = ({ rolloutId, saved }: { rolloutId: string; saved: () => void }) => {
+/** Sends the close the page showed: the api refuses the sign-off if the rollout's record is another by now. */
+export const SignOffForm = ({
+  rolloutId,
+  closure,
+  saved,
+}: {
+  rolloutId: string;
+  closure: RolloutClosure | null;
+  saved: () => void;
+}) => {
   const { status, submit } = useSubmit(
     `/v1/review/rollouts/${encodeURIComponent(rolloutId)}/sign-offs`,
-    ['decision', 'comment'],
+    ['decision', 'comment', 'closedEntryHash', 'merkleRoot'],
     saved,
   );
   return (
     <form className="review-form sign-off-form" onSubmit={submit}>
+      <input type="hidden" name="closedEntryHash" value={closure?.entryHash ?? ''} />
+      <input type="hidden" name="merkleRoot" value={closure?.merkleRoot ?? ''} />
       <label>
         decision
         <select name="decision" defaultValue="">

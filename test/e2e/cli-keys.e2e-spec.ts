@@ -69,6 +69,20 @@ describe('mirror keys', () => {
     expect(actions).toEqual(['api_key.created', 'api_key.revoked']);
   });
 
+  it('makes keys that expire in 90 days by default, and one that never expires only with --expires never', async () => {
+    const lasting = await runCli(['keys', 'create', '--tenant', 'globex', '--role', 'reviewer', '--json'], env);
+    expect(lasting.code).toBe(0);
+    const days =
+      (Date.parse((JSON.parse(lasting.stdout) as { expiresAt: string }).expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThanOrEqual(90);
+    const forever = await runCli(
+      ['keys', 'create', '--tenant', 'globex', '--role', 'reviewer', '--expires', 'never'],
+      env,
+    );
+    expect([forever.code, forever.stderr]).toEqual([0, expect.stringContaining('never expires')]);
+  });
+
   it.each([
     [
       ['keys', 'create', '--tenant', 'globex', '--role', 'superuser'],

@@ -95,7 +95,7 @@ const checkEvidenceTrail = async (
         actor: expect.stringMatching(/^cli/),
         subject_id: episodeId,
         details: expect.objectContaining({
-          format: 'evidence-bundle+json',
+          format: 'mirror-evidence/2',
           sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex'),
         }),
       },

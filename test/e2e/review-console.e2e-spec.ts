@@ -231,6 +231,16 @@ describe('reviewer console and reports', () => {
       await page.locator('.sign-off.approved').waitFor();
       await expect(page.locator('.sign-off.approved').innerText()).resolves.toContain(`${reviewerActor} (reviewer)`);
       expect(await written()).toEqual({ ...before, signOffs: 1, audit: before.audit + 1 });
+      // Bound to what the page showed: the rollout's close, its hash and root as the console sent them.
+      const [bound] = await dataSource.query<{ closure: unknown; hash: string; root: string }[]>(
+        `SELECT s.details->'closure' AS closure, c.hash, c.details->>'merkleRoot' AS root
+         FROM audit_entries s JOIN audit_entries c ON c.tenant_id = s.tenant_id AND c.action = 'rollout.closed'
+           AND c.subject_id = s.subject_id
+         WHERE s.action = 'rollout.signed_off' AND s.subject_id = $1`,
+        [trap.rollout.id],
+      );
+      expect(bound.closure).toMatchObject({ entryHash: bound.hash, merkleRoot: bound.root });
+      await expect(page.locator('.closure .merkle-root').innerText()).resolves.toBe(bound.root);
       await page.locator('form.sign-off-form select[name=decision]').selectOption('approved');
       await page.locator('form.sign-off-form button[type=submit]').click();
       await expect(page.locator('form.sign-off-form .form-error').innerText()).resolves.toContain('already signed');
@@ -257,6 +267,14 @@ describe('reviewer console and reports', () => {
       const markPixels = await pixelStats(page, await verdict.screenshot(), [colours.mark]);
       expect(markPixels.near[0]).toBeGreaterThan(100);
       await expect(page.locator('.chat-message').first().innerText()).resolves.toMatch(/access/i);
+      // People and channels by name, from the world the episode's seed builds; their ids kept in the title.
+      const author = page.locator('.chat-message .author').first();
+      const authorId = (await author.getAttribute('title')) ?? '';
+      expect(authorId).not.toBe('');
+      // A person's full name, where an id (the user's or the employee's) has no space.
+      expect((await author.innerText()).trim()).toMatch(/\S\s+\S/);
+      const channel = page.locator('.chat-thread .thread-head').first();
+      expect((await channel.innerText()).replace(/^#\s*/, '')).not.toBe(await channel.getAttribute('title'));
       expect(await page.locator('details.record').count()).toBeGreaterThan(0);
       await page.locator('nav.top').scrollIntoViewIfNeeded();
       const episodeShot = await page.screenshot({ path: path.join(shots, 'episode.png') });

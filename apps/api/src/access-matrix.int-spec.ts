@@ -137,6 +137,19 @@ describe('authorisation matrix of the api app', () => {
       ok: [200],
       call: async (s, target) => s.delete(`/v1/keys/${await spareKey(tenantOf(target))}`),
     },
+    'GET /v1/audit/verify': {
+      rule: 'audit:read',
+      scope: 'tenant',
+      ok: [200],
+      call: (s) => s.get('/v1/audit/verify'),
+    },
+    // The rollout's opening is in the trail: its bundle is the caller's tenant's, another tenant's is a 404.
+    'GET /v1/audit/export': {
+      rule: 'audit:read',
+      scope: 'resource',
+      ok: [200],
+      call: (s, target) => s.get(`/v1/audit/export?rollout=${target.rolloutId}`),
+    },
     'GET /v1/review/session': {
       rule: 'review:read',
       scope: 'tenant',

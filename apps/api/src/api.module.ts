@@ -11,6 +11,7 @@ import { sharedRolloutTaskQueue } from '@libs/workflow-contracts';
 import { ReportPrinter, ReviewApiModule } from '@libs/review-api';
 import { MetricsAccess, MetricsController, RequestTelemetryInterceptor } from '@libs/telemetry';
 
+import { AuditController } from './audit/audit.controller';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
 import { KeysController } from './keys/keys.controller';
@@ -34,6 +35,7 @@ export class ApiModule {
         RolloutsController,
         RolloutStartsController,
         KeysController,
+        AuditController,
         HealthController,
         MetricsController,
       ],

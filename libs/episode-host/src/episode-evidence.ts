@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 
 import {
   AuditEntry,
+  chainLinks,
   eventLogDigest,
   EvidenceBundle,
   genesisHash,
@@ -203,8 +204,11 @@ export const exportEvidence = async (
   subject: { kind: EvidenceSubject; id: string },
 ): Promise<EvidenceBundle | undefined> => {
   const audit = new AuditTrailRepository(dataSource);
+  // The head first: entries are only ever appended, so everything up to it reads the same afterwards, and the bundle
+  // is the chain as it stood at that head.
+  const head = (await audit.head(tenant)) ?? { seq: 0, hash: genesisHash };
   // A rollout's trials name their episodes; the episodes' own entries commit to their material, so they come along.
-  const entries = await audit.subjectEntries(tenant, subject.kind, subject.id);
+  const entries = (await audit.subjectEntries(tenant, subject.kind, subject.id)).filter((e) => e.seq <= head.seq);
   if (entries.length === 0) {
     return undefined;
   }
@@ -226,9 +230,9 @@ export const exportEvidence = async (
       ...(recorded ? { calls: asJson(await calls.committed(tenant, id, recorded.count)) as unknown[] } : {}),
     });
   }
-  const head = (await audit.head(tenant)) ?? { seq: 0, hash: '' };
+  const links = chainLinks(entries, await audit.range(tenant, entries[0].seq, head.seq));
   return sealEvidenceBundle(
-    { tenant, subject, exportedAt: new Date().toISOString(), entries, episodes, head },
+    { tenant, subject, exportedAt: new Date().toISOString(), entries, links, episodes, head },
     await audit.signingKey(),
   );
 };

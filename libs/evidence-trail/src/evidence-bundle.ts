@@ -9,11 +9,17 @@ import {
   materialDigest,
   sha256,
 } from './audit-entry';
+import type { BundleProblem } from './bundle-problem';
 import { callLogDigest } from './call-chain';
+import { verifyChainSegment } from './chain-proof';
 import { merkleRoot } from './merkle-tree';
 import { rolloutCommitment, rolloutMaterial } from './rollout-material';
+import { verifyBoundSignOffs } from './sign-off-binding';
 
-export const evidenceBundleFormat = 'mirror-evidence/1' as const;
+/** 2: the bundle carries the chain from its first entry to the head (`links`), proving its entries are the chain's. */
+export const evidenceBundleFormat = 'mirror-evidence/2' as const;
+/** Bundles exported before: verified as before, and reported as carrying no proof of their place in the chain. */
+const formatWithoutLinks = 'mirror-evidence/1';
 
 /**
  * The material an episode's entries commit to by digest: its event log, its grades, and the calls that left no event
@@ -37,16 +43,15 @@ export interface EvidenceBundle {
   subject: { kind: string; id: string };
   exportedAt: string;
   entries: AuditEntry[];
+  /**
+   * The tenant's chain from the first exported entry up to the head at export, less the exported entries themselves:
+   * with them, a verifier recomputes every link to the head, so an entry dropped, moved or altered shows.
+   */
+  links: AuditEntry[];
   episodes: EpisodeMaterial[];
   merkleRoot: string;
   head: { seq: number; hash: string };
   signature: { algorithm: 'Ed25519'; publicKey: string; value: string };
-}
-
-export interface BundleProblem {
-  /** JSON pointer into the bundle. */
-  pointer: string;
-  message: string;
 }
 
 /** A new signing key, as PKCS#8 PEM (what the installation stores once). */
@@ -62,7 +67,7 @@ export const keyFingerprint = (publicKey: string): string => sha256(Buffer.from(
 export const publicKeyOf = (privateKeyPem: string): string =>
   publicKeyText(createPublicKey(createPrivateKey(privateKeyPem)));
 
-const signedPart = (bundle: Omit<EvidenceBundle, 'signature'>): Buffer =>
+const signedPart = (bundle: Omit<EvidenceBundle, 'signature' | 'format'> & { format: string }): Buffer =>
   Buffer.from(
     canonicalJson({
       format: bundle.format,
@@ -70,6 +75,7 @@ const signedPart = (bundle: Omit<EvidenceBundle, 'signature'>): Buffer =>
       subject: bundle.subject,
       exportedAt: bundle.exportedAt,
       entries: bundle.entries,
+      ...(bundle.format === formatWithoutLinks ? {} : { links: bundle.links }),
       episodes: bundle.episodes,
       merkleRoot: bundle.merkleRoot,
       head: bundle.head,
@@ -102,14 +108,25 @@ export const sealEvidenceBundle = (
  * (by the pinned key when a fingerprint is given). Empty means the bundle is what the installation exported.
  */
 export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string): BundleProblem[] => {
-  if (!isJsonObject(value) || value.format !== evidenceBundleFormat) {
+  if (!isJsonObject(value) || (value.format !== evidenceBundleFormat && value.format !== formatWithoutLinks)) {
     return [{ pointer: '/format', message: `not an evidence bundle (format must be "${evidenceBundleFormat}")` }];
   }
-  const bundle = value as unknown as EvidenceBundle;
+  const bundle = value as unknown as Omit<EvidenceBundle, 'format'> & { format: string };
   if (!Array.isArray(bundle.entries) || !Array.isArray(bundle.episodes) || !isJsonObject(bundle.signature)) {
     return [{ pointer: '', message: 'the bundle lacks entries, episodes or a signature' }];
   }
   const problems: BundleProblem[] = [];
+  if (bundle.format === formatWithoutLinks) {
+    problems.push({
+      pointer: '/format',
+      message: `a ${formatWithoutLinks} bundle carries no proof that its entries are links of the tenant's chain: export it again`,
+    });
+  } else if (!Array.isArray(bundle.links) || !isJsonObject(bundle.head)) {
+    problems.push({ pointer: '/links', message: 'the bundle lacks the chain from its entries to the head (links)' });
+  } else {
+    problems.push(...verifyChainSegment(bundle));
+  }
+  problems.push(...verifyBoundSignOffs(bundle.entries));
   bundle.entries.forEach((entry, index) => {
     if (entryHash(entry) !== entry.hash) {
       problems.push({

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import {
   AuditEntry,
+  chainLinks,
   entryHash,
   eventLogDigest,
   genesisHash,
@@ -110,12 +111,18 @@ describe('evidence bundles', () => {
     const unhashed = { ...entries[1], details: { eventLog: eventLogDigest(events), grades: materialDigest(grades) } };
     return { ...unhashed, hash: entryHash(unhashed) };
   })();
+  // The entry after it follows the new one, as the chain would have it.
+  entries[2] = (() => {
+    const unhashed = { ...entries[2], prevHash: entries[1].hash };
+    return { ...unhashed, hash: entryHash(unhashed) };
+  })();
   const bundle = sealEvidenceBundle(
     {
       tenant: 't1',
       subject: { kind: 'episode', id: 'e2' },
       exportedAt: '2026-12-01T13:00:00.000Z',
       entries: [entries[1]],
+      links: [entries[2]],
       episodes: [{ id: 'e2', events, grades }],
       head: { seq: 3, hash: entries[2].hash },
     },
@@ -160,16 +167,9 @@ describe('evidence bundles', () => {
 describe("a rollout's close", () => {
   const key = newSigningKey();
   /** Links records into a chain, the close committing to what came before it as the repository computes it. */
-  const rolloutChain = (): AuditEntry[] => {
-    const records: { action: string; subject: { kind: string; id: string }; details: Record<string, unknown> }[] = [
-      { action: 'rollout.opened', subject: { kind: 'rollout', id: 'r1' }, details: { rolloutId: 'r1' } },
-      { action: 'episode.started', subject: { kind: 'episode', id: 'e1' }, details: { rolloutId: 'r1' } },
-      { action: 'episode.started', subject: { kind: 'episode', id: 'other' }, details: {} },
-      { action: 'episode.graded', subject: { kind: 'episode', id: 'e1' }, details: { reward: 1 } },
-      { action: 'rollout.trial_recorded', subject: { kind: 'rollout', id: 'r1' }, details: { episodeId: 'e1' } },
-      { action: 'rollout.closed', subject: { kind: 'rollout', id: 'r1' }, details: { rolloutId: 'r1' } },
-      { action: 'episode.regraded', subject: { kind: 'episode', id: 'e1' }, details: { reward: 0.5 } },
-    ];
+  type ChainRecord = { action: string; subject: { kind: string; id: string }; details: Record<string, unknown> };
+  /** Links records into a chain, each close committing to what came before it as the repository computes it. */
+  const linked = (records: ChainRecord[]): AuditEntry[] => {
     const entries: AuditEntry[] = [];
     records.forEach((record, index) => {
       const details =
@@ -192,18 +192,35 @@ describe("a rollout's close", () => {
     });
     return entries;
   };
-  const sealed = (entries: AuditEntry[]) =>
+  const rolloutRecords: ChainRecord[] = [
+    { action: 'rollout.opened', subject: { kind: 'rollout', id: 'r1' }, details: { rolloutId: 'r1' } },
+    { action: 'episode.started', subject: { kind: 'episode', id: 'e1' }, details: { rolloutId: 'r1' } },
+    { action: 'episode.started', subject: { kind: 'episode', id: 'other' }, details: {} },
+    { action: 'episode.graded', subject: { kind: 'episode', id: 'e1' }, details: { reward: 1 } },
+    { action: 'rollout.trial_recorded', subject: { kind: 'rollout', id: 'r1' }, details: { episodeId: 'e1' } },
+    { action: 'rollout.closed', subject: { kind: 'rollout', id: 'r1' }, details: { rolloutId: 'r1' } },
+    { action: 'episode.regraded', subject: { kind: 'episode', id: 'e1' }, details: { reward: 0.5 } },
+  ];
+  const rolloutChain = (): AuditEntry[] => linked(rolloutRecords);
+  const sealed = (entries: AuditEntry[], links: AuditEntry[] = [], head?: { seq: number; hash: string }) =>
     sealEvidenceBundle(
       {
         tenant: 't1',
         subject: { kind: 'rollout', id: 'r1' },
         exportedAt: '2026-12-01T13:00:00.000Z',
         entries,
+        links,
         episodes: [],
-        head: { seq: entries.length, hash: entries[entries.length - 1].hash },
+        head: head ?? { seq: entries[entries.length - 1].seq, hash: entries[entries.length - 1].hash },
       },
       key,
     );
+  const pinned = () => keyFingerprint(publicKeyOf(key));
+  /** The chain as an export splits it: the rollout's entries, and the others between them as links. */
+  const exported = (chain: AuditEntry[]) => ({
+    entries: chain.filter((e) => e.subject.id !== 'other'),
+    links: chain.filter((e) => e.subject.id === 'other'),
+  });
 
   it("commits to the rollout's entries and its episodes' before it, and nothing else", () => {
     const entries = rolloutChain();
@@ -212,15 +229,174 @@ describe("a rollout's close", () => {
   });
 
   it('verifies in a bundle with later entries of its episodes, and fails when an earlier one is left out', () => {
-    const entries = rolloutChain().filter((e) => e.subject.id !== 'other');
-    expect(verifyEvidenceBundle(sealed(entries), keyFingerprint(publicKeyOf(key)))).toEqual([]);
-    // Signed by the installation's own key, so only the commitment can tell: the grading of e1 is missing.
+    const { entries, links } = exported(rolloutChain());
+    expect(verifyEvidenceBundle(sealed(entries, links), pinned())).toEqual([]);
+    // Signed by the installation's own key, so only the commitments can tell: the grading of e1 is left out, moved
+    // among the links so that the chain still runs to the head.
     const withoutGrading = entries.filter((e) => e.action !== 'episode.graded');
-    expect(verifyEvidenceBundle(sealed(withoutGrading), keyFingerprint(publicKeyOf(key)))).toEqual([
+    const grading = entries.filter((e) => e.action === 'episode.graded');
+    expect(verifyEvidenceBundle(sealed(withoutGrading, [...links, ...grading]), pinned())).toEqual([
+      {
+        pointer: '/links/1',
+        message: "entry 4 (episode.graded) is about rollout r1 but is not among the bundle's entries",
+      },
       {
         pointer: '/entries/3/details/merkleRoot',
         message: expect.stringMatching(/^rollout r1 committed at its close to 4 entries, and the bundle's 3/) as string,
       },
+    ]);
+  });
+});
+
+describe("a bundle's proof that its entries are the tenant's chain", () => {
+  const key = newSigningKey();
+  const records = [1, 2, 3, 4, 5, 6].map((n) => ({
+    action: n % 2 === 0 ? 'episode.graded' : 'stack.ingested',
+    subject: n % 2 === 0 ? { kind: 'episode', id: 'e1' } : { kind: 'stack', id: `s${n}` },
+    details: { n },
+  }));
+  const chain = (): AuditEntry[] => {
+    const entries: AuditEntry[] = [];
+    for (const [index, record] of records.entries()) {
+      const unhashed = {
+        tenant: 't1',
+        seq: index + 1,
+        id: `00000000-0000-0000-0000-${String(index + 1).padStart(12, '0')}`,
+        at: new Date(Date.UTC(2026, 11, 1, 12, 0, index)).toISOString(),
+        actor: 'mirror:grader',
+        actorKind: 'grader' as const,
+        ...record,
+        versions: {},
+        prevHash: entries[index - 1]?.hash ?? genesisHash,
+      };
+      entries.push({ ...unhashed, hash: entryHash(unhashed) });
+    }
+    return entries;
+  };
+  /** Episode e1's entries (2, 4, 6) exported, the others (3, 5) as links, as the export makes it; re-signed. */
+  const bundleOf = (
+    entries: AuditEntry[],
+    links: AuditEntry[],
+    head: { seq: number; hash: string } = { seq: 6, hash: chain()[5].hash },
+  ) =>
+    sealEvidenceBundle(
+      {
+        tenant: 't1',
+        subject: { kind: 'episode', id: 'e1' },
+        exportedAt: '2026-12-01T13:00:00.000Z',
+        entries,
+        links,
+        episodes: [],
+        head,
+      },
+      key,
+    );
+  const ownOf = (entries: AuditEntry[]) => entries.filter((e) => e.subject.id === 'e1');
+  const othersOf = (entries: AuditEntry[]) => entries.filter((e) => e.subject.id !== 'e1' && e.seq > 2);
+  const problems = (bundle: unknown) => verifyEvidenceBundle(bundle, keyFingerprint(publicKeyOf(key)));
+
+  it('holds when the entries and links run without a gap to the head', () => {
+    expect(problems(bundleOf(ownOf(chain()), othersOf(chain())))).toEqual([]);
+    expect(chainLinks(ownOf(chain()), chain().slice(1))).toEqual(othersOf(chain()));
+  });
+
+  it('names an entry dropped, even re-signed', () => {
+    const entries = ownOf(chain()).filter((e) => e.seq !== 4);
+    expect(problems(bundleOf(entries, othersOf(chain())))).toEqual([
+      { pointer: '/links/1', message: 'entry 4 is missing from the chain: entry 3 is followed by entry 5' },
+    ]);
+  });
+
+  it('names an entry altered with its hash recomputed, and one moved', () => {
+    const altered = chain();
+    const forged = { ...altered[3], details: { n: 40 } };
+    altered[3] = { ...forged, hash: entryHash(forged) };
+    expect(problems(bundleOf(ownOf(altered), othersOf(altered)))).toEqual([
+      {
+        pointer: '/links/1/prevHash',
+        message: 'entry 5 (stack.ingested) does not follow entry 4: entry 4 is not the one the chain holds',
+      },
+    ]);
+    const moved = ownOf(chain()).reverse();
+    expect(problems(bundleOf(moved, othersOf(chain()))).map((p) => p.pointer)).toEqual([
+      '/entries/1/seq',
+      '/entries/2/seq',
+    ]);
+  });
+
+  it('names a forged head, and an entry of the subject hidden among the links', () => {
+    const entries = ownOf(chain());
+    expect(problems(bundleOf(entries, othersOf(chain()), { seq: 6, hash: 'f'.repeat(64) }))).toEqual([
+      { pointer: '/head', message: "the head's hash is not entry 6's: the head or entry 6 is not the chain's" },
+    ]);
+    expect(problems(bundleOf(entries, othersOf(chain()), { seq: 7, hash: 'f'.repeat(64) }))).toEqual([
+      { pointer: '/head', message: 'the head is entry 7 but the chain in the bundle ends at entry 6' },
+    ]);
+    const hidden = entries.filter((e) => e.seq !== 6);
+    expect(problems(bundleOf(hidden, [...othersOf(chain()), chain()[5]]))).toEqual([
+      {
+        pointer: '/links/2',
+        message: "entry 6 (episode.graded) is about episode e1 but is not among the bundle's entries",
+      },
+    ]);
+  });
+});
+
+describe("a sign-off bound to a rollout's close", () => {
+  const key = newSigningKey();
+  const entriesWith = (bound: (closed: AuditEntry) => Record<string, unknown>): AuditEntry[] => {
+    const entries: AuditEntry[] = [];
+    const append = (action: string, details: Record<string, unknown>) => {
+      const unhashed = {
+        tenant: 't1',
+        seq: entries.length + 1,
+        id: `00000000-0000-0000-0000-${String(entries.length + 1).padStart(12, '0')}`,
+        at: new Date(Date.UTC(2026, 11, 1, 12, 0, entries.length)).toISOString(),
+        actor: 'reviewer-1',
+        actorKind: 'reviewer' as const,
+        action,
+        subject: { kind: 'rollout', id: 'r1' },
+        details: { rolloutId: 'r1', ...details },
+        versions: {},
+        prevHash: entries[entries.length - 1]?.hash ?? genesisHash,
+      };
+      entries.push({ ...unhashed, hash: entryHash(unhashed) });
+    };
+    append('rollout.opened', {});
+    append('rollout.closed', { ...rolloutCommitment(rolloutMaterial(entries, 'r1', 2)) });
+    append('rollout.signed_off', { decision: 'approved', closure: bound(entries[1]) });
+    return entries;
+  };
+  const check = (entries: AuditEntry[]) =>
+    verifyEvidenceBundle(
+      sealEvidenceBundle(
+        {
+          tenant: 't1',
+          subject: { kind: 'rollout', id: 'r1' },
+          exportedAt: '2026-12-01T13:00:00.000Z',
+          entries,
+          links: [],
+          episodes: [],
+          head: { seq: 3, hash: entries[2].hash },
+        },
+        key,
+      ),
+    );
+
+  it("verifies when the bound root is the close's, and names the sign-off when it is not", () => {
+    expect(check(entriesWith((c) => ({ seq: c.seq, entryHash: c.hash, merkleRoot: c.details.merkleRoot })))).toEqual(
+      [],
+    );
+    expect(check(entriesWith((c) => ({ seq: c.seq, entryHash: c.hash, merkleRoot: 'a'.repeat(64) })))).toEqual([
+      {
+        pointer: '/entries/2/details/closure/merkleRoot',
+        message: expect.stringContaining(
+          `is bound to Merkle root ${'a'.repeat(64)}, but its close (entry 2)`,
+        ) as string,
+      },
+    ]);
+    expect(check(entriesWith(() => ({ seq: 2, entryHash: 'b'.repeat(64), merkleRoot: 'a'.repeat(64) })))).toEqual([
+      expect.objectContaining({ pointer: '/entries/2/details/closure' }),
     ]);
   });
 });

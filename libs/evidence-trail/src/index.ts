@@ -4,3 +4,6 @@ export * from './chain-verification';
 export * from './evidence-bundle';
 export * from './merkle-tree';
 export * from './rollout-material';
+export * from './bundle-problem';
+export * from './chain-proof';
+export * from './sign-off-binding';

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { ReviewService } from '@libs/review-models';
+import { builtInPacks } from '@twins/index';
 
 import { ReportPrinter } from './report-printer';
 import { ReviewController } from './review.controller';
@@ -17,7 +18,7 @@ export class ReviewApiModule {
       module: ReviewApiModule,
       controllers: [ReviewController],
       providers: [
-        { provide: ReviewService, useValue: new ReviewService(dataSource) },
+        { provide: ReviewService, useValue: new ReviewService(dataSource, builtInPacks) },
         { provide: ReportPrinter, useValue: printer },
       ],
     };

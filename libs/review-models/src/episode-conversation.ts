@@ -1,5 +1,6 @@
 import type { LoggedEvent } from '@libs/twin-engine';
 
+import type { NameDirectory } from './record-names';
 import type { ChatMessage, ChatThread, MailConversation, MailMessage } from './review-view-models';
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -29,8 +30,11 @@ const isMail = (name: string, data: Record<string, unknown>) =>
   'subject' in data &&
   'body' in data;
 
-/** Chat as the people in its channels saw it: threads in order of their first message, each message once. */
-export const chatThreads = (log: readonly LoggedEvent[]): ChatThread[] => {
+/**
+ * Chat as the people in its channels saw it: threads in order of their first message, each message once, channels and
+ * people by their names where the episode's records name them (their ids kept beside).
+ */
+export const chatThreads = (log: readonly LoggedEvent[], names: NameDirectory = new Map()): ChatThread[] => {
   const threads = new Map<string, ChatThread>();
   const byTs = new Map<string, ChatMessage>();
   for (const logged of log) {
@@ -46,7 +50,13 @@ export const chatThreads = (log: readonly LoggedEvent[]): ChatThread[] => {
         seq: logged.seq,
         at: logged.at,
         actor: logged.actor ?? null,
-        user: text(data.username) || text(data.employee) || text(data.user),
+        user:
+          text(data.username) ||
+          names.get(text(data.user)) ||
+          names.get(text(data.employee)) ||
+          text(data.employee) ||
+          text(data.user),
+        userId: text(data.user) || text(data.employee),
         text: text(data.text),
         ts: text(data.ts),
         edits: [],
@@ -56,7 +66,12 @@ export const chatThreads = (log: readonly LoggedEvent[]): ChatThread[] => {
       byTs.set(key, message);
       const threadTs = text(data.thread_ts) || message.ts;
       const threadKey = `${text(data.channel)}\u0000${threadTs}`;
-      const thread = threads.get(threadKey) ?? { channel: text(data.channel), threadTs, messages: [] };
+      const thread = threads.get(threadKey) ?? {
+        channel: text(data.channel),
+        channelName: names.get(text(data.channel)) ?? null,
+        threadTs,
+        messages: [],
+      };
       thread.messages.push(message);
       threads.set(threadKey, thread);
     } else if (isChatEdit(name, data)) {

@@ -1,5 +1,6 @@
 import type { Grade } from '@libs/graders';
 import type { AnnotationRow, ReviewedEpisodeRow } from '@libs/persistence';
+import type { Company, World, WorldRecord, WorldTable } from '@libs/synthetic-data';
 import type { LoggedEvent } from '@libs/twin-engine';
 
 import { episodeView } from './episode.view';
@@ -86,6 +87,7 @@ const episode: ReviewedEpisodeRow = {
   id: '11111111-1111-4111-8111-111111111111',
   stackVersion: 'a'.repeat(64),
   seed: 7,
+  sizes: { recordsPerResource: 2, childrenPerParent: 1 },
   createdAt: '2026-12-01T00:00:00.000Z',
   scenario: { id: 'grant-access', seed: 1 },
   forkedFrom: null,
@@ -170,6 +172,7 @@ describe(episodeView.name, () => {
     expect(sut.chat).toEqual([
       {
         channel: 'C1',
+        channelName: null,
         threadTs: '1.1',
         messages: [
           expect.objectContaining({ anchor: 'm-2', text: 'May I read Plans?', edits: [] }),
@@ -221,6 +224,104 @@ describe(episodeView.name, () => {
     ]);
   });
 
+  /** A world as the twins build it from a seed: a table of tables' records, and the company's people. */
+  const worldOf = (tables: Record<string, WorldRecord[]>, people: { id: string; name: string }[] = []): World => ({
+    key: 'w',
+    stackVersion: episode.stackVersion,
+    seed: episode.seed,
+    sizes: episode.sizes,
+    recordCount: Object.values(tables).flat().length,
+    company: { employees: people } as unknown as Company,
+    tables: new Map(
+      Object.entries(tables).map(([key, records]): [string, WorldTable] => [
+        key,
+        {
+          ids: records.map((r) => String(r.id)),
+          records: new Map(records.map((r) => [String(r.id), r])),
+          parentOf: new Map(),
+          childrenOf: new Map(),
+        },
+      ]),
+    ),
+  });
+  const viewWith = (material: { log: LoggedEvent[]; world?: World }) =>
+    episodeView({ episode, grades: [], trajectory: [], annotations: [], rules: new Map(), ...material });
+
+  it("names channels and people by the world's records and the episode's, falling back to their ids", () => {
+    const world = worldOf(
+      {
+        'chat/users': [{ id: 'U1', name: 'lynn', real_name: 'Lynn Park', profile: { real_name: 'Lynn Park' } }],
+        'chat/channels': [{ id: 'C1', name: 'purchasing' }],
+      },
+      [{ id: 'E7', name: 'Noor Vale' }],
+    );
+    const opened: LoggedEvent = {
+      seq: 90,
+      at: at(30),
+      operationId: 'createChannel',
+      event: { type: 'record.created', table: 'chat/channels', id: 'C9', record: { id: 'C9', name: 'new-team' } },
+    };
+    const posted = (n: number, data: Record<string, unknown>): LoggedEvent => ({
+      seq: 90 + n,
+      at: at(30 + n),
+      operationId: 'postMessage',
+      event: { type: 'domain', name: 'chat.message.posted', service: 'chat', data: { text: 'hi', ...data } },
+    });
+    const log = [
+      opened,
+      posted(1, { channel: 'C1', ts: '5.1', user: 'U1' }),
+      posted(2, { channel: 'C9', ts: '5.2', user: 'U404', employee: 'E7' }),
+      posted(3, { channel: 'C404', ts: '5.3', user: 'U404' }),
+    ];
+
+    const named = viewWith({ log, world }).chat;
+
+    expect(named.map((t) => [t.channel, t.channelName, t.messages.map((m) => [m.user, m.userId])])).toEqual([
+      ['C1', 'purchasing', [['Lynn Park', 'U1']]],
+      ['C9', 'new-team', [['Noor Vale', 'U404']]],
+      ['C404', null, [['U404', 'U404']]],
+    ]);
+    expect(viewWith({ log }).chat.map((t) => [t.channelName, t.messages[0].user])).toEqual([
+      [null, 'U1'],
+      ['new-team', 'E7'],
+      [null, 'U404'],
+    ]);
+  });
+
+  it("shows a seeded record's values before the episode as its world seed builds them, updated or deleted", () => {
+    const world = worldOf({
+      't/x': [
+        { id: '1', n: 1, name: 'first' },
+        { id: '2', n: 5 },
+      ],
+    });
+    const log: LoggedEvent[] = [
+      {
+        seq: 1,
+        at: at(1),
+        operationId: 'rename',
+        event: { type: 'record.updated', table: 't/x', id: '1', record: { id: '1', n: 2, name: 'first' } },
+      },
+      { seq: 2, at: at(2), operationId: 'remove', event: { type: 'record.deleted', table: 't/x', id: '2' } },
+    ];
+
+    const diff = viewWith({ log, world }).stateDiff;
+
+    expect(diff.map((r) => [r.id, r.change, r.seeded, r.beforeKnown, r.fields])).toEqual([
+      ['1', 'updated', true, true, [{ field: 'n', before: 1, after: 2 }]],
+      [
+        '2',
+        'deleted',
+        true,
+        true,
+        [
+          { field: 'id', before: '2', after: null },
+          { field: 'n', before: 5, after: null },
+        ],
+      ],
+    ]);
+  });
+
   it('marks a record of the seeded world, whose state before the log does not hold', () => {
     const seeded = episodeView({
       episode,
@@ -242,6 +343,7 @@ describe(episodeView.name, () => {
       expect.objectContaining({
         change: 'updated',
         seeded: true,
+        beforeKnown: false,
         fields: [
           { field: 'id', before: null, after: '1' },
           { field: 'n', before: null, after: 2 },

@@ -6,11 +6,13 @@ import type {
   StoredGrade,
   TrajectoryStepRow,
 } from '@libs/persistence';
+import type { World } from '@libs/synthetic-data';
 import type { LoggedEvent } from '@libs/twin-engine';
 
 import { apiCalls, quietCalls, toolCalls } from './episode-calls';
 import { chatThreads, mailConversations } from './episode-conversation';
 import type { PolicyRuleText } from './policy-rules';
+import { nameDirectory } from './record-names';
 import type { ApiCall, EpisodeView, EvidenceLocation, RecordDiff, VerdictView } from './review-view-models';
 import { stateDiff } from './state-diff';
 
@@ -23,6 +25,8 @@ export interface EpisodeMaterial {
   quiet?: { calls: readonly EpisodeCallRow[]; count: number };
   annotations: readonly AnnotationRow[];
   rules: ReadonlyMap<string, PolicyRuleText>;
+  /** The world the episode started from, rebuilt from its seed: names of ids, seeded records' values before it. */
+  world?: World;
 }
 
 /** Where a verdict's evidence sits: the message it quotes, the call that wrote it, or the record it changed. */
@@ -64,11 +68,12 @@ export const episodeView = ({
   quiet = { calls: [], count: 0 },
   annotations,
   rules,
+  world,
 }: EpisodeMaterial): EpisodeView => {
-  const chat = chatThreads(log);
+  const chat = chatThreads(log, nameDirectory(world, log));
   const mail = mailConversations(log);
   const calls = apiCalls(log);
-  const diff = stateDiff(log);
+  const diff = stateDiff(log, world && ((table, id) => world.tables.get(table)?.records.get(id)));
   const messages = new Map<number, string>([
     ...chat.flatMap((t) => t.messages.map((m) => [m.seq, m.anchor] as const)),
     ...mail.flatMap((c) => c.messages.map((m) => [m.seq, m.anchor] as const)),

@@ -10,3 +10,5 @@ export * from './episode-calls';
 export * from './state-diff';
 export * from './episode.view';
 export * from './review.service';
+export * from './record-names';
+export * from './seeded-worlds';

@@ -43,13 +43,31 @@ describe(parseAnnotationRequest.name, () => {
 
 describe(parseSignOffRequest.name, () => {
   it('needs a comment only to reject', () => {
-    expect(parseSignOffRequest({ decision: 'approved' })).toEqual({ decision: 'approved', comment: '' });
+    expect(parseSignOffRequest({ decision: 'approved' })).toEqual({ decision: 'approved', comment: '', expected: {} });
     expect(message(() => parseSignOffRequest({ decision: 'rejected' }))).toMatch(/comment: say why/);
     expect(parseSignOffRequest({ decision: 'rejected', comment: 'pass^2 is 0' })).toEqual({
       decision: 'rejected',
       comment: 'pass^2 is 0',
+      expected: {},
     });
     expect(message(() => parseSignOffRequest({ decision: 'fine' }))).toMatch(/decision: must be approved or rejected/);
+  });
+
+  it("reads what the reviewer was shown of the rollout's close, and refuses what is not a SHA-256", () => {
+    const closedEntryHash = 'a'.repeat(64);
+    const merkleRoot = 'b'.repeat(64);
+    expect(parseSignOffRequest({ decision: 'approved', closedEntryHash, merkleRoot }).expected).toEqual({
+      entryHash: closedEntryHash,
+      merkleRoot,
+    });
+    // A form whose page showed no close sends empty fields: nothing is expected.
+    expect(parseSignOffRequest({ decision: 'approved', closedEntryHash: '', merkleRoot: '' }).expected).toEqual({});
+    expect(message(() => parseSignOffRequest({ decision: 'approved', merkleRoot: 'A'.repeat(64) }))).toMatch(
+      /merkleRoot: must be a SHA-256 in lowercase hex/,
+    );
+    expect(message(() => parseSignOffRequest({ decision: 'approved', closedEntryHash: 7 }))).toMatch(
+      /closedEntryHash: must be a SHA-256/,
+    );
   });
 });
 

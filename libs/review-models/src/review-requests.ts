@@ -12,6 +12,8 @@ export interface AnnotationRequest {
 export interface SignOffRequest {
   decision: 'approved' | 'rejected';
   comment: string;
+  /** What the reviewer was shown of the rollout's close; the sign-off is refused if the close is another now. */
+  expected: { entryHash?: string; merkleRoot?: string };
 }
 
 export const maxCommentLength = 4000;
@@ -70,13 +72,32 @@ export const parseAnnotationRequest = (body: unknown): AnnotationRequest => {
   return { rule: fields.rule.trim(), stance: fields.stance, comment: comment(fields.comment, true) };
 };
 
-/** A sign-off: approved or rejected, with a comment (required when rejecting: the team must learn why). */
+const sha256Hex = (field: string, value: unknown): string | undefined => {
+  if (value === undefined || value === null || value === '') {
+    return undefined;
+  }
+  if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) {
+    throw invalid(field, 'must be a SHA-256 in lowercase hex (64 digits), as the rollout page shows it');
+  }
+  return value;
+};
+
+/**
+ * A sign-off: approved or rejected, with a comment (required when rejecting: the team must learn why), and what the
+ * reviewer reviewed (the hash of the rollout's `rollout.closed` entry and its Merkle root), when the client shows it.
+ */
 export const parseSignOffRequest = (body: unknown): SignOffRequest => {
-  const fields = onlyFields(body, ['decision', 'comment']);
+  const fields = onlyFields(body, ['decision', 'comment', 'closedEntryHash', 'merkleRoot']);
   if (fields.decision !== 'approved' && fields.decision !== 'rejected') {
     throw invalid('decision', 'must be approved or rejected');
   }
-  return { decision: fields.decision, comment: comment(fields.comment, fields.decision === 'rejected') };
+  const entryHash = sha256Hex('closedEntryHash', fields.closedEntryHash);
+  const merkleRoot = sha256Hex('merkleRoot', fields.merkleRoot);
+  return {
+    decision: fields.decision,
+    comment: comment(fields.comment, fields.decision === 'rejected'),
+    expected: { ...(entryHash ? { entryHash } : {}), ...(merkleRoot ? { merkleRoot } : {}) },
+  };
 };
 
 export const reportFormats = ['html', 'pdf'] as const;

@@ -78,6 +78,15 @@ export interface SignOff {
   comment: string;
   auditSeq: number;
   signedAt: string;
+  /** The rollout's close this sign-off is bound to (null: made before sign-offs were bound). */
+  closure: RolloutClosure | null;
+}
+
+/** A rollout's `rollout.closed` entry: its place and hash, and the Merkle root it committed to over the record. */
+export interface RolloutClosure {
+  seq: number;
+  entryHash: string;
+  merkleRoot: string;
 }
 
 export interface RolloutView {
@@ -123,6 +132,8 @@ export interface RolloutView {
     reason: string;
   }[];
   signOffs: SignOff[];
+  /** What a sign-off binds to; null until the rollout is closed in the evidence trail. */
+  closure: RolloutClosure | null;
 }
 
 /** Where a piece of evidence sits in the episode page: a message, an API call, or a state change. */
@@ -139,7 +150,10 @@ export interface ChatMessage {
   seq: number;
   at: string;
   actor: string | null;
+  /** Who posted it, by name when the episode's records name them (else their id). */
   user: string;
+  /** The poster's id as the chat twin knows them. */
+  userId: string;
   text: string;
   ts: string;
   /** The text it had before an edit, and whether it was later deleted (with its text kept). */
@@ -150,6 +164,8 @@ export interface ChatMessage {
 
 export interface ChatThread {
   channel: string;
+  /** The channel's name, when the episode's records hold it. */
+  channelName: string | null;
   /** The root message's ts; a message outside a thread is its own thread. */
   threadTs: string;
   messages: ChatMessage[];
@@ -230,8 +246,13 @@ export interface RecordDiff {
   change: 'created' | 'updated' | 'deleted';
   /** The seqs that changed it. */
   seqs: number[];
-  /** A record of the seeded world, whose state before the episode the log does not hold. */
+  /** A record of the seeded world (neither the episode nor its setup made it). */
   seeded: boolean;
+  /**
+   * Whether `before` is the record as the episode found it: from setup's write, or rebuilt from the world's seed. False
+   * for a seeded record whose world could not be rebuilt (its stack is gone): then `before` is unknown, not empty.
+   */
+  beforeKnown: boolean;
   fields: FieldChange[];
 }
 

@@ -10,6 +10,7 @@ import {
   RolloutRepository,
   StackRepository,
 } from '@libs/persistence';
+import type { PackRegistry } from '@libs/twin-engine';
 
 import { episodeView } from './episode.view';
 import { PolicyRuleText, policyRules } from './policy-rules';
@@ -19,6 +20,8 @@ import type { Annotation, EpisodeView, RolloutListView, RolloutView, SignOff } f
 import { parseRolloutFilters } from './rollout-filters';
 import { rolloutListView } from './rollout-list.view';
 import { rolloutView } from './rollout.view';
+import { SeededWorlds, stackWorlds } from './seeded-worlds';
+import { seededTables } from './state-diff';
 
 /** How many of the newest rollouts the list filters (the filters read facts aggregated per rollout). */
 export const rolloutsScanned = 500;
@@ -42,12 +45,21 @@ export class ReviewService {
   private readonly rollouts: RolloutRepository;
   private readonly stacks: StackRepository;
   private readonly quietCalls: EpisodeCallRepository;
+  private readonly worlds: SeededWorlds;
 
-  constructor(private readonly dataSource: DataSource) {
+  /**
+   * `packs`: the twin packs of the process, to rebuild an episode's seeded world (its people's and channels' names,
+   * its records' values before the episode); without a stack's pack, ids are shown and seeded values are unknown.
+   */
+  constructor(
+    private readonly dataSource: DataSource,
+    packs: PackRegistry = new Map(),
+  ) {
     this.quietCalls = new EpisodeCallRepository(dataSource);
     this.review = new ReviewRepository(dataSource);
     this.rollouts = new RolloutRepository(dataSource);
     this.stacks = new StackRepository(dataSource);
+    this.worlds = stackWorlds(this.stacks, packs);
   }
 
   async rolloutList(tenantId: string, query: Record<string, unknown>): Promise<RolloutListView> {
@@ -60,13 +72,14 @@ export class ReviewService {
     if (!rollout) {
       throw new ReviewError('NOT_FOUND', `no rollout ${rolloutId}`);
     }
-    const [episodes, grades, signOffs, rules] = await Promise.all([
+    const [episodes, grades, signOffs, rules, closure] = await Promise.all([
       this.rollouts.episodes(tenantId, rolloutId),
       this.review.rolloutGrades<Grade>(tenantId, rolloutId),
       this.review.signOffs(tenantId, rolloutId),
       this.rulesOf(tenantId, rollout.stackVersion),
+      this.review.closure(tenantId, rolloutId),
     ]);
-    return rolloutView({ rollout, episodes, grades, signOffs, rules });
+    return rolloutView({ rollout, episodes, grades, signOffs, rules, closure: closure ?? null });
   }
 
   async episode(tenantId: string, episodeId: string): Promise<EpisodeView> {
@@ -74,16 +87,26 @@ export class ReviewService {
     if (!episode) {
       throw new ReviewError('NOT_FOUND', `no episode ${episodeId}`);
     }
-    const [log, grades, trajectory, quiet, count, annotations, rules] = await Promise.all([
-      this.review.events(tenantId, episodeId),
+    const log = await this.review.events(tenantId, episodeId);
+    const [grades, trajectory, quiet, count, annotations, rules, world] = await Promise.all([
       this.review.grades<Grade>(tenantId, episodeId),
       this.review.trajectory(tenantId, episodeId),
       this.quietCalls.calls(tenantId, episodeId, quietCallsShown),
       this.quietCalls.count(tenantId, episodeId),
       this.review.annotations(tenantId, episodeId),
       this.rulesOf(tenantId, episode.stackVersion),
+      this.worlds(tenantId, episode, seededTables(log)),
     ]);
-    return episodeView({ episode, log, grades, trajectory, quiet: { calls: quiet, count }, annotations, rules });
+    return episodeView({
+      episode,
+      log,
+      grades,
+      trajectory,
+      quiet: { calls: quiet, count },
+      annotations,
+      rules,
+      world,
+    });
   }
 
   /** Agrees with or disputes a verdict of the episode's latest grade; refused before anything is written. */
@@ -133,12 +156,17 @@ export class ReviewService {
       throw new ReviewError('NOT_FOUND', `no rollout ${rolloutId}`);
     }
     try {
-      const { rolloutId: _id, ...row } = await this.review.signOff(reviewer.tenantId, {
-        rolloutId,
-        reviewer: reviewer.actor,
-        role: reviewer.role,
-        ...request,
-      });
+      const { rolloutId: _id, ...row } = await this.review.signOff(
+        reviewer.tenantId,
+        {
+          rolloutId,
+          reviewer: reviewer.actor,
+          role: reviewer.role,
+          decision: request.decision,
+          comment: request.comment,
+        },
+        request.expected,
+      );
       return row;
     } catch (error) {
       if (error instanceof ReviewConflictError) {

@@ -1,5 +1,5 @@
 import type { Grade } from '@libs/graders';
-import type { SignOffRow, StoredGrade, StoredRollout } from '@libs/persistence';
+import type { BoundClosure, SignOffRow, StoredGrade, StoredRollout } from '@libs/persistence';
 import { RolloutEpisodeResult, rolloutReport } from '@libs/rollouts';
 
 import type { EvidenceRef, HistogramBin, KValue, RolloutView, RuleViolations } from './review-view-models';
@@ -28,13 +28,22 @@ export interface RolloutMaterial {
   signOffs: readonly SignOffRow[];
   /** The rules of the stack version's policies, by rule id. */
   rules: ReadonlyMap<string, PolicyRuleText>;
+  /** The rollout's `rollout.closed` entry, when it has one: what a sign-off binds to. */
+  closure?: BoundClosure | null;
 }
 
 /**
  * A rollout as a reviewer reads it: pass@k and pass^k (from its stored report, or computed from the trials recorded so
  * far while it runs), the rewards' distribution, and each violated rule with its clause and the first evidence.
  */
-export const rolloutView = ({ rollout, episodes, grades, signOffs, rules }: RolloutMaterial): RolloutView => {
+export const rolloutView = ({
+  rollout,
+  episodes,
+  grades,
+  signOffs,
+  rules,
+  closure = null,
+}: RolloutMaterial): RolloutView => {
   const report = rollout.report ?? rolloutReport(episodes, { trials: rollout.trials });
   const rewards = episodes.flatMap((e) => (e.reward === null || e.passed === null ? [] : [e.reward]));
   const tallies = new Map<
@@ -106,5 +115,6 @@ export const rolloutView = ({ rollout, episodes, grades, signOffs, rules }: Roll
     })),
     trialRows: episodes.map((e) => ({ ...e, violations: [...e.violations] })),
     signOffs: signOffs.map(({ rolloutId: _rolloutId, ...s }) => s),
+    closure,
   };
 };

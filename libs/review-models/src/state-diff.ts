@@ -26,17 +26,23 @@ interface Tracked {
   deleted: boolean;
   /** The episode's changes to it (setup's are not the episode's). */
   seqs: number[];
+  /** Whether the record was in the world before the episode and its setup. */
+  fromSeed?: boolean;
 }
 
 /** The scenario's own setup writes (its task records), which make the state the episode starts from. */
 export const setupOperation = '_mirror.setup';
 
+/** A record of the world the episode was seeded with, by table and id (undefined: not seeded, or not known). */
+export type SeededRecord = (table: string, id: string) => Fields | undefined;
+
 /**
  * What the episode changed in the twins, record by record, from its log, against the state it started from: a
  * record it created or deleted field by field, one it changed by the fields that changed. The seeded world is not in
- * the log, so a seeded record the episode changed is marked `seeded` and shown as it ended.
+ * the log; its records' values before the episode come from `seeded` (the world rebuilt from its seed). Without it,
+ * a seeded record the episode changed is shown as it ended, its before unknown.
  */
-export const stateDiff = (log: readonly LoggedEvent[]): RecordDiff[] => {
+export const stateDiff = (log: readonly LoggedEvent[], seeded?: SeededRecord): RecordDiff[] => {
   const records = new Map<string, Tracked>();
   for (const { seq, operationId, event } of log) {
     if (
@@ -58,6 +64,9 @@ export const stateDiff = (log: readonly LoggedEvent[]): RecordDiff[] => {
     }
     if (tracked.seqs.length === 0 && tracked.baseline === undefined) {
       tracked.created = event.type === 'record.created';
+      tracked.fromSeed = !tracked.created;
+      tracked.baseline = tracked.created ? undefined : seeded?.(event.table, event.id);
+      tracked.last = tracked.baseline;
     }
     tracked.seqs.push(seq);
     tracked.deleted = event.type === 'record.deleted';
@@ -73,7 +82,16 @@ export const stateDiff = (log: readonly LoggedEvent[]): RecordDiff[] => {
       id: r.id,
       change: r.deleted ? 'deleted' : r.created ? 'created' : 'updated',
       seqs: r.seqs,
-      seeded: !r.created && r.baseline === undefined,
+      seeded: r.fromSeed === true,
+      beforeKnown: r.created || r.baseline !== undefined,
       fields: r.deleted ? fieldChanges(r.last, undefined) : fieldChanges(r.created ? undefined : r.baseline, r.last),
     }));
 };
+
+/** The tables of the seeded records the episode changed: those whose values before it only the world's seed holds. */
+export const seededTables = (log: readonly LoggedEvent[]): Set<string> =>
+  new Set(
+    stateDiff(log)
+      .filter((r) => r.seeded)
+      .map((r) => r.table),
+  );

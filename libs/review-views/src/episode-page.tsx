@@ -184,15 +184,19 @@ export const EpisodePage = ({
         {view.chat.length === 0 && view.mail.length === 0 && <p>No chat or mail in this episode.</p>}
         {view.chat.map((thread) => (
           <div key={`${thread.channel}-${thread.threadTs}`} className="chat-thread">
-            <div className="thread-head"># {thread.channel}</div>
+            <div className="thread-head" title={thread.channel}>
+              # {thread.channelName ?? thread.channel}
+            </div>
             {thread.messages.map((m, i) => (
               <div
                 key={m.anchor}
                 id={m.anchor}
                 className={`chat-message${i > 0 ? ' reply' : ''}${evidenceClass(m.anchor, highlights)}`}
               >
-                <span className="author">{m.user}</span> <span className="time">{instant(m.at)}</span>{' '}
-                <Flags anchor={m.anchor} highlights={highlights} />
+                <span className="author" title={m.userId}>
+                  {m.user}
+                </span>{' '}
+                <span className="time">{instant(m.at)}</span> <Flags anchor={m.anchor} highlights={highlights} />
                 <div className="text">
                   <HighlightedText text={m.text} excerpts={highlights.get(m.anchor)?.excerpts ?? []} />
                 </div>
@@ -355,7 +359,11 @@ export const EpisodePage = ({
                 {r.table}/{r.id}
               </code>{' '}
               (events {r.seqs.join(', ')})
-              {r.seeded ? ' · seeded record: its state before the episode is not in the log' : ''}
+              {r.seeded
+                ? r.beforeKnown
+                  ? ' · seeded record: before as its world seed builds it'
+                  : ' · seeded record: its state before the episode is unknown (its world could not be rebuilt)'
+                : ''}
             </summary>
             <table>
               <tbody>
@@ -364,6 +372,11 @@ export const EpisodePage = ({
                     <th>{f.field}</th>
                     {r.change === 'deleted' ? (
                       <td className="before">{jsonText(f.before)}</td>
+                    ) : r.change === 'updated' && r.beforeKnown ? (
+                      <>
+                        <td className="before">{jsonText(f.before)}</td>
+                        <td className="after">{jsonText(f.after)}</td>
+                      </>
                     ) : (
                       <td>{jsonText(f.after)}</td>
                     )}

@@ -17,6 +17,7 @@ const episode: EpisodeView = {
   chat: [
     {
       channel: 'C1',
+      channelName: 'purchasing',
       threadTs: '1',
       messages: [
         {
@@ -24,7 +25,8 @@ const episode: EpisodeView = {
           seq: 2,
           at: '2026-06-01T09:00:02.000Z',
           actor: 'E0',
-          user: 'E0',
+          user: 'Ada Quell',
+          userId: 'U0',
           text: 'Here is the <b>secret</b>: 4.17 per unit',
           ts: '1',
           edits: [],

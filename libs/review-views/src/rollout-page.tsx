@@ -178,6 +178,15 @@ export const RolloutPage = ({
     </section>
     <section className="sign-offs">
       <h2>Sign-off</h2>
+      {view.closure ? (
+        <p className="closure">
+          A sign-off binds to the rollout&apos;s close: evidence entry #{view.closure.seq}{' '}
+          <code className="closed-entry-hash">{view.closure.entryHash}</code>, Merkle root of its record{' '}
+          <code className="merkle-root">{view.closure.merkleRoot}</code>.
+        </p>
+      ) : (
+        <p className="closure">Not closed in the evidence trail yet: nothing to sign off.</p>
+      )}
       {view.signOffs.length === 0 ? (
         <p>Not signed off yet.</p>
       ) : (
@@ -185,7 +194,9 @@ export const RolloutPage = ({
           {view.signOffs.map((s) => (
             <li key={s.reviewer} className={`sign-off ${s.decision}`}>
               <strong>{s.decision}</strong> by {s.reviewer} ({s.role}) on {instant(s.signedAt)} (evidence entry #
-              {s.auditSeq}){s.comment ? `: ${s.comment}` : ''}
+              {s.auditSeq}
+              {s.closure ? `, bound to entry #${s.closure.seq}, Merkle root ${s.closure.merkleRoot}` : ''})
+              {s.comment ? `: ${s.comment}` : ''}
             </li>
           ))}
         </ul>

@@ -1,5 +1,5 @@
 import type { StackModel } from '@libs/stack-ingestion';
-import { buildWorld, World, WorldSizes, WorldTable } from '@libs/synthetic-data';
+import { buildWorld, Company, World, WorldSizes, WorldTable } from '@libs/synthetic-data';
 
 import { PackRegistry, PackRow, TwinPack } from './packs/twin-pack';
 import { postgrestTwin } from './postgrest/postgrest-twin';
@@ -72,16 +72,34 @@ export class StackTwin {
     const generic = buildWorld(model, stackVersion, seed, sizes);
     const tables = new Map(generic.tables);
     let recordCount = generic.recordCount;
-    for (const service of model.services) {
-      const pack = packFor(packs, service.pack);
-      if (!pack || !generic.company) {
-        continue;
-      }
-      for (const [name, rows] of Object.entries(pack.seed(generic.company, seed))) {
-        tables.set(`${service.name}/${name}`, tableOf(rows));
-        recordCount += rows.length;
-      }
+    for (const [key, table] of generic.company ? packTables(model, generic.company, seed, packs) : []) {
+      tables.set(key, table);
+      recordCount += table.ids.length;
     }
     return new StackTwin(model, { ...generic, tables, recordCount }, packs);
   }
 }
+
+/**
+ * Each pack's tables seeded from the company, under `<service>/`: what a world holds beside the generic records of the
+ * stack's own specs. Much cheaper than those, so a reader that needs only the packs' records (people, channels)
+ * builds only these.
+ */
+export const packTables = (
+  model: StackModel,
+  company: Company,
+  seed: number,
+  packs: PackRegistry,
+): Map<string, WorldTable> => {
+  const tables = new Map<string, WorldTable>();
+  for (const service of model.services) {
+    const pack = packFor(packs, service.pack);
+    if (!pack) {
+      continue;
+    }
+    for (const [name, rows] of Object.entries(pack.seed(company, seed))) {
+      tables.set(`${service.name}/${name}`, tableOf(rows));
+    }
+  }
+  return tables;
+};

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { z } from 'zod';
 
-import { roles } from '@libs/access';
+import { defaultKeyExpiry, roles } from '@libs/access';
 
 const body = z
   .object({
@@ -12,14 +12,19 @@ const body = z
       .min(1, 'name: must not be empty')
       .max(100, 'name: at most 100 characters')
       .optional(),
+    // Absent: the default lifetime. null: never, for whoever asks for it.
     expires_at: z
-      .string({ message: 'expires_at: must be a string' })
+      .string({ message: 'expires_at: must be an ISO 8601 date-time, or null for a key that never expires' })
       .datetime({ offset: true, message: 'expires_at: must be an ISO 8601 date-time' })
+      .nullable()
       .optional(),
   })
   .strict();
 
-/** A key request's body, checked: a 400 names the field, and a key that would be born expired is refused. */
+/**
+ * A key request's body, checked: a 400 names the field, and a key that would be born expired is refused. Without
+ * `expires_at` the key gets the default lifetime; `expires_at: null` asks for one that never expires.
+ */
 export const keyRequest = (
   raw: unknown,
   now = new Date(),
@@ -33,7 +38,8 @@ export const keyRequest = (
     const message = issue.code === 'unrecognized_keys' ? `body: unknown field ${issue.keys.join(', ')}` : issue.message;
     throw new BadRequestException(message);
   }
-  const expiresAt = parsed.data.expires_at === undefined ? null : new Date(parsed.data.expires_at).toISOString();
+  const given = parsed.data.expires_at;
+  const expiresAt = given === undefined ? defaultKeyExpiry(now) : given === null ? null : new Date(given).toISOString();
   if (expiresAt !== null && Date.parse(expiresAt) <= now.getTime()) {
     throw new BadRequestException('expires_at: must be in the future');
   }

@@ -76,6 +76,20 @@ describe('API keys over the api app', () => {
     expect((await trail.verify('acme')).broken).toBeUndefined();
   });
 
+  it('makes keys expire in 90 days unless asked otherwise, and never only when asked with expires_at: null', async () => {
+    const before = Date.now();
+    const lasting = await server().post('/v1/keys').set(bearer(admin.token)).send({ role: 'reviewer' }).expect(201);
+    const days = (Date.parse(lasting.body.expiresAt as string) - before) / 86_400_000;
+    expect(days).toBeGreaterThanOrEqual(90);
+    expect(days).toBeLessThan(90.01);
+    const forever = await server()
+      .post('/v1/keys')
+      .set(bearer(admin.token))
+      .send({ role: 'reviewer', expires_at: null })
+      .expect(201);
+    expect(forever.body.expiresAt).toBeNull();
+  });
+
   it.each([
     ['no header', {}, /missing API key/],
     ['another scheme', { Authorization: 'Basic YWRtaW46YWRtaW4=' }, /Bearer <key>/],

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
-import { driftedEpisodes, exportEvidence, unvouchedCalls } from '@libs/episode-host';
+import { exportEvidenceAudited, verifyTrail } from '@libs/episode-host';
 import { commandLineActor, keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
-import { AuditTrailRepository, recordExport } from '@libs/persistence';
+import { AuditTrailRepository } from '@libs/persistence';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
 
@@ -56,17 +56,12 @@ export const auditCommand = (): Command => {
         }
         return;
       }
-      const result = await withDatabase(options.json ? silentLog : stderrLog, async ({ config, dataSource }) => {
-        const trail = new AuditTrailRepository(dataSource);
-        const chain = await trail.verify(config.MIRROR_TENANT);
-        const deep = options.deep && !chain.broken;
-        const drifted = deep ? await driftedEpisodes(dataSource, config.MIRROR_TENANT) : [];
-        const unvouched = deep ? await unvouchedCalls(dataSource, config.MIRROR_TENANT) : [];
-        return { ...chain, drifted, ...(options.deep ? { unvouched } : {}) };
-      });
-      const valid = !result.broken && result.drifted.length === 0;
+      const result = await withDatabase(options.json ? silentLog : stderrLog, ({ config, dataSource }) =>
+        verifyTrail(dataSource, config.MIRROR_TENANT, { deep: options.deep }),
+      );
+      const { valid } = result;
       if (options.json) {
-        printJson({ ...result, valid });
+        printJson(result);
       } else if (valid) {
         process.stdout.write(
           `tenant ${result.tenant}: ${result.entries} entries, chain intact; head ${result.head.seq} ${result.head.hash}\n`,
@@ -104,33 +99,18 @@ export const auditCommand = (): Command => {
       if (kind !== 'episode' && kind !== 'rollout') {
         throw new UsageError(`no evidence of "${kind}"; kinds: episode, rollout`);
       }
-      const { bundle, text } = await withDatabase(stderrLog, async ({ config, dataSource }) => {
-        const sealed = await exportEvidence(dataSource, config.MIRROR_TENANT, { kind, id });
-        if (!sealed) {
-          throw new UsageError(`the evidence trail has no entry about ${kind} "${id}"`);
-        }
-        const json = `${JSON.stringify(sealed, null, 2)}\n`;
-        // Recorded before the file is written: no bundle leaves without its entry (the bundle ends before it).
-        await recordExport(
+      const exported = await withDatabase(stderrLog, ({ config, dataSource }) =>
+        exportEvidenceAudited(
           dataSource,
           config.MIRROR_TENANT,
-          { actor: commandLineActor(), actorKind: 'reviewer' },
-          {
-            action: 'bundle.exported',
-            subject: { kind, id },
-            format: 'evidence-bundle+json',
-            content: json,
-            details: {
-              entries: sealed.entries.length,
-              episodes: sealed.episodes.length,
-              merkleRoot: sealed.merkleRoot,
-              head: sealed.head.seq,
-              signedBy: keyFingerprint(sealed.signature.publicKey),
-            },
-          },
-        );
-        return { bundle: sealed, text: json };
-      });
+          { kind, id },
+          { actor: commandLineActor(), actorKind: 'admin' },
+        ),
+      );
+      if (!exported) {
+        throw new UsageError(`the evidence trail has no entry about ${kind} "${id}"`);
+      }
+      const { bundle, text } = exported;
       // Written whole or not at all: a reviewer never receives half a bundle.
       const partial = `${options.output}.${process.pid}.partial`;
       fs.writeFileSync(partial, text);

@@ -8,7 +8,7 @@ import { silentLog, stderrLog } from '@libs/embedded-services';
 import { ApiKeyRepository } from '@libs/persistence';
 import { printJson, UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
-import { keyExpiry } from '@cli/key-expiry';
+import { keyExpiry, keyExpiryHelp } from '@cli/key-expiry';
 
 /** The operator at this shell, as the evidence trail names who made or revoked a key from the command line. */
 const operator = () => ({ actor: `operator:${os.userInfo().username}`, actorKind: 'admin' as const });
@@ -36,7 +36,7 @@ export const keysCommand = (): Command => {
     .addOption(tenantOption())
     .addOption(new Option('--role <role>', 'what the key may do').choices(roles).makeOptionMandatory())
     .option('--name <name>', 'what the key is for, as listings show it')
-    .option('--expires <when>', 'a lifetime (12h, 90d) or an ISO 8601 date-time (default: never)')
+    .option('--expires <when>', keyExpiryHelp)
     .option('--json', 'print the key and its record as JSON')
     .action(async (options: { tenant?: string; role: Role; name?: string; expires?: string; json?: boolean }) => {
       const expiresAt = keyExpiry(options.expires);
@@ -56,7 +56,7 @@ export const keysCommand = (): Command => {
       process.stdout.write(`${token}\n`);
       process.stderr.write(
         `API key ${record.id}: ${record.role} of tenant ${record.tenantId}` +
-          `${record.expiresAt ? `, expires ${record.expiresAt}` : ''}. Shown once: keep it now.\n`,
+          `${record.expiresAt ? `, expires ${record.expiresAt}` : ', never expires'}. Shown once: keep it now.\n`,
       );
     });
 

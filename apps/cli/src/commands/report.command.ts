@@ -9,6 +9,7 @@ import { ReviewError, ReviewService } from '@libs/review-models';
 import { renderReportHtml, renderReportPdf, reviewReport } from '@libs/review-views';
 import { UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
+import { builtInPacks } from '@twins/index';
 
 /**
  * `mirror report rollout|episode <id>`: the review's report as one self-contained HTML file (the console's own
@@ -37,7 +38,7 @@ export const reportCommand = (): Command =>
       }
       const format = options.format;
       const content = await withDatabase(stderrLog, async ({ config, dataSource }) => {
-        const review = new ReviewService(dataSource);
+        const review = new ReviewService(dataSource, builtInPacks);
         let report;
         try {
           report = await reviewReport(review, config.MIRROR_TENANT, kind, id);

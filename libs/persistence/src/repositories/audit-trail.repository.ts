@@ -179,6 +179,20 @@ export class AuditTrailRepository {
     return rows.map(toEntry);
   }
 
+  /** The chain from entry `fromSeq` to entry `toSeq`, both included, in order (read page by page). */
+  async range(tenant: string, fromSeq: number, toSeq: number): Promise<AuditEntry[]> {
+    const entries: AuditEntry[] = [];
+    for (let after = fromSeq - 1; after < toSeq;) {
+      const page = (await this.page(tenant, after, 1000)).filter((entry) => entry.seq <= toSeq);
+      if (page.length === 0) {
+        break;
+      }
+      entries.push(...page);
+      after = page[page.length - 1].seq;
+    }
+    return entries;
+  }
+
   /**
    * The entries about a subject, in chain order: an episode's own, or a rollout's together with its episodes' (those
    * whose details name the rollout).

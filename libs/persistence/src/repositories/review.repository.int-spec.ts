@@ -5,10 +5,12 @@ import { createTestDatabase } from '@test/support/test-services';
 import { createDataSource } from '../data-source';
 import { AuditTrailRepository } from './audit-trail.repository';
 import { ReviewConflictError, ReviewRepository } from './review.repository';
+import { RolloutRepository } from './rollout.repository';
 
 const episodeId = '11111111-1111-4111-8111-111111111111';
 const rolloutId = '22222222-2222-4222-8222-222222222222';
 const runningId = '33333333-3333-4333-8333-333333333333';
+const closedId = '44444444-4444-4444-8444-444444444444';
 
 /** Real: PostgreSQL with the committed migrations (the review tables, the append-only trail). Mocked: nothing. */
 describe(ReviewRepository.name, () => {
@@ -43,6 +45,7 @@ describe(ReviewRepository.name, () => {
     for (const [id, status] of [
       [rolloutId, 'completed'],
       [runningId, 'running'],
+      [closedId, 'running'],
     ]) {
       await dataSource.query(
         `INSERT INTO rollouts (id, tenant_id, stack_version, bundle, agent, tasks, trials, concurrency, status)
@@ -55,6 +58,8 @@ describe(ReviewRepository.name, () => {
        VALUES ($1, 't@1', 1, $2, 'failed', false, 0, '["least-role"]', '')`,
       [rolloutId, episodeId],
     );
+    // Closed as a rollout closes: its `rollout.closed` entry commits to its record.
+    await new RolloutRepository(dataSource).close('own', closedId, 'completed', null);
   });
 
   afterAll(async () => {
@@ -124,6 +129,36 @@ describe(ReviewRepository.name, () => {
     await expect(new AuditTrailRepository(dataSource).verify('own')).resolves.not.toHaveProperty('broken');
   });
 
+  it("binds a sign-off to the rollout's close, refusing one without a close or with another than the one reviewed", async () => {
+    const before = await rows();
+    const signOff = { reviewer: 'r3', role: 'reviewer' as const, decision: 'approved' as const, comment: '' };
+    // Ended, but with no `rollout.closed` entry: there is no committed record to sign.
+    await expect(sut.signOff('own', { ...signOff, rolloutId })).rejects.toThrow(
+      `rollout ${rolloutId} has no rollout.closed entry in the evidence trail yet`,
+    );
+    const closure = (await sut.closure('own', closedId))!;
+    expect(closure).toEqual({
+      seq: expect.any(Number),
+      entryHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      merkleRoot: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    await expect(
+      sut.signOff('own', { ...signOff, rolloutId: closedId }, { merkleRoot: 'a'.repeat(64) }),
+    ).rejects.toThrow(
+      `has Merkle root ${closure.merkleRoot} (entry ${closure.seq}), not the ${'a'.repeat(64)} you reviewed`,
+    );
+    await expect(
+      sut.signOff('own', { ...signOff, rolloutId: closedId }, { entryHash: 'b'.repeat(64) }),
+    ).rejects.toThrow(`rollout.closed entry is ${closure.entryHash} (entry ${closure.seq}), not the ${'b'.repeat(64)}`);
+    expect(await rows()).toEqual(before);
+
+    const signed = await sut.signOff('own', { ...signOff, rolloutId: closedId }, closure);
+    expect(signed.closure).toEqual(closure);
+    const [entry] = await new AuditTrailRepository(dataSource).page('own', signed.auditSeq - 1, 1);
+    expect(entry.details).toMatchObject({ closure });
+    await expect(sut.signOffs('own', closedId)).resolves.toEqual([signed]);
+  });
+
   it('signs a finished rollout off once per reviewer, never a running or foreign one, audited in the same transaction', async () => {
     const before = await rows();
     await expect(
@@ -135,22 +170,30 @@ describe(ReviewRepository.name, () => {
     expect(await rows()).toEqual(before);
 
     const signed = await sut.signOff('own', {
-      rolloutId,
+      rolloutId: closedId,
       reviewer: 'r1',
       role: 'reviewer',
       decision: 'rejected',
       comment: 'pass^1 is 0',
     });
     await expect(
-      sut.signOff('own', { rolloutId, reviewer: 'r1', role: 'reviewer', decision: 'approved', comment: '' }),
+      sut.signOff('own', {
+        rolloutId: closedId,
+        reviewer: 'r1',
+        role: 'reviewer',
+        decision: 'approved',
+        comment: '',
+      }),
     ).rejects.toThrow(/already signed/);
-    expect(await rows()).toEqual({ ...before, signOffs: 1, audit: before.audit + 1 });
-    await expect(sut.signOffs('own', rolloutId)).resolves.toEqual([{ ...signed, role: 'reviewer' }]);
+    expect(await rows()).toEqual({ ...before, signOffs: before.signOffs + 1, audit: before.audit + 1 });
+    await expect(sut.signOffs('own', closedId)).resolves.toEqual(
+      expect.arrayContaining([{ ...signed, role: 'reviewer' }]),
+    );
     const [entry] = await new AuditTrailRepository(dataSource).page('own', signed.auditSeq - 1, 1);
     expect(entry).toMatchObject({ actor: 'r1', actorKind: 'reviewer', action: 'rollout.signed_off' });
-    await expect(sut.signOffs('foreign', rolloutId)).resolves.toEqual([]);
+    await expect(sut.signOffs('foreign', closedId)).resolves.toEqual([]);
     await expect(sut.rolloutSummaries('own', 10)).resolves.toEqual(
-      expect.arrayContaining([expect.objectContaining({ id: rolloutId, signOffs: 1 })]),
+      expect.arrayContaining([expect.objectContaining({ id: closedId, signOffs: 2 })]),
     );
   });
 
@@ -167,7 +210,7 @@ describe(ReviewRepository.name, () => {
       'paid with [redacted:card]; ask redacted-email@gmail.com; the key was [redacted:secret]',
     );
     const signed = await sut.signOff('own', {
-      rolloutId,
+      rolloutId: closedId,
       reviewer: 'r2',
       role: 'reviewer',
       decision: 'approved',

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 import type { ActorKind } from '@libs/evidence-trail';
 import { Redaction, Redactor } from '@libs/redaction';
-import type { LoggedEvent } from '@libs/twin-engine';
+import type { EpisodeDescriptor, LoggedEvent } from '@libs/twin-engine';
 
 import { AuditTrailRepository } from './audit-trail.repository';
 import type { GradeModels, StoredGrade } from './episode-grade.repository';
@@ -47,6 +47,8 @@ export interface ReviewedEpisodeRow {
   id: string;
   stackVersion: string;
   seed: number;
+  /** What the episode's world was built with, beside its stack version and seed. */
+  sizes: EpisodeDescriptor['sizes'];
   createdAt: string;
   scenario: { id: string; seed: number } | null;
   forkedFrom: { episodeId: string; seq: number } | null;
@@ -79,6 +81,24 @@ export interface SignOffRow {
   role: ActorKind;
   auditSeq: number;
   signedAt: string;
+  /**
+   * What was signed: the rollout's `rollout.closed` entry and the Merkle root it committed to, as the sign-off's own
+   * evidence-trail entry records them (null for sign-offs made before sign-offs were bound to a close).
+   */
+  closure: BoundClosure | null;
+}
+
+/** A rollout's close as a sign-off binds to it: the entry's place and hash, and the record's Merkle root. */
+export interface BoundClosure {
+  seq: number;
+  entryHash: string;
+  merkleRoot: string;
+}
+
+/** What the reviewer saw and signs: the sign-off is refused when the rollout's close is another by now. */
+export interface ExpectedClosure {
+  entryHash?: string;
+  merkleRoot?: string;
 }
 
 /** Why a review write was refused: the caller's to fix (a 409), never a half-written row. */
@@ -195,6 +215,7 @@ export class ReviewRepository {
         id: string;
         stack_version: string;
         seed: string;
+        sizes: EpisodeDescriptor['sizes'];
         created_at: Date;
         scenario_id: string | null;
         scenario_seed: string | null;
@@ -213,7 +234,7 @@ export class ReviewRepository {
         live_result: unknown;
       }[]
     >(
-      `SELECT ep.id, ep.stack_version, ep.seed, ep.created_at, ep.scenario_id, ep.scenario_seed, ep.forked_from,
+      `SELECT ep.id, ep.stack_version, ep.seed, ep.sizes, ep.created_at, ep.scenario_id, ep.scenario_seed, ep.forked_from,
          ep.forked_at_seq, run.scenario_id AS run_scenario, run.agent AS run_agent, run.outcome AS run_outcome,
          re.rollout_id, re.task AS rollout_task, re.trial AS rollout_trial,
          le.environment AS live_environment, le.task AS live_task, le.status AS live_status, le.steps AS live_steps,
@@ -234,6 +255,7 @@ export class ReviewRepository {
       id: row.id,
       stackVersion: row.stack_version.trim(),
       seed: Number(row.seed),
+      sizes: row.sizes,
       createdAt: iso(row.created_at),
       scenario: row.scenario_id ? { id: row.scenario_id, seed: Number(row.scenario_seed) } : null,
       forkedFrom: row.forked_from ? { episodeId: row.forked_from, seq: row.forked_at_seq ?? 0 } : null,
@@ -407,9 +429,10 @@ export class ReviewRepository {
         actor_kind: ActorKind;
         audit_seq: string;
         signed_at: Date;
+        closure: unknown;
       }[]
     >(
-      `SELECT s.*, au.actor_kind FROM rollout_signoffs s
+      `SELECT s.*, au.actor_kind, au.details->'closure' AS closure FROM rollout_signoffs s
        JOIN audit_entries au ON au.tenant_id = s.tenant_id AND au.seq = s.audit_seq
        WHERE s.tenant_id = $1 AND s.rollout_id = $2 ORDER BY s.signed_at, s.reviewer`,
       [tenantId, rolloutId],
@@ -422,14 +445,39 @@ export class ReviewRepository {
       role: r.actor_kind,
       auditSeq: Number(r.audit_seq),
       signedAt: iso(r.signed_at),
+      closure: asClosure(r.closure),
     }));
+  }
+
+  /** The rollout's `rollout.closed` entry (its latest, should there be more), or undefined while it has none. */
+  async closure(
+    tenantId: string,
+    rolloutId: string,
+    runner: Pick<EntityManager, 'query'> = this.dataSource,
+  ): Promise<BoundClosure | undefined> {
+    if (!uuid.test(rolloutId)) {
+      return undefined;
+    }
+    const [row] = await runner.query<{ seq: string; hash: string; merkle_root: unknown }[]>(
+      `SELECT seq, hash, details->>'merkleRoot' AS merkle_root FROM audit_entries
+       WHERE tenant_id = $1 AND action = 'rollout.closed' AND subject_kind = 'rollout' AND subject_id = $2
+       ORDER BY seq DESC LIMIT 1`,
+      [tenantId, rolloutId],
+    );
+    return row && typeof row.merkle_root === 'string'
+      ? { seq: Number(row.seq), entryHash: row.hash, merkleRoot: row.merkle_root }
+      : undefined;
   }
 
   /**
    * Signs a finished rollout off, once per reviewer, with its evidence-trail entry in the same transaction. The
    * rollout row is locked so a sign-off never lands beside a rollout still changing.
    */
-  async signOff(tenantId: string, signOff: Omit<SignOffRow, 'auditSeq' | 'signedAt'>): Promise<SignOffRow> {
+  async signOff(
+    tenantId: string,
+    signOff: Omit<SignOffRow, 'auditSeq' | 'signedAt' | 'closure'>,
+    expected: ExpectedClosure = {},
+  ): Promise<SignOffRow> {
     const { comment, redactions } = redactedComment(signOff.comment);
     return this.dataSource.transaction(async (manager) => {
       const [rollout] = await manager.query<{ status: string; stack_version: string }[]>(
@@ -449,6 +497,14 @@ export class ReviewRepository {
       if (already) {
         throw new ReviewConflictError(`${signOff.reviewer} has already signed rollout ${signOff.rolloutId} off`);
       }
+      // Read under the rollout's lock: the close a sign-off binds to is the one its entry names.
+      const closure = await this.closure(tenantId, signOff.rolloutId, manager);
+      if (!closure) {
+        throw new ReviewConflictError(
+          `rollout ${signOff.rolloutId} has no rollout.closed entry in the evidence trail yet: there is no closed record to sign off`,
+        );
+      }
+      refuseOtherClosure(signOff.rolloutId, closure, expected);
       const entry = await new AuditTrailRepository(this.dataSource).append(
         tenantId,
         {
@@ -459,6 +515,7 @@ export class ReviewRepository {
           details: {
             rolloutId: signOff.rolloutId,
             decision: signOff.decision,
+            closure,
             comment,
             ...(redactions ? { redactions } : {}),
           },
@@ -471,7 +528,28 @@ export class ReviewRepository {
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING signed_at`,
         [tenantId, signOff.rolloutId, signOff.reviewer, signOff.decision, comment, entry.seq],
       );
-      return { ...signOff, comment, auditSeq: entry.seq, signedAt: iso(row.signed_at) };
+      return { ...signOff, comment, auditSeq: entry.seq, signedAt: iso(row.signed_at), closure };
     });
   }
 }
+
+const asClosure = (value: unknown): BoundClosure | null => {
+  const v = value as Partial<BoundClosure> | null;
+  return v && typeof v.seq === 'number' && typeof v.entryHash === 'string' && typeof v.merkleRoot === 'string'
+    ? { seq: v.seq, entryHash: v.entryHash, merkleRoot: v.merkleRoot }
+    : null;
+};
+
+/** A reviewer signs what they saw: a close other than the one the page showed is a conflict, named. */
+const refuseOtherClosure = (rolloutId: string, closure: BoundClosure, expected: ExpectedClosure): void => {
+  if (expected.entryHash !== undefined && expected.entryHash !== closure.entryHash) {
+    throw new ReviewConflictError(
+      `rollout ${rolloutId}'s rollout.closed entry is ${closure.entryHash} (entry ${closure.seq}), not the ${expected.entryHash} you reviewed: reload the rollout and review it again`,
+    );
+  }
+  if (expected.merkleRoot !== undefined && expected.merkleRoot !== closure.merkleRoot) {
+    throw new ReviewConflictError(
+      `rollout ${rolloutId}'s record has Merkle root ${closure.merkleRoot} (entry ${closure.seq}), not the ${expected.merkleRoot} you reviewed: reload the rollout and review it again`,
+    );
+  }
+};
