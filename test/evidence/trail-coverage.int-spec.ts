@@ -1,14 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
-import { createApiApp } from '@api/bootstrap';
-import { loadConfig } from '@libs/config';
 import {
   AuditTrailRepository,
-  createDataSource,
   EpisodeGradeRepository,
   PostgresEpisodeStore,
   ReviewRepository,
@@ -18,7 +14,7 @@ import { bearer, issueApiKey } from '@test/support/api-keys';
 import { minimalSpec } from '@test/support/bundle-fixtures';
 import { json, startGateway, tenant } from '@test/support/gateway-harness';
 import { operatorHeaders } from '@test/support/operator-key';
-import { createTestDatabase } from '@test/support/test-services';
+import { startTestApiApp, TestApiApp } from '@test/support/api-app';
 
 const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
 
@@ -77,25 +73,16 @@ describe('evidence-trail coverage', () => {
   });
 
   describe('over the api', () => {
-    let database: { url: string; drop: () => Promise<void> };
+    let api: TestApiApp;
     let dataSource: DataSource;
-    let app: INestApplication;
     let server: request.SuperTest<request.Test>;
 
     beforeAll(async () => {
-      database = await createTestDatabase();
-      dataSource = createDataSource(database.url);
-      await dataSource.initialize();
-      app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
-      await app.init();
-      server = request(app.getHttpServer()) as unknown as request.SuperTest<request.Test>;
+      api = await startTestApiApp();
+      ({ dataSource, server } = api);
     });
 
-    afterAll(async () => {
-      await app.close();
-      await dataSource.destroy();
-      await database.drop();
-    });
+    afterAll(() => api.close());
 
     /** A stack, a graded episode of a task and a rollout whose trial it is, as `mirror run` and a rollout store them. */
     const gradedEpisode = async (tenantId: string) => {

@@ -1,24 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
-import { createApiApp } from '@api/bootstrap';
-import { loadConfig } from '@libs/config';
 import { AuditEntry, verifyEvidenceBundle } from '@libs/evidence-trail';
-import { AuditTrailRepository, createDataSource, RolloutRepository } from '@libs/persistence';
+import { AuditTrailRepository, RolloutRepository } from '@libs/persistence';
 import { bearer, issueApiKey } from '@test/support/api-keys';
-import { createTestDatabase } from '@test/support/test-services';
+import { startTestApiApp, TestApiApp } from '@test/support/api-app';
 
 /**
  * Real: the api app as main.ts builds it, PostgreSQL with the migrations, keys made as the operator makes them, a
  * rollout opened and closed by the rollout repository. Mocked: nothing.
  */
 describe('the evidence trail over HTTP', () => {
-  let database: { url: string; drop: () => Promise<void> };
+  let api: TestApiApp;
   let dataSource: DataSource;
-  let app: INestApplication;
   let server: request.SuperTest<request.Test>;
   let reviewer: { id: string; token: string };
   let otherReviewer: { id: string; token: string };
@@ -26,12 +22,8 @@ describe('the evidence trail over HTTP', () => {
   const trail = () => new AuditTrailRepository(dataSource);
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = createDataSource(database.url);
-    await dataSource.initialize();
-    app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
-    await app.init();
-    server = request(app.getHttpServer()) as unknown as request.SuperTest<request.Test>;
+    api = await startTestApiApp();
+    ({ dataSource, server } = api);
     reviewer = await issueApiKey(dataSource, 'north', 'reviewer');
     otherReviewer = await issueApiKey(dataSource, 'south', 'reviewer');
     const rollouts = new RolloutRepository(dataSource);
@@ -49,11 +41,7 @@ describe('the evidence trail over HTTP', () => {
     await rollouts.close('north', rolloutId, 'completed', null);
   });
 
-  afterAll(async () => {
-    await app.close();
-    await dataSource.destroy();
-    await database.drop();
-  });
+  afterAll(() => api.close());
 
   it("answers the tenant's chain check as `mirror audit verify --json` prints it, and names a break", async () => {
     const head = (await trail().head('north'))!;

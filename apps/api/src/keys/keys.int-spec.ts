@@ -1,37 +1,26 @@
-import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
-import { createApiApp } from '@api/bootstrap';
-import { loadConfig } from '@libs/config';
-import { AuditTrailRepository, createDataSource } from '@libs/persistence';
+import { AuditTrailRepository } from '@libs/persistence';
 import { bearer, issueApiKey } from '@test/support/api-keys';
-import { createTestDatabase } from '@test/support/test-services';
+import { startTestApiApp, TestApiApp } from '@test/support/api-app';
 
 /** Real: the api app, PostgreSQL with the migrations. Mocked: nothing. */
 describe('API keys over the api app', () => {
-  let database: { url: string; drop: () => Promise<void> };
   let dataSource: DataSource;
-  let app: INestApplication;
+  let api: TestApiApp;
   let admin: { id: string; token: string };
-  const server = () => request(app.getHttpServer());
+  const server = () => request(api.app.getHttpServer());
   const keyCount = async () =>
     (await dataSource.query<{ n: number }[]>('SELECT count(*)::int AS n FROM api_keys'))[0].n;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = createDataSource(database.url);
-    await dataSource.initialize();
-    app = await createApiApp(loadConfig({ DATABASE_URL: database.url }), dataSource, false);
-    await app.init();
+    api = await startTestApiApp();
+    ({ dataSource } = api);
     admin = await issueApiKey(dataSource, 'acme', 'admin');
   });
 
-  afterAll(async () => {
-    await app.close();
-    await dataSource.destroy();
-    await database.drop();
-  });
+  afterAll(() => api.close());
 
   it('shows a new key once, keeps only its hash, lets it work until revoked, and records both in the trail', async () => {
     const created = await server()
