@@ -40,7 +40,7 @@ export const emailPack: TwinPack = {
   principal: mailPrincipal,
   domainEventNames: mailEventNames,
   token: (principal, credentials) => mailToken(credentials, principal),
-  agentToken: (company, credentials) => mailToken(credentials, company.agent.email),
+  agentPrincipal: (company) => company.agent.email,
   presentedCredential: presentedToken,
   errorResponse: (status, code, message) => graphError(status, graphCodes[code] ?? code, message).response,
 };

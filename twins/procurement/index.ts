@@ -34,7 +34,7 @@ export const procurementPack: TwinPack = {
   },
   domainEventNames: erpEventNames,
   token: (principal, credentials) => erpToken(credentials, principal),
-  agentToken: (company, credentials) => erpToken(credentials, company.agent.id),
+  agentPrincipal: (company) => company.agent.id,
   presentedCredential: presentedToken,
   errorResponse: (status, code, message) => erpError(status, code, message).response,
 };

@@ -45,7 +45,7 @@ export const slackPack: TwinPack = {
   },
   domainEventNames: slackEventNames,
   token: (principal, credentials) => slackToken(credentials, principal),
-  agentToken: (company, credentials) => slackToken(credentials, company.agent.id),
+  agentPrincipal: (company) => company.agent.id,
   presentedCredential: presentedToken,
   errorResponse: (status, code) => slackErrorResponse(status, code),
 };

@@ -10,7 +10,10 @@ import {
   EpisodeCallRepository,
   EpisodeCallRow,
   PostgresEpisodeStore,
+  scenarioDigestOf,
+  StackRepository,
 } from '@libs/persistence';
+import type { StackModel } from '@libs/stack-ingestion';
 import type { ObservedCall } from '@libs/twin-engine';
 import { createTestDatabase } from '@test/support/test-services';
 
@@ -238,5 +241,33 @@ describe(driftedEpisodes.name, () => {
     expect(await driftOf(open)).toEqual([
       expect.stringMatching(/'s calls, vouched for by no entry: call 2 \(row \d+, GET erp\) does not match its hash/),
     ]);
+  });
+
+  it("names the task it graded by the digest of the scenario's stored definition, which its re-ingest keeps", async () => {
+    const episodeId = await openEpisode();
+    const scenario = { id: 'task', goal: 'a goal', steps: [{ at: 1, say: 'hello' }] };
+    const model = { name: 'digest-stack', services: [], scenarios: [{ file: 'scenarios/task.yaml', scenario }] };
+    const stack = 'b'.repeat(64);
+    await new StackRepository(dataSource).saveVersion('north', stack, model as unknown as StackModel);
+    const entry = await recordEpisodeGrade(dataSource, {
+      tenant: 'north',
+      episodeId,
+      grade,
+      agent: 'diligent',
+      versions: { stack, scenario: 'task', scenarioSeed: 1 },
+    });
+    // Canonical JSON: the key order the definition was written or stored in does not change its digest.
+    const reordered = { steps: [{ say: 'hello', at: 1 }], goal: 'a goal', id: 'task' };
+    expect(entry.versions).toMatchObject({ scenario: 'task', scenarioDigest: scenarioDigestOf(reordered) });
+    expect(scenarioDigestOf({ ...scenario, goal: 'another goal' })).not.toBe(entry.versions.scenarioDigest);
+    // A task the stack version does not hold has no digest to name (nothing is made up).
+    const unknown = await recordEpisodeGrade(dataSource, {
+      tenant: 'north',
+      episodeId,
+      grade,
+      agent: 'diligent',
+      versions: { stack, scenario: 'other', scenarioSeed: 1 },
+    });
+    expect(unknown.versions).not.toHaveProperty('scenarioDigest');
   });
 });

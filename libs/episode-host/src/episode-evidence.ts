@@ -18,6 +18,7 @@ import {
   EpisodeCallRepository,
   EpisodeGradeRepository,
   PostgresEpisodeStore,
+  readScenarioDigest,
 } from '@libs/persistence';
 import { stringifyExact } from '@libs/twin-engine';
 
@@ -54,6 +55,12 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
   const events = await storedEventLog(dataSource, graded.tenant, graded.episodeId);
   const calls = await new EpisodeCallRepository(dataSource).head(graded.tenant, graded.episodeId);
   const grades = await new EpisodeGradeRepository(dataSource).grades(graded.tenant, graded.episodeId);
+  const { stack, scenario } = graded.versions;
+  // The task judged, by content: the definition its stack version stores under the scenario's id.
+  const scenarioDigest =
+    typeof stack === 'string' && typeof scenario === 'string'
+      ? await readScenarioDigest(dataSource, graded.tenant, stack, scenario)
+      : undefined;
   return new AuditTrailRepository(dataSource).append(graded.tenant, {
     actor: graded.actor ?? 'mirror:grader',
     actorKind: 'grader',
@@ -73,6 +80,7 @@ export const recordEpisodeGrade = async (dataSource: DataSource, graded: GradedE
     },
     versions: {
       ...graded.versions,
+      ...(scenarioDigest ? { scenarioDigest } : {}),
       policies: graded.grade.policies.join(','),
       grader: graded.grade.graderVersion,
     },

@@ -235,9 +235,15 @@ export const startEpisode = async (
     ),
   );
   const twin = new TwinClient(services, episode.id);
-  // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them.
-  const tokenOf = (service: string, principal: string): string => {
-    const token = episode.tokenFor(service, principal);
+  // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them. Each
+  // issuance is in the evidence trail, as whoever started the episode, before the agent holds the token.
+  const issueAgentToken = async (service: string): Promise<string | undefined> =>
+    context.engine.issueAgentToken(context.tenantId, episode.id, service, startedBy);
+  const tokenOf = async (service: string | undefined): Promise<string | undefined> => {
+    if (service === undefined) {
+      return undefined;
+    }
+    const token = await issueAgentToken(service);
     if (!token) {
       throw new Error(`the ${service} service issues no tokens`);
     }
@@ -245,9 +251,9 @@ export const startEpisode = async (
   };
   const baseUrls = twin.baseUrls();
   const tokens = {
-    mail: services.email === undefined ? undefined : tokenOf(services.email, identity.email),
-    slack: services.slack === undefined ? undefined : tokenOf(services.slack, identity.employeeId),
-    erp: services.erp === undefined ? undefined : tokenOf(services.erp, identity.employeeId),
+    mail: await tokenOf(services.email),
+    slack: await tokenOf(services.slack),
+    erp: await tokenOf(services.erp),
   };
   /** The product endpoints (`mail`, `slack`, `erp`) of the packs the stack has. */
   const productEndpoints = Object.fromEntries(
@@ -297,7 +303,7 @@ export const startEpisode = async (
     endpoints: {
       ...productEndpoints,
       // By the stack's service names, which win over the product names above when a stack uses one of them.
-      ...agentEndpoints(episode, services.gatewayUrl, instance.brief.tools),
+      ...(await agentEndpoints(episode, services.gatewayUrl, instance.brief.tools, issueAgentToken)),
     },
     // The built-in procurement demo agents work from the instance's data, not its prose (purchase-brief.ts).
     ...(purchaseBriefOf(instance) ? { purchase: purchaseBriefOf(instance) } : {}),

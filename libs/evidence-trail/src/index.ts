@@ -7,3 +7,4 @@ export * from './rollout-material';
 export * from './bundle-problem';
 export * from './chain-proof';
 export * from './sign-off-binding';
+export * from './bundle-versions';

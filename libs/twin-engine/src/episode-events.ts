@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import type { ActorKind } from '@libs/evidence-trail';
 import type { Redaction } from '@libs/redaction';
 import type { WorldRecord } from '@libs/synthetic-data';
@@ -157,7 +159,7 @@ export abstract class EpisodeStore {
   abstract recordCredentialIssued(
     tenantId: string,
     episodeId: string,
-    credential: IssuedCredential,
+    credential: CredentialIssuance,
     by?: EpisodeStarter,
   ): Promise<void>;
 }
@@ -169,6 +171,16 @@ export interface IssuedCredential {
   /** Fewer scopes than the service declares; absent: all of them. */
   scopes?: string[];
 }
+
+/** A credential as the trail records its issuance: what it is for, and a fingerprint that names it, never it. */
+export interface CredentialIssuance extends IssuedCredential {
+  /** The first 16 hex digits of the token's SHA-256: tells a token met later for this one, and cannot be used as it. */
+  fingerprint: string;
+}
+
+/** The fingerprint of a token, as its issuance records it. */
+export const tokenFingerprint = (token: string): string =>
+  createHash('sha256').update(token).digest('hex').slice(0, 16);
 
 /**
  * Who started an episode (or forked, or reset one), as the evidence trail names them: an API key's principal, the

@@ -162,6 +162,11 @@ export class Episode {
     return this.twin.services.get(serviceName)?.agentToken(this.credentials);
   }
 
+  /** Who the company's agent is to a service (what its token names), when the service issues tokens. */
+  agentPrincipalFor(serviceName: string): string | undefined {
+    return this.twin.services.get(serviceName)?.agentPrincipal();
+  }
+
   configureFaults(faults: FaultSettings | undefined): void {
     this.descriptor.faults = faults;
     this.faults.configure(faults);

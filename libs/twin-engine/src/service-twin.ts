@@ -494,15 +494,20 @@ export class ServiceTwin {
   }
 
   /**
-   * The agent's own token for this service, when it issues tokens: the company's agent's, or for a spec twin of a
-   * world without people (a lone spec) the one caller there is, `agent`.
+   * Who the agent is to this service, when it issues tokens: the company's agent as the product names people, or for
+   * a spec twin of a world without people (a lone spec) the one caller there is, `agent`.
    */
-  agentToken(credentials: EpisodeCredentials): string | undefined {
-    const own = credentials.for(this.service.name);
+  agentPrincipal(): string | undefined {
     if (this.specCredentials) {
-      return SpecCredentials.token(own, this.company?.agent.id ?? loneAgent);
+      return this.company?.agent.id ?? loneAgent;
     }
-    return this.company ? this.pack?.agentToken?.(this.company, own) : undefined;
+    return this.company && this.pack?.token ? this.pack.agentPrincipal?.(this.company) : undefined;
+  }
+
+  /** The agent's own token for this service (its principal's, every scope), when it issues tokens. */
+  agentToken(credentials: EpisodeCredentials): string | undefined {
+    const principal = this.agentPrincipal();
+    return principal === undefined ? undefined : this.token(principal, credentials);
   }
 
   /** Where this spec twin's operations take a credential (each operation's first alternative), once each. */

@@ -13,6 +13,7 @@ import {
   EpisodeStore,
   FaultSettings,
   IssuedCredential,
+  tokenFingerprint,
   LoggedEvent,
 } from './episode-events';
 import { EpisodeState } from './episode-state';
@@ -320,8 +321,39 @@ export class TwinEngine {
     const episode = await this.episode(tenantId, episodeId);
     const token = episode.tokenFor(credential.service, credential.principal, credential.scopes);
     if (token) {
-      await this.store.recordCredentialIssued(tenantId, episodeId, credential, by);
+      await this.store.recordCredentialIssued(
+        tenantId,
+        episodeId,
+        { ...credential, fingerprint: tokenFingerprint(token) },
+        by,
+      );
     }
+    return token;
+  }
+
+  /**
+   * The company's agent's own token for a service of the episode (every scope), handed to the agent under test by
+   * whoever runs it in-process (`mirror run`, a rollout's trial): its issuance is in the evidence trail, as `by`'s,
+   * before the token is handed out, as an operator's request is. Undefined when the service issues none.
+   */
+  async issueAgentToken(
+    tenantId: string,
+    episodeId: string,
+    service: string,
+    by?: EpisodeStarter,
+  ): Promise<string | undefined> {
+    const episode = await this.episode(tenantId, episodeId);
+    const principal = episode.agentPrincipalFor(service);
+    const token = episode.agentTokenFor(service);
+    if (principal === undefined || token === undefined) {
+      return undefined;
+    }
+    await this.store.recordCredentialIssued(
+      tenantId,
+      episodeId,
+      { service, principal, fingerprint: tokenFingerprint(token) },
+      by,
+    );
     return token;
   }
 

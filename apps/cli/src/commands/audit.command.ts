@@ -4,7 +4,16 @@ import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { exportEvidenceAudited, verifyTrail } from '@libs/episode-host';
-import { commandLineActor, keyFingerprint, publicKeyOf, verifyEvidenceBundle } from '@libs/evidence-trail';
+import {
+  AuditEntry,
+  bundleVersions,
+  commandLineActor,
+  describeVersions,
+  isJsonObject,
+  keyFingerprint,
+  publicKeyOf,
+  verifyEvidenceBundle,
+} from '@libs/evidence-trail';
 import { AuditTrailRepository } from '@libs/persistence';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { withDatabase } from '@cli/database-session';
@@ -40,11 +49,19 @@ export const auditCommand = (): Command => {
     .option('--json', 'print the result as JSON')
     .action(async (options: { bundle?: string; key?: string; deep?: boolean; json?: boolean }) => {
       if (options.bundle) {
-        const problems = verifyEvidenceBundle(readBundle(options.bundle), options.key);
+        const bundle = readBundle(options.bundle);
+        const problems = verifyEvidenceBundle(bundle, options.key);
+        // What produced the evidence (stack, world seed, scenario by id and digest, policies, grader, models): read
+        // from a valid bundle only, since an invalid one vouches for nothing.
+        const versions =
+          problems.length === 0 && isJsonObject(bundle) ? bundleVersions(bundle.entries as AuditEntry[]) : [];
         if (options.json) {
-          printJson({ file: options.bundle, valid: problems.length === 0, problems });
+          printJson({ file: options.bundle, valid: problems.length === 0, problems, versions });
         } else if (problems.length === 0) {
           process.stdout.write(`${options.bundle}: valid evidence bundle\n`);
+          for (const subject of versions) {
+            process.stdout.write(`  ${describeVersions(subject)}\n`);
+          }
         } else {
           process.stderr.write(`${options.bundle}: NOT valid\n`);
           for (const problem of problems) {

@@ -9,7 +9,7 @@ import {
   EventRange,
   FaultSettings,
   ForkDescriptor,
-  IssuedCredential,
+  CredentialIssuance,
   LoggedEvent,
   parseExact,
   stringifyExact,
@@ -17,7 +17,7 @@ import {
 
 import { AuditTrailRepository } from './audit-trail.repository';
 import { EpisodeCallRepository } from './episode-call.repository';
-import { episodeVersionsOf, EpisodeVersionColumns, readEpisodeVersions } from './episode-versions';
+import { readEpisodeVersions, readScenarioDigest } from './episode-versions';
 
 /** Where a statement runs: the store's pool, or a transaction's manager. */
 type Queryable = Pick<EntityManager, 'query'>;
@@ -115,6 +115,9 @@ export class PostgresEpisodeStore extends EpisodeStore {
     if (inserted.length === 0) {
       return;
     }
+    const scenarioDigest =
+      episode.scenario &&
+      (await readScenarioDigest(manager, episode.tenantId, episode.stackVersion, episode.scenario.id));
     await new AuditTrailRepository(this.dataSource).append(
       episode.tenantId,
       {
@@ -132,6 +135,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
           stack: episode.stackVersion,
           worldSeed: episode.seed,
           ...(episode.scenario ? { scenario: episode.scenario.id, scenarioSeed: episode.scenario.seed } : {}),
+          ...(scenarioDigest ? { scenarioDigest } : {}),
         },
       },
       manager,
@@ -176,14 +180,13 @@ export class PostgresEpisodeStore extends EpisodeStore {
       return;
     }
     await this.dataSource.transaction(async (manager) => {
-      const result = await manager.query<unknown[]>(
-        `UPDATE episodes SET faults = $2 WHERE id = $1 AND tenant_id = $3
-         RETURNING stack_version, seed, scenario_id, scenario_seed`,
-        [episodeId, faults ? JSON.stringify(faults) : null, tenantId],
-      );
-      // node-postgres gives an UPDATE's rows as [rows, count].
-      const [updated] = (Array.isArray(result[0]) ? result[0] : result) as EpisodeVersionColumns[];
-      if (!updated) {
+      await manager.query(`UPDATE episodes SET faults = $2 WHERE id = $1 AND tenant_id = $3`, [
+        episodeId,
+        faults ? JSON.stringify(faults) : null,
+        tenantId,
+      ]);
+      const versions = await readEpisodeVersions(manager, tenantId, episodeId);
+      if (!versions) {
         return;
       }
       await new AuditTrailRepository(this.dataSource).append(
@@ -194,7 +197,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
           action: 'episode.faults_set',
           subject: { kind: 'episode', id: episodeId },
           details: { faults: faults ?? null },
-          versions: episodeVersionsOf(updated),
+          versions,
         },
         manager,
       );
@@ -209,7 +212,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
   async recordCredentialIssued(
     tenantId: string,
     episodeId: string,
-    credential: IssuedCredential,
+    credential: CredentialIssuance,
     by?: EpisodeStarter,
   ): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
@@ -223,6 +226,9 @@ export class PostgresEpisodeStore extends EpisodeStore {
         principal: credential.principal,
         // One string, so that finding an earlier issuance matches these scopes exactly (jsonb arrays match subsets).
         scopes: credential.scopes ? [...credential.scopes].sort().join(' ') : 'all',
+        fingerprint: credential.fingerprint,
+        // Episode tokens carry no expiry: they open this episode's twins only, for as long as it is kept.
+        expires: 'never',
       };
       await trail.appendOnce(
         tenantId,
@@ -263,12 +269,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
    * to all the same; calls answered after the end (reads, refused writes) are vouched for by a later grading only.
    */
   private async recordEnd(manager: EntityManager, tenantId: string, episodeId: string): Promise<void> {
-    const [episode] = await manager.query<
-      Pick<EpisodeRow, 'stack_version' | 'seed' | 'scenario_id' | 'scenario_seed'>[]
-    >('SELECT stack_version, seed, scenario_id, scenario_seed FROM episodes WHERE id = $1 AND tenant_id = $2', [
-      episodeId,
-      tenantId,
-    ]);
+    const versions = (await readEpisodeVersions(manager, tenantId, episodeId)) ?? {};
     // JSON as read back, as a bundle carries the log and `audit verify --deep` digests it.
     const log = JSON.parse(stringifyExact(await this.readEvents(manager, tenantId, episodeId, {}))) as unknown[];
     await new AuditTrailRepository(this.dataSource).append(
@@ -282,13 +283,7 @@ export class PostgresEpisodeStore extends EpisodeStore {
           eventLog: eventLogDigest(log),
           calls: await new EpisodeCallRepository(this.dataSource).head(tenantId, episodeId, manager),
         },
-        versions: {
-          stack: episode.stack_version,
-          worldSeed: Number(episode.seed),
-          ...(episode.scenario_id
-            ? { scenario: episode.scenario_id, scenarioSeed: Number(episode.scenario_seed) }
-            : {}),
-        },
+        versions,
       },
       manager,
     );

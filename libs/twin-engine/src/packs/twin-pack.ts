@@ -86,8 +86,11 @@ export interface TwinPack {
    * people) in the product's own style, signed with the episode's credentials: what the operator hands a persona.
    */
   token?(principal: string, credentials: ServiceCredentials): string;
-  /** The bearer token of the company's agent (employee `E0000`), so a served twin can say how to call it. */
-  agentToken?(company: Company, credentials: ServiceCredentials): string;
+  /**
+   * Who the company's agent (employee `E0000`) is to the product, as `token` takes principals (its id, or its mail
+   * address): its token is that principal's, so a served twin can say how to call it and the trail can name its holder.
+   */
+  agentPrincipal?(company: Company): string;
   /**
    * The credential a call presents, genuine or not, with the principal it claims when it names one; undefined when it
    * presents none. A refused credential is logged as an attempt with this claim.

@@ -411,7 +411,7 @@ export const postgrestTwin = (model: StackModel, service: ServiceModel): TwinPac
       return claimed !== undefined ? { claimed } : {};
     },
     token: (principal, credentials) => postgrestToken(credentials, principal),
-    agentToken: (company, credentials) => postgrestToken(credentials, company.agent.id),
+    agentPrincipal: (company) => company.agent.id,
     errorResponse: (status, code, message) => {
       const known = errorCodes[code];
       const text =
