@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { verifyEvidenceBundle } from '@libs/evidence-trail';
 import type { Grade } from '@libs/graders';
 import {
+  AuditTrailRepository,
   createDataSource,
   EpisodeCallLog,
   EpisodeCallRepository,
@@ -269,5 +270,51 @@ describe(driftedEpisodes.name, () => {
       versions: { stack, scenario: 'other', scenarioSeed: 1 },
     });
     expect(unknown.versions).not.toHaveProperty('scenarioDigest');
+  });
+
+  it("proves an episode's place in a busy tenant's chain without other episodes' entries, and a changed link fails", async () => {
+    const tenant = 'busy';
+    const store = new PostgresEpisodeStore(dataSource);
+    const episode = async (seed: number): Promise<string> => {
+      const id = randomUUID();
+      await store.createEpisode({
+        id,
+        tenantId: tenant,
+        stackVersion: 'c'.repeat(64),
+        seed,
+        secret: randomUUID(),
+        sizes: { recordsPerResource: 1, childrenPerParent: 1 },
+      });
+      return id;
+    };
+    const graded = async (id: string) =>
+      recordEpisodeGrade(dataSource, { tenant, episodeId: id, grade, agent: 'diligent', versions: {} });
+    const exported = await episode(1);
+    await graded(exported);
+    // Twenty other episodes played and graded after it, before the export.
+    const others: string[] = [];
+    for (let n = 0; n < 20; n++) {
+      others.push(await episode(100 + n));
+      await graded(others[n]);
+    }
+    const bundle = (await exportEvidence(dataSource, tenant, { kind: 'episode', id: exported }))!;
+    expect(verifyEvidenceBundle(bundle)).toEqual([]);
+    expect(bundle.links).toHaveLength(40);
+    const text = JSON.stringify(bundle, null, 2);
+    for (const other of others) {
+      expect(text).not.toContain(other);
+    }
+    // The same bundle with every link whole, as exports carried them before compact links.
+    const chain = await new AuditTrailRepository(dataSource).range(tenant, bundle.entries[0].seq, bundle.head.seq);
+    const whole = { ...bundle, links: chain.filter((e) => !bundle.entries.some((own) => own.seq === e.seq)) };
+    const sizes = { compact: Buffer.byteLength(text), whole: Buffer.byteLength(JSON.stringify(whole, null, 2)) };
+    process.stdout.write(`evidence bundle of 1 episode among 21: ${JSON.stringify(sizes)} bytes\n`);
+    expect(sizes.compact).toBeLessThan(sizes.whole);
+
+    const changed = structuredClone(bundle);
+    (changed.links[5] as { contentDigest: string }).contentDigest = '0'.repeat(64);
+    expect(verifyEvidenceBundle(changed).map((p) => p.pointer)).toEqual(
+      expect.arrayContaining(['/links/5', '/signature']),
+    );
   });
 });

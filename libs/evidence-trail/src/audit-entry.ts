@@ -30,6 +30,27 @@ export interface AuditEntry extends AuditRecord {
   /** ISO-8601 with milliseconds, as hashed. */
   at: string;
   prevHash: string;
+  /**
+   * How `hash` is made. Absent (version 1): over the whole entry, so only the whole entry proves its link. 2: over the
+   * digest of its content, so a link is proved by its compact form (`ChainLink`) without the content.
+   */
+  hashVersion?: 2;
+  hash: string;
+}
+
+/**
+ * An entry of the chain as a bundle carries it when the entry is not about the bundle's subject: its place, the hash
+ * before it, digests of its subject and content, and its hash (version 2 only). Enough to check the chain runs on
+ * through it; nothing of what another episode or rollout did.
+ */
+export interface ChainLink {
+  seq: number;
+  hashVersion: 2;
+  prevHash: string;
+  /** SHA-256 of the canonical subject: a verifier tells an entry about the bundle's subject hidden here. */
+  subjectDigest: string;
+  /** SHA-256 of the canonical content (everything but the hashes). */
+  contentDigest: string;
   hash: string;
 }
 
@@ -53,23 +74,69 @@ export const canonicalJson = (value: unknown): string => {
   return text;
 };
 
-/** The hash of an entry: everything in it but the hash itself, canonical JSON, SHA-256. */
-export const entryHash = (entry: Omit<AuditEntry, 'hash'>): string =>
+/** What an entry says, without its place in the chain's hashes. */
+const contentOf = (entry: Omit<AuditEntry, 'hash'>) => ({
+  tenant: entry.tenant,
+  seq: entry.seq,
+  id: entry.id,
+  at: entry.at,
+  actor: entry.actor,
+  actorKind: entry.actorKind,
+  action: entry.action,
+  subject: entry.subject,
+  details: entry.details,
+  versions: entry.versions,
+});
+
+export const subjectDigest = (subject: { kind: string; id: string }): string =>
+  sha256(canonicalJson({ kind: subject.kind, id: subject.id }));
+
+export const entryContentDigest = (entry: Omit<AuditEntry, 'hash'>): string => sha256(canonicalJson(contentOf(entry)));
+
+/** A version 2 link's hash: its place, the hash before it, and the digests of its subject and content. */
+export const linkHash = (link: Omit<ChainLink, 'hash'>): string =>
   sha256(
     canonicalJson({
-      tenant: entry.tenant,
-      seq: entry.seq,
-      id: entry.id,
-      at: entry.at,
-      actor: entry.actor,
-      actorKind: entry.actorKind,
-      action: entry.action,
-      subject: entry.subject,
-      details: entry.details,
-      versions: entry.versions,
-      prevHash: entry.prevHash,
+      hashVersion: 2,
+      seq: link.seq,
+      prevHash: link.prevHash,
+      subject: link.subjectDigest,
+      content: link.contentDigest,
     }),
   );
+
+/**
+ * The hash of an entry. Version 1 (entries written before version 2 existed, hashed as they always were): everything
+ * in it but the hash, canonical JSON, SHA-256. Version 2: the hash of its compact link, so a verifier holding only the
+ * link checks the chain's continuity through it, and one holding the entry checks its content too.
+ */
+export const entryHash = (entry: Omit<AuditEntry, 'hash'>): string =>
+  entry.hashVersion === 2
+    ? linkHash({
+        seq: entry.seq,
+        hashVersion: 2,
+        prevHash: entry.prevHash,
+        subjectDigest: subjectDigest(entry.subject),
+        contentDigest: entryContentDigest(entry),
+      })
+    : sha256(canonicalJson({ ...contentOf(entry), prevHash: entry.prevHash }));
+
+/** The compact form of a version 2 entry (a version 1 entry has none: its hash needs the whole of it). */
+export const compactLink = (entry: AuditEntry): ChainLink | undefined =>
+  entry.hashVersion === 2
+    ? {
+        seq: entry.seq,
+        hashVersion: 2,
+        prevHash: entry.prevHash,
+        subjectDigest: subjectDigest(entry.subject),
+        contentDigest: entryContentDigest(entry),
+        hash: entry.hash,
+      }
+    : undefined;
+
+/** Whether a link of a bundle is a compact one (no content) rather than a whole entry. */
+export const isCompactLink = (link: AuditEntry | ChainLink): link is ChainLink =>
+  'contentDigest' in link && !('details' in link);
 
 /** A digest of any JSON material (a grade, a transcript), for an entry's details. */
 export const materialDigest = (value: unknown): string => sha256(canonicalJson(value));

@@ -1,4 +1,4 @@
-import { AuditEntry, entryHash } from './audit-entry';
+import { AuditEntry, ChainLink, compactLink, entryHash, isCompactLink, linkHash, subjectDigest } from './audit-entry';
 import type { BundleProblem } from './bundle-problem';
 import type { ChainState } from './chain-verification';
 
@@ -6,32 +6,57 @@ import type { ChainState } from './chain-verification';
 export interface ChainSegment {
   subject: { kind: string; id: string };
   entries: readonly AuditEntry[];
-  /** Every entry of the chain from the first exported one to the head that is not exported itself, in chain order. */
-  links: readonly AuditEntry[];
+  /**
+   * Every entry of the chain from the first exported one to the head that is not exported itself, in chain order:
+   * compact (`ChainLink`) when its hash allows it, whole when it is an older entry whose hash needs all of it.
+   */
+  links: readonly (AuditEntry | ChainLink)[];
   head: ChainState;
 }
 
 /**
  * The links a bundle needs beside its entries: the chain from the first exported entry to the head, less the exported
- * entries. `chain` is the tenant's chain from that first entry up to the head, in order.
+ * entries, each compact when its hash version allows (another episode's actions stay out of the bundle; the bundle
+ * grows by a fixed size per entry of other subjects, not by their content). `chain` is the tenant's chain from that
+ * first entry up to the head, in order.
  */
-export const chainLinks = (entries: readonly AuditEntry[], chain: readonly AuditEntry[]): AuditEntry[] => {
+export const chainLinks = (
+  entries: readonly AuditEntry[],
+  chain: readonly AuditEntry[],
+): (AuditEntry | ChainLink)[] => {
   const exported = new Set(entries.map((entry) => entry.seq));
-  return chain.filter((entry) => !exported.has(entry.seq));
+  return chain.filter((entry) => !exported.has(entry.seq)).map((entry) => compactLink(entry) ?? entry);
 };
 
-/** The entries of a bundle's subject: its own, a rollout's (those naming it) and its episodes'. */
-const aboutSubject = (segment: ChainSegment): ((entry: AuditEntry) => boolean) => {
+/** How a link is named in a message: its action when the bundle carries it whole. */
+const named = (link: AuditEntry | ChainLink): string =>
+  isCompactLink(link) ? `entry ${link.seq}` : `entry ${link.seq} (${link.action})`;
+
+/**
+ * The entries of a bundle's subject: its own, a rollout's (those naming it) and its episodes'. A compact link shows
+ * its subject by digest only: one whose subject is the bundle's or one of its episodes' is found; one about another
+ * subject that names the rollout only in its details cannot be told (the rollout's close commits to those by its
+ * Merkle root, checked apart).
+ */
+const aboutSubject = (segment: ChainSegment): ((link: AuditEntry | ChainLink) => boolean) => {
   const { kind, id } = segment.subject;
   const own = (entry: AuditEntry) =>
     (entry.subject.kind === kind && entry.subject.id === id) || (kind === 'rollout' && entry.details.rolloutId === id);
+  const whole = [...segment.entries, ...segment.links.filter((link): link is AuditEntry => !isCompactLink(link))];
   const episodes = new Set(
-    [...segment.entries, ...segment.links]
+    whole
       .filter(own)
       .map((entry) => entry.details.episodeId)
       .filter((episode): episode is string => typeof episode === 'string'),
   );
-  return (entry) => own(entry) || (entry.subject.kind === 'episode' && episodes.has(entry.subject.id));
+  const digests = new Set([
+    subjectDigest({ kind, id }),
+    ...[...episodes].map((episode) => subjectDigest({ kind: 'episode', id: episode })),
+  ]);
+  return (link) =>
+    isCompactLink(link)
+      ? digests.has(link.subjectDigest)
+      : own(link) || (link.subject.kind === 'episode' && episodes.has(link.subject.id));
 };
 
 /**
@@ -47,27 +72,27 @@ export const verifyChainSegment = (segment: ChainSegment): BundleProblem[] => {
     return [];
   }
   const problems: BundleProblem[] = [];
-  const places = new Map<AuditEntry, string>([
+  const places = new Map<AuditEntry | ChainLink, string>([
     ...segment.entries.map((entry, i): [AuditEntry, string] => [entry, `/entries/${i}`]),
-    ...segment.links.map((entry, i): [AuditEntry, string] => [entry, `/links/${i}`]),
+    ...segment.links.map((link, i): [AuditEntry | ChainLink, string] => [link, `/links/${i}`]),
   ]);
   const about = aboutSubject(segment);
-  segment.links.forEach((entry, i) => {
-    if (entryHash(entry) !== entry.hash) {
+  segment.links.forEach((link, i) => {
+    if ((isCompactLink(link) ? linkHash(link) : entryHash(link)) !== link.hash) {
       problems.push({
         pointer: `/links/${i}`,
-        message: `entry ${entry.seq} (${entry.action}) of the chain does not match its hash: it was changed after it was written`,
+        message: `${named(link)} of the chain does not match its hash: it was changed after it was written`,
       });
     }
-    if (about(entry)) {
+    if (about(link)) {
       problems.push({
         pointer: `/links/${i}`,
-        message: `entry ${entry.seq} (${entry.action}) is about ${segment.subject.kind} ${segment.subject.id} but is not among the bundle's entries`,
+        message: `${named(link)} is about ${segment.subject.kind} ${segment.subject.id} but is not among the bundle's entries`,
       });
     }
   });
   const ordered = [...places.keys()].sort((a, b) => a.seq - b.seq);
-  let previous: AuditEntry | undefined;
+  let previous: AuditEntry | ChainLink | undefined;
   for (const entry of ordered) {
     const place = places.get(entry)!;
     if (previous && entry.seq === previous.seq) {
@@ -86,7 +111,7 @@ export const verifyChainSegment = (segment: ChainSegment): BundleProblem[] => {
     } else if (previous && entry.prevHash !== previous.hash) {
       problems.push({
         pointer: `${place}/prevHash`,
-        message: `entry ${entry.seq} (${entry.action}) does not follow entry ${previous.seq}: entry ${previous.seq} is not the one the chain holds`,
+        message: `${named(entry)} does not follow entry ${previous.seq}: entry ${previous.seq} is not the one the chain holds`,
       });
     }
     previous = entry;

@@ -3,6 +3,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign
 import {
   AuditEntry,
   canonicalJson,
+  ChainLink,
   entryHash,
   eventLogDigest,
   isJsonObject,
@@ -16,8 +17,13 @@ import { merkleRoot } from './merkle-tree';
 import { rolloutCommitment, rolloutMaterial } from './rollout-material';
 import { verifyBoundSignOffs } from './sign-off-binding';
 
-/** 2: the bundle carries the chain from its first entry to the head (`links`), proving its entries are the chain's. */
-export const evidenceBundleFormat = 'mirror-evidence/2' as const;
+/**
+ * 3: the bundle carries the chain from its first entry to the head (`links`), proving its entries are the chain's,
+ * with entries of other subjects as compact links where their hash allows (no content of theirs).
+ */
+export const evidenceBundleFormat = 'mirror-evidence/3' as const;
+/** Bundles whose links are all whole entries: verified as they always were. */
+const formatWithWholeLinks = 'mirror-evidence/2';
 /** Bundles exported before: verified as before, and reported as carrying no proof of their place in the chain. */
 const formatWithoutLinks = 'mirror-evidence/1';
 
@@ -47,7 +53,7 @@ export interface EvidenceBundle {
    * The tenant's chain from the first exported entry up to the head at export, less the exported entries themselves:
    * with them, a verifier recomputes every link to the head, so an entry dropped, moved or altered shows.
    */
-  links: AuditEntry[];
+  links: (AuditEntry | ChainLink)[];
   episodes: EpisodeMaterial[];
   merkleRoot: string;
   head: { seq: number; hash: string };
@@ -108,7 +114,10 @@ export const sealEvidenceBundle = (
  * (by the pinned key when a fingerprint is given). Empty means the bundle is what the installation exported.
  */
 export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string): BundleProblem[] => {
-  if (!isJsonObject(value) || (value.format !== evidenceBundleFormat && value.format !== formatWithoutLinks)) {
+  if (
+    !isJsonObject(value) ||
+    ![evidenceBundleFormat, formatWithWholeLinks, formatWithoutLinks].includes(value.format as string)
+  ) {
     return [{ pointer: '/format', message: `not an evidence bundle (format must be "${evidenceBundleFormat}")` }];
   }
   const bundle = value as unknown as Omit<EvidenceBundle, 'format'> & { format: string };
@@ -123,6 +132,8 @@ export const verifyEvidenceBundle = (value: unknown, pinnedFingerprint?: string)
     });
   } else if (!Array.isArray(bundle.links) || !isJsonObject(bundle.head)) {
     problems.push({ pointer: '/links', message: 'the bundle lacks the chain from its entries to the head (links)' });
+  } else if (!bundle.links.every(isJsonObject)) {
+    problems.push({ pointer: '/links', message: 'a link of the chain is not an entry nor a compact link' });
   } else {
     problems.push(...verifyChainSegment(bundle));
   }

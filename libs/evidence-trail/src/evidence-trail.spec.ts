@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 
 import {
   AuditEntry,
+  canonicalJson,
+  ChainLink,
   chainLinks,
+  compactLink,
+  isCompactLink,
+  linkHash,
   entryHash,
   eventLogDigest,
   genesisHash,
@@ -339,6 +344,107 @@ describe("a bundle's proof that its entries are the tenant's chain", () => {
         message: "entry 6 (episode.graded) is about episode e1 but is not among the bundle's entries",
       },
     ]);
+  });
+});
+
+describe('version 2 entries: a bundle proves its chain through compact links of other subjects', () => {
+  const key = newSigningKey();
+  /** Seq 1 an older (version 1) entry, then version 2: e1's entries at 2, 4, 6; other episodes' at 3, 5, 7. */
+  const chainOf = (): AuditEntry[] => {
+    const entries: AuditEntry[] = [];
+    for (let seq = 1; seq <= 7; seq++) {
+      const unhashed = {
+        tenant: 't1',
+        seq,
+        id: `00000000-0000-0000-0000-${String(seq).padStart(12, '0')}`,
+        at: new Date(Date.UTC(2026, 11, 1, 12, 0, seq)).toISOString(),
+        actor: 'mirror:grader',
+        actorKind: 'grader' as const,
+        action: 'episode.graded',
+        subject: { kind: 'episode', id: seq % 2 === 0 ? 'e1' : `other${seq}` },
+        details: { reward: seq / 10, comment: `what episode ${seq} did` },
+        versions: { stack: 'abc' },
+        prevHash: entries[seq - 2]?.hash ?? genesisHash,
+        ...(seq > 1 ? { hashVersion: 2 as const } : {}),
+      };
+      entries.push({ ...unhashed, hash: entryHash(unhashed) });
+    }
+    return entries;
+  };
+  const bundleOf = (links: (AuditEntry | ChainLink)[], entries = chainOf().filter((e) => e.subject.id === 'e1')) =>
+    sealEvidenceBundle(
+      {
+        tenant: 't1',
+        subject: { kind: 'episode', id: 'e1' },
+        exportedAt: '2026-12-01T13:00:00.000Z',
+        entries,
+        links,
+        episodes: [],
+        head: { seq: 7, hash: chainOf()[6].hash },
+      },
+      key,
+    );
+  const problems = (bundle: unknown) => verifyEvidenceBundle(bundle, keyFingerprint(publicKeyOf(key)));
+  const links = () =>
+    chainLinks(
+      chainOf().filter((e) => e.subject.id === 'e1'),
+      chainOf().slice(1),
+    );
+
+  it('hash a version 1 entry as before, and a version 2 entry over its compact link', () => {
+    const [old, next] = chainOf();
+    // Version 1 as it was always hashed: the whole entry but its hash, canonical JSON, SHA-256.
+    const { hash: _hash, ...unhashed } = old;
+    expect(old.hash).toBe(createHash('sha256').update(canonicalJson(unhashed)).digest('hex'));
+    expect(compactLink(old)).toBeUndefined();
+    expect(next.hash).toBe(linkHash(compactLink(next)!));
+    expect(entryHash({ ...next, details: { reward: 1 } })).not.toBe(next.hash);
+    // A version 1 entry claimed to be version 2 (or the reverse) no longer matches its hash.
+    expect(entryHash({ ...old, hashVersion: 2 })).not.toBe(old.hash);
+    expect(verifyLinks(chainOf()).broken).toBeUndefined();
+  });
+
+  it("carry other episodes' entries as compact links, without their content, and verify", () => {
+    const compact = links();
+    expect(compact.map((link) => link.seq)).toEqual([3, 5, 7]);
+    expect(compact.every(isCompactLink)).toBe(true);
+    expect(JSON.stringify(compact)).not.toContain('what episode');
+    expect(problems(bundleOf(compact))).toEqual([]);
+  });
+
+  it('name a compact link changed, one re-hashed, one dropped, and an entry of the subject hidden as one', () => {
+    const changed = links() as ChainLink[];
+    changed[1] = { ...changed[1], contentDigest: 'f'.repeat(64) };
+    expect(problems(bundleOf(changed))).toEqual(
+      expect.arrayContaining([
+        {
+          pointer: '/links/1',
+          message: 'entry 5 of the chain does not match its hash: it was changed after it was written',
+        },
+      ]),
+    );
+    const rehashed = links() as ChainLink[];
+    rehashed[1] = { ...rehashed[1], contentDigest: 'f'.repeat(64) };
+    rehashed[1] = { ...rehashed[1], hash: linkHash(rehashed[1]) };
+    expect(problems(bundleOf(rehashed))).toEqual(
+      expect.arrayContaining([
+        {
+          pointer: '/entries/2/prevHash',
+          message: 'entry 6 (episode.graded) does not follow entry 5: entry 5 is not the one the chain holds',
+        },
+      ]),
+    );
+    const dropped = links().filter((link) => link.seq !== 5);
+    expect(problems(bundleOf(dropped)).map((p) => p.message)).toContain(
+      'entry 5 is missing from the chain: entry 4 is followed by entry 6',
+    );
+    const own = chainOf().filter((e) => e.subject.id === 'e1');
+    const hidden = bundleOf([...links(), compactLink(own[2])!], own.slice(0, 2));
+    expect(problems(hidden)).toEqual(
+      expect.arrayContaining([
+        { pointer: '/links/3', message: "entry 6 is about episode e1 but is not among the bundle's entries" },
+      ]),
+    );
   });
 });
 

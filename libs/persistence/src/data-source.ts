@@ -18,6 +18,7 @@ import { IdempotencyKeysPerTenant1765000010000 } from './migrations/176500001000
 import { EpisodeCallChain1765100001000 } from './migrations/1765100001000-episode-call-chain';
 import { EpisodeEvidenceAppendOnly1765200004000 } from './migrations/1765200004000-episode-evidence-append-only';
 import { GradeModels1765300002000 } from './migrations/1765300002000-grade-models';
+import { AuditHashVersion1765400001000 } from './migrations/1765400001000-audit-hash-version';
 
 export const entities = [StackEntity, StackVersionEntity];
 export const migrations = [
@@ -37,6 +38,7 @@ export const migrations = [
   EpisodeCallChain1765100001000,
   EpisodeEvidenceAppendOnly1765200004000,
   GradeModels1765300002000,
+  AuditHashVersion1765400001000,
 ];
 
 /**

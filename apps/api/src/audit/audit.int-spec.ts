@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
-import { AuditEntry, verifyEvidenceBundle } from '@libs/evidence-trail';
+import { AuditEntry, ChainLink, compactLink, verifyEvidenceBundle } from '@libs/evidence-trail';
 import { AuditTrailRepository, RolloutRepository } from '@libs/persistence';
 import { bearer, issueApiKey } from '@test/support/api-keys';
 import { startTestApiApp, TestApiApp } from '@test/support/api-app';
@@ -76,11 +76,15 @@ describe('the evidence trail over HTTP', () => {
   it('exports a bundle that verifies offline, with the chain to the head, and records who exported it', async () => {
     const head = (await trail().head('north'))!;
     const response = await server.get(`/v1/audit/export?rollout=${rolloutId}`).set(bearer(reviewer.token)).expect(200);
-    const bundle = response.body as { entries: AuditEntry[]; links: AuditEntry[]; head: unknown };
+    const bundle = response.body as { entries: AuditEntry[]; links: ChainLink[]; head: unknown };
     expect(verifyEvidenceBundle(bundle)).toEqual([]);
     expect(bundle.head).toEqual(head);
     expect(bundle.entries.map((e) => e.action)).toEqual(['rollout.opened', 'rollout.closed']);
-    expect(bundle.links.map((e) => e.action)).toEqual(['api_key.created']);
+    // The key's creation in between is another subject's: a compact link, its content left out.
+    const between = (await trail().page('north', 0, 1000)).filter((e) => e.seq === bundle.links[0]?.seq);
+    expect(between.map((e) => e.action)).toEqual(['api_key.created']);
+    expect(bundle.links).toEqual([compactLink(between[0])]);
+    expect(bundle.links[0]).not.toHaveProperty('details');
 
     const [exported] = await trail().page('north', head.seq, 10);
     expect(exported).toMatchObject({
@@ -91,7 +95,7 @@ describe('the evidence trail over HTTP', () => {
       subject: { kind: 'rollout', id: rolloutId },
       details: {
         subject: { kind: 'rollout', id: rolloutId },
-        format: 'mirror-evidence/2',
+        format: 'mirror-evidence/3',
         sha256: createHash('sha256').update(response.text).digest('hex'),
       },
     });

@@ -33,6 +33,7 @@ interface EntryRow {
   details: Record<string, unknown>;
   versions: AuditEntry['versions'];
   prev_hash: string;
+  hash_version: number;
   hash: string;
 }
 
@@ -48,6 +49,7 @@ const toEntry = (row: EntryRow): AuditEntry => ({
   details: row.details,
   versions: row.versions,
   prevHash: row.prev_hash,
+  ...(row.hash_version === 2 ? { hashVersion: 2 as const } : {}),
   hash: row.hash,
 });
 
@@ -102,12 +104,14 @@ export class AuditTrailRepository {
         prevHash: head.hash,
       };
       // What jsonb gives back (key order aside, which canonical JSON ignores): the hash must be of that.
-      const stored = JSON.parse(JSON.stringify(unhashed)) as typeof unhashed;
+      // Version 2: hashed over digests of its subject and content, so a bundle of another subject proves its link
+      // without carrying it.
+      const stored = { ...(JSON.parse(JSON.stringify(unhashed)) as typeof unhashed), hashVersion: 2 as const };
       const entry: AuditEntry = { ...stored, hash: entryHash(stored) };
       await m.query(
         `INSERT INTO "audit_entries" ("tenant_id", "seq", "id", "at", "actor", "actor_kind", "action", "subject_kind",
-           "subject_id", "details", "versions", "prev_hash", "hash")
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+           "subject_id", "details", "versions", "prev_hash", "hash", "hash_version")
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         [
           tenant,
           entry.seq,
@@ -122,6 +126,7 @@ export class AuditTrailRepository {
           JSON.stringify(entry.versions),
           entry.prevHash,
           entry.hash,
+          entry.hashVersion,
         ],
       );
       await m.query(`UPDATE "audit_heads" SET "seq" = $2, "hash" = $3 WHERE "tenant_id" = $1`, [
