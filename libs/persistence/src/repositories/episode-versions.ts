@@ -35,7 +35,7 @@ export const episodeVersionsOf = (row: EpisodeVersionColumns): Versions => ({
   stack: row.stack_version.trim(),
   worldSeed: Number(row.seed),
   ...(row.scenario_id ? { scenario: row.scenario_id, scenarioSeed: Number(row.scenario_seed) } : {}),
-  ...(row.scenario_id && row.scenario_definition != null
+  ...(row.scenario_id && row.scenario_definition !== null && row.scenario_definition !== undefined
     ? { scenarioDigest: scenarioDigestOf(row.scenario_definition) }
     : {}),
 });
@@ -51,7 +51,7 @@ export const readScenarioDigest = async (
     `SELECT ${storedDefinition('$1', '$2', '$3')} AS definition`,
     [tenantId, stackVersion.trim(), scenarioId],
   );
-  return row?.definition == null ? undefined : scenarioDigestOf(row.definition);
+  return row?.definition === null || row?.definition === undefined ? undefined : scenarioDigestOf(row.definition);
 };
 
 /** The tenant's episode's versions, read through `runner` (a transaction's manager where there is one). */
