@@ -14,6 +14,7 @@ const comparisonOf = (kind: RedactionKind): Comparison => {
       return 'code';
     case 'secret':
     case 'credential':
+    case 'name':
       return 'whole';
   }
 };

@@ -1,5 +1,8 @@
-/** What a redaction replaced: a credential by a maintained secret rule or by its field's name, or personal data. */
-export const redactionKinds = ['secret', 'credential', 'email', 'phone', 'card', 'iban'] as const;
+/**
+ * What a redaction replaced: a credential by a maintained secret rule or by its field's name, or personal data (a
+ * `name` only where the place says it is a person's, such as a spec's contact: no detector tells a name by its text).
+ */
+export const redactionKinds = ['secret', 'credential', 'email', 'phone', 'card', 'iban', 'name'] as const;
 export type RedactionKind = (typeof redactionKinds)[number];
 
 /** A span of text a detector found, before the allowed values are taken out. */
@@ -32,7 +35,7 @@ export const emailMarkerLocalPart = 'redacted-email';
 
 /** A marker already in a text: redacting it again changes nothing. */
 export const markerPattern =
-  /\[redacted:(?:secret|credential|email|phone|card|iban)\]|\bredacted-email@[A-Za-z0-9.-]*[A-Za-z0-9]/g;
+  /\[redacted:(?:secret|credential|email|phone|card|iban|name)\]|\bredacted-email@[A-Za-z0-9.-]*[A-Za-z0-9]/g;
 
 /** Whether a value holds a redaction marker: what it stood for is gone, so it is no example of anything. */
 export const isRedacted = (value: unknown): boolean =>

@@ -5,12 +5,14 @@ const address = 'ceo.private@gmail.com';
 const key = '9f8a7b6c5d4e3f2a1b0c';
 const password = 's3cr3tPassw0rd';
 const phone = '+44 20 7946 0958';
+const person = 'Jane Whitfield';
+const page = 'https://people.orders.example/~jwhitfield';
 const spec = `openapi: 3.1.0
 info:
   title: Orders
   version: 1.0.0
   description: Ask ${address} for access.
-  contact: { name: Ops, email: ${address} }
+  contact: { name: ${person}, email: ${address}, url: '${page}' }
 servers:
   - url: https://ops:${password}@api.orders.example/api/v2
   - url: https://api.orders.example/api/v2?api_key=${key}
@@ -49,7 +51,7 @@ describe('redacting a spec’s texts at ingest', () => {
     const { model } = await ingest();
     const [service] = model.services;
     const stored = JSON.stringify(service);
-    for (const planted of [password, key, phone]) {
+    for (const planted of [password, key, phone, 'Whitfield', 'jwhitfield']) {
       expect(stored).not.toContain(planted);
     }
     // The only address left is the enum value a twin must answer with: structure, not text.
@@ -60,6 +62,7 @@ describe('redacting a spec’s texts at ingest', () => {
       expect.arrayContaining([
         '/info/description',
         '/info/contact/email',
+        '/info/contact/name',
         '/servers/0/url',
         '/servers/1/url',
         '/servers/1/description',
@@ -68,9 +71,20 @@ describe('redacting a spec’s texts at ingest', () => {
         '/paths/~1orders~1{orderId}/get/parameters/0/description',
       ]),
     );
+    // The contact's URL keeps its host (whose it is) and loses the path that names the person.
+    expect(model.warnings).toContainEqual(
+      expect.objectContaining({
+        location: 'orders.yaml#/info/contact/url',
+        message: "the contact's URL may name a person: it is stored as https://people.orders.example/",
+      }),
+    );
+    expect(service.document.info).toMatchObject({
+      contact: { name: '[redacted:name]', url: 'https://people.orders.example/' },
+    });
     for (const warning of model.warnings) {
       expect(warning.location).toBe(`orders.yaml#${warning.pointer}`);
       expect(warning.message).not.toContain(address);
+      expect(warning.message).not.toContain(person);
     }
   });
 

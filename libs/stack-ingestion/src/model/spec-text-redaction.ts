@@ -1,4 +1,4 @@
-import { Redaction, Redactor } from '@libs/redaction';
+import { isRedacted, Redaction, redactionMarker, Redactor } from '@libs/redaction';
 import type { ServiceModel, StackWarning } from '@libs/stack-model';
 
 /** Where a spec writes sample values: OpenAPI's `example(s)` and `default`, and the vendor `x-example(s)`. */
@@ -78,7 +78,13 @@ const withoutUserinfo = (url: string): { value: string; redacted: boolean } => {
 };
 
 const kindText = (redaction: Redaction): string =>
-  redaction.kind === 'iban' ? 'an IBAN' : redaction.kind === 'email' ? 'an e-mail address' : `a ${redaction.kind}`;
+  redaction.kind === 'iban'
+    ? 'an IBAN'
+    : redaction.kind === 'email'
+      ? 'an e-mail address'
+      : redaction.kind === 'name'
+        ? "a person's name"
+        : `a ${redaction.kind}`;
 const storedAs = (redaction: Redaction): string =>
   redaction.kind === 'email' ? 'redacted-email@ its domain' : `[redacted:${redaction.kind}]`;
 const siteText: Record<SiteKind, string> = {
@@ -91,6 +97,44 @@ const siteText: Record<SiteKind, string> = {
 export const specRedactionMessage = (kind: SiteKind | 'model', redaction: Redaction): string =>
   `${kind === 'model' ? 'a text of the model' : siteText[kind]} held a value that reads as ${kindText(redaction)} (${redaction.detector}): it is stored as ${storedAs(redaction)}`;
 
+/** A contact URL as stored: a web page's scheme and host (its path or query may name the person), else a marker. */
+const contactUrlKept = (text: string): string => {
+  try {
+    const url = new URL(text);
+    if (!/^https?:$/.test(url.protocol)) {
+      return redactionMarker('name');
+    }
+    const bare = `${url.protocol}//${url.host}/`;
+    return url.href === bare && text.replace(/\/?$/, '/') === bare ? text : bare;
+  } catch {
+    return redactionMarker('name');
+  }
+};
+
+/**
+ * The person a spec names as its contact (`info.contact`): the name goes whole (no detector tells a person's name from
+ * a team's, and nothing a twin does reads it), the URL keeps its scheme and host only (a path or query can name the
+ * person: `/people/jane`, `?user=`). The e-mail address is the redactor's, as every address in the document. Each
+ * change is a warning at its place.
+ */
+const redactContact = (document: unknown, warn: (pointer: string, message: string) => void): void => {
+  const contact = isRecord(document) && isRecord(document.info) ? document.info.contact : undefined;
+  if (!isRecord(contact)) {
+    return;
+  }
+  if (typeof contact.name === 'string' && contact.name.trim() !== '' && !isRedacted(contact.name)) {
+    contact.name = redactionMarker('name');
+    warn('/info/contact/name', specRedactionMessage('prose', { kind: 'name', place: '/', detector: 'spec-contact' }));
+  }
+  if (typeof contact.url === 'string' && !isRedacted(contact.url)) {
+    const kept = contactUrlKept(contact.url);
+    if (kept !== contact.url) {
+      contact.url = kept;
+      warn('/info/contact/url', `the contact's URL may name a person: it is stored as ${kept}`);
+    }
+  }
+};
+
 /**
  * Redacts the secrets and personal data a client's spec carries outside its structure (a real customer's address in
  * a response example or a description, a live key in a parameter's default or a server URL's query, a password in a
@@ -101,11 +145,12 @@ export const specRedactionMessage = (kind: SiteKind | 'model', redaction: Redact
  */
 export const redactServiceTexts = (service: ServiceModel): StackWarning[] => {
   const redactor = new Redactor();
-  const sites = textSites(service.document);
   const warnings: StackWarning[] = [];
   const warn = (pointer: string, message: string): void => {
     warnings.push({ location: `${service.sourceFile}#${pointer}`, file: service.sourceFile, pointer, message });
   };
+  redactContact(service.document, warn);
+  const sites = textSites(service.document);
   // What each redacted text became, so the model's copies of it read the same as the document.
   const replaced = new Map<string, string>();
   const originals = sites.map((site) => site.parent[site.key]);

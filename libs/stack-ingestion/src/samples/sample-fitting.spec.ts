@@ -66,6 +66,15 @@ describe(fitField.name, () => {
     expect(fitField(field, values)).toEqual(expected);
   });
 
+  it("keeps of a person's name field only its lengths, even when a few people recur as a category would", () => {
+    const owners = ['Maria Keller', 'Maria Keller', 'Tom Brandt', 'Tom Brandt', 'Maria Keller', 'Tom Brandt'];
+    for (const field of ['contact_name', 'ownerName', 'display_name', 'given_name']) {
+      expect(fitField(field, owners)).toEqual({ kind: 'text', minLength: 10, maxLength: 12 });
+    }
+    // A company's or a product's name recurring is still a category: only people's names are held back.
+    expect(fitField('product_name', owners)).toMatchObject({ kind: 'categorical' });
+  });
+
   it('never keeps a redacted or free-text value anywhere in a profile', () => {
     const profile = fitRecords([
       { id: 'a-1', email: 'secret.person@corp.example', token: 'sk_live_123456789012', note: 'call after 5' },

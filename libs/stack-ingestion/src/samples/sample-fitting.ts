@@ -8,6 +8,13 @@ const maxCategories = 20;
 const isDate = (value: string): boolean =>
   /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value));
 
+/**
+ * Fields that name a person by their name (a contact's, an employee's, an owner's): a few people seen often would be a
+ * category, and a category keeps its values. First, last and full names are redacted whole (`sample-redaction.ts`).
+ */
+const personNameField =
+  /(^|_)((given|family|middle|maiden|contact|person|display|nick|employee|owner)_?name|forename)$/i;
+
 /** Fits one field's values. Identifiers and free text keep only their length; categories keep their frequencies. */
 export const fitField = (field: string, values: unknown[]): FieldProfile | undefined => {
   const present = values.filter((v) => v !== null && v !== undefined && v !== '');
@@ -46,11 +53,15 @@ export const fitField = (field: string, values: unknown[]): FieldProfile | undef
       to: new Date(Math.max(...times)).toISOString(),
     };
   }
+  const lengths = strings.map((s) => s.length);
+  // A person's name keeps its length only, never its value: what shapes a synthesized name, and nobody's. (A user name is a login, shaped as a code.)
+  if (personNameField.test(field.replace(/([a-z])([A-Z])/g, '$1_$2'))) {
+    return { kind: 'text', minLength: Math.min(...lengths), maxLength: Math.max(...lengths) };
+  }
   const distinct = new Set(strings);
   if (distinct.size <= maxCategories && distinct.size <= Math.max(1, strings.length / 2)) {
     return categorical(strings);
   }
-  const lengths = strings.map((s) => s.length);
   // A name is not prose, nor a code: its words would be other names', its letters a name's shape.
   const isName = /(^|_)name$/i.test(field.replace(/([a-z])([A-Z])/g, '$1_$2'));
   const prose = isName ? undefined : proseOf(strings);
