@@ -35,7 +35,10 @@ const checkEvidenceTrail = async (
   expect(key).toMatch(/^[0-9a-f]{32}$/);
   // Offline: no database in the environment at all.
   const offline = { DATABASE_URL: '' };
-  expect((await runCli(['audit', 'verify', '--bundle', file, '--key', key], offline)).code).toBe(0);
+  const verified = await runCli(['audit', 'verify', '--bundle', file, '--key', key], offline);
+  expect(verified.code).toBe(0);
+  // It says what produced the evidence: the task by id and by the digest of its stored definition among them.
+  expect(verified.stdout).toMatch(new RegExp(`episode ${episodeId}: .*scenarioDigest=[0-9a-f]{64}`));
   const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as {
     entries: {
       action: string;
@@ -70,6 +73,14 @@ const checkEvidenceTrail = async (
   expect(bundle.entries.map((e) => e.action)).toEqual(
     expect.arrayContaining(['episode.created', 'episode.closed', 'episode.graded']),
   );
+  expect(bundle.entries.find((e) => e.action === 'episode.graded')?.versions).toMatchObject({
+    scenarioDigest: bundle.entries.find((e) => e.action === 'episode.created')?.versions.scenarioDigest,
+  });
+  // The agent's tokens `mirror run` handed it in-process are on record, issued by whoever ran it.
+  expect(bundle.entries.find((e) => e.action === 'episode.credential_issued')).toMatchObject({
+    actor: expect.stringMatching(/^cli/),
+    details: { fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/), expires: 'never' },
+  });
   const edited = path.join(folder, 'edited.json');
   const tampered = structuredClone(bundle);
   tampered.episodes[0].events.splice(1, 1);
@@ -95,7 +106,7 @@ const checkEvidenceTrail = async (
         actor: expect.stringMatching(/^cli/),
         subject_id: episodeId,
         details: expect.objectContaining({
-          format: 'mirror-evidence/2',
+          format: 'mirror-evidence/3',
           sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex'),
         }),
       },
