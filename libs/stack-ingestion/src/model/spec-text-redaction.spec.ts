@@ -113,4 +113,17 @@ describe('redacting a spec’s texts at ingest', () => {
       expect.objectContaining({ schema: { type: 'string', enum: ['open', 'closed'] } }),
     ]);
   });
+
+  it('keeps a contact that reads as a team or a company, and its page, as written', async () => {
+    const teamSpec = spec.replace(
+      `contact: { name: ${person}, email: ${address}, url: '${page}' }`,
+      `contact: { name: 'Orders API Team', url: 'https://orders.example/support' }`,
+    );
+    expect(teamSpec).not.toBe(spec);
+    const { model } = await ingestStack({ kind: 'upload', name: 'orders.yaml', content: Buffer.from(teamSpec) });
+    expect(model.services[0].document.info).toMatchObject({
+      contact: { name: 'Orders API Team', url: 'https://orders.example/support' },
+    });
+    expect(model.warnings.filter((w) => w.pointer.startsWith('/info/contact'))).toEqual([]);
+  });
 });

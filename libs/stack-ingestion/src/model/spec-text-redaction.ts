@@ -112,20 +112,31 @@ const contactUrlKept = (text: string): string => {
 };
 
 /**
- * The person a spec names as its contact (`info.contact`): the name goes whole (no detector tells a person's name from
- * a team's, and nothing a twin does reads it), the URL keeps its scheme and host only (a path or query can name the
- * person: `/people/jane`, `?user=`). The e-mail address is the redactor's, as every address in the document. Each
- * change is a warning at its place.
+ * Words that make a contact an organisation or a team rather than a person (`API Team`, `Box, Inc`, `Developer
+ * Relations`, `Support`): such a contact is the vendor's, and stays as written.
+ */
+const organisationWords =
+  /\b(team|teams|support|inc|ltd|llc|llp|gmbh|ag|plc|corp|corporation|company|co|group|department|dept|division|relations|api|apis|developer|developers|platform|engineering|service|services|helpdesk|desk|office|foundation|project|community|sales|operations|ops|admin|administrators|it|contact|info|maintainers)\b/i;
+
+/**
+ * The person a spec names as its contact (`info.contact` whose name reads as no organisation nor team): the name goes
+ * whole, the URL keeps its scheme and host only (a path or query can name the person: `/people/jane`, `?user=`). The
+ * e-mail address is the redactor's, as every address in the document. Each change is a warning at its place. Nothing
+ * a twin does reads the contact.
  */
 const redactContact = (document: unknown, warn: (pointer: string, message: string) => void): void => {
   const contact = isRecord(document) && isRecord(document.info) ? document.info.contact : undefined;
-  if (!isRecord(contact)) {
+  if (
+    !isRecord(contact) ||
+    typeof contact.name !== 'string' ||
+    contact.name.trim() === '' ||
+    organisationWords.test(contact.name) ||
+    isRedacted(contact.name)
+  ) {
     return;
   }
-  if (typeof contact.name === 'string' && contact.name.trim() !== '' && !isRedacted(contact.name)) {
-    contact.name = redactionMarker('name');
-    warn('/info/contact/name', specRedactionMessage('prose', { kind: 'name', place: '/', detector: 'spec-contact' }));
-  }
+  contact.name = redactionMarker('name');
+  warn('/info/contact/name', specRedactionMessage('prose', { kind: 'name', place: '/', detector: 'spec-contact' }));
   if (typeof contact.url === 'string' && !isRedacted(contact.url)) {
     const kept = contactUrlKept(contact.url);
     if (kept !== contact.url) {
