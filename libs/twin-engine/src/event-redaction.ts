@@ -3,6 +3,7 @@ import { AllowedValues, Redactor, ValueAllowance } from '@libs/redaction';
 import type { EpisodeEvent } from './episode-events';
 import type { EpisodeState } from './episode-state';
 import type { StackTwin } from './stack-twin';
+import type { TwinRequest } from './twin-http';
 
 /**
  * An event's own keys that say what it is, which record it is about and which retry it answers (an idempotency key and
@@ -82,3 +83,53 @@ export const redactEvent = (redactor: Redactor, event: EpisodeEvent): EpisodeEve
   const { value, redactions } = ids.length > 0 ? redactor.allowing(ids).json(content) : found;
   return redactions.length === 0 ? event : { ...event, ...value, redactions };
 };
+
+const decoded = (text: string): string => {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+};
+
+/** Every string of a parsed JSON body, so an escaped `\u0040` is compared as the `@` it spells. */
+const jsonStrings = (text: string): string[] => {
+  try {
+    const strings: string[] = [];
+    const stack: unknown[] = [JSON.parse(text)];
+    while (stack.length > 0) {
+      const value = stack.pop();
+      if (typeof value === 'string') {
+        strings.push(value);
+      } else if (typeof value === 'object' && value !== null) {
+        stack.push(...Object.keys(value), ...Object.values(value));
+      }
+    }
+    return strings;
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * What a request carried, as text: its path, query, headers and body, raw and decoded. A value a write stores that
+ * none of these holds was made by the twin (see `AllowedValues.absentFrom`), so a create answers what a later read
+ * of the record does rather than a filled-in address the log then stores as a marker.
+ */
+export const requestTexts = (request: TwinRequest): string[] => {
+  const body = request.body?.toString('utf8') ?? '';
+  return [
+    request.path,
+    decoded(request.path),
+    ...[...request.query.entries()].flat(),
+    ...Object.values(request.headers).filter((value): value is string => value !== undefined),
+    body,
+    decoded(body),
+    ...(/^\s*[[{"]/.test(body) ? jsonStrings(body) : []),
+  ];
+};
+
+/** What one request's writes are redacted by: the episode's redactor, keeping what the twin made for that request. */
+export const writeRedactor = (redactor: Redactor, request: TwinRequest): Redactor =>
+  // Built only when a write holds a finding: most hold none.
+  redactor.keeping(AllowedValues.lazy(() => AllowedValues.absentFrom(requestTexts(request))));
