@@ -1,5 +1,13 @@
 import { DocumentValidators, flattenSchema, ResourceShape, Schema } from '@libs/openapi-schemas';
-import { hashSeed, isCreatedField, isUpdatedField, seededUuid, WorldRecord } from '@libs/synthetic-data';
+import {
+  exampleValues,
+  hashSeed,
+  isCategoryField,
+  isCreatedField,
+  isUpdatedField,
+  seededUuid,
+  WorldRecord,
+} from '@libs/synthetic-data';
 
 import { EpisodeEvent } from './episode-events';
 import { withNearestNumbers } from './exact-integers';
@@ -372,6 +380,42 @@ const schemaDefaults = (context: CrudContext): Record<string, unknown> => {
   return defaults;
 };
 
+/**
+ * Where a new record starts: a category field the client left out (an enum, a `status` or `kind`) takes the spec's
+ * example of it, the documented value a client expects of a new ticket (`open`), rather than whichever member a
+ * world record drew (a ticket created `closed`). The world's records keep their spread of values.
+ */
+const exampleStates = (context: CrudContext): Record<string, unknown> => {
+  const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
+  const states: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(properties)) {
+    const property = flattenSchema(context.document, raw);
+    const members = Array.isArray(property.enum) ? (property.enum as unknown[]) : undefined;
+    if (!members && !isCategoryField(name)) {
+      continue;
+    }
+    // OpenAPI 3.1 lets a `$ref` carry its own example beside it: that use's example first.
+    const examples = [...(isPlainObject(raw) ? exampleValues(raw as Schema) : []), ...exampleValues(property)];
+    const fits = (value: unknown): boolean => {
+      try {
+        return context.validators.validatorForSchema(property)(value);
+      } catch {
+        return false;
+      }
+    };
+    const example = examples.find(
+      (value) =>
+        ['string', 'number', 'boolean'].includes(typeof value) &&
+        (!members || members.some((m) => m === value)) &&
+        fits(value),
+    );
+    if (example !== undefined) {
+      states[name] = example;
+    }
+  }
+  return states;
+};
+
 const stamp = (context: CrudContext, record: WorldRecord, created: boolean): void => {
   const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(properties)) {
@@ -504,6 +548,7 @@ const createOne = (
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
   const synthesized = {
     ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord),
+    ...exampleStates(context),
     ...schemaDefaults(context),
   };
   const record = { ...synthesized, ...acceptedFields(context, body, synthesized) };

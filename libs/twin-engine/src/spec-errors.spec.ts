@@ -123,6 +123,18 @@ describe('error bodies in the spec’s own shape (helpdesk, OpenAPI 3.1)', () =>
     );
     expect(new Set(tickets.map((t) => t.channel).filter((c) => c !== undefined))).toEqual(new Set(['email']));
   });
+
+  it('starts every new ticket in the state the spec gives as its example, and keeps the state a client sends', async () => {
+    for (let n = 0; n < 6; n++) {
+      const created = await send(episode, service.name, 'POST', '/tickets', JSON.stringify({ subject: `new ${n}` }));
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ subject: `new ${n}`, state: 'open' });
+      const read = await send(episode, service.name, 'GET', `/tickets/${(created.body as { id: string }).id}`);
+      expect(read.body).toMatchObject({ state: 'open' });
+    }
+    const closed = await send(episode, service.name, 'POST', '/tickets', '{"subject":"done","state":"closed"}');
+    expect(closed.body).toMatchObject({ state: 'closed' });
+  });
 });
 
 describe('error bodies of a payments-style spec (every error is `default`)', () => {
