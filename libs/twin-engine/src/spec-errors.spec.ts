@@ -181,6 +181,38 @@ describe('error bodies of a payments-style spec (every error is `default`)', () 
   });
 });
 
+describe('errors of statuses the spec does not declare, where each problem type is pinned by const', () => {
+  it('says a 401 or a 405 in the service’s problem shape without another status’s problem type', async () => {
+    const { episode, service } = await twinOf('problem-types.yaml');
+    const token = episode.agentTokenFor(service.name) ?? '';
+    const call = (method: string, route: string, headers: Record<string, string>, body?: string) =>
+      episode.handle(
+        service.name,
+        { method, path: route, query: new URLSearchParams(), headers, ...(body ? { body: Buffer.from(body) } : {}) },
+        `http://twin${route}`,
+      );
+    const bearer = { authorization: `Bearer ${token}` };
+    const refusals = [
+      await call('GET', '/notes/n1', {}),
+      await call('PUT', '/notes/n1', bearer),
+      await call('GET', '/notes/n1', { authorization: 'Bearer forged' }),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([401, 405, 401]);
+    for (const refusal of refusals) {
+      expect(refusal.body).toMatchObject({ title: expect.any(String), status: refusal.status });
+      expect(JSON.stringify(refusal.body)).not.toContain('problems/not-found');
+    }
+    expect(refusals[0].body).toMatchObject({ type: 'about:blank', status: 401 });
+    // A status the spec declares keeps its pinned type.
+    const missing = await call('GET', '/notes/nope', bearer);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ type: 'https://problems.test/problems/not-found', status: 404 });
+    const invalid = await call('POST', '/notes', { ...bearer, 'content-type': 'application/json' }, '{"text":"x"}');
+    expect(invalid.status).toBe(422);
+    expect(invalid.body).toMatchObject({ type: 'https://problems.test/problems/validation', status: 422 });
+  });
+});
+
 describe('error answers of an operation that answers in a page', () => {
   it('refuses a bad request in the page type it declares, with the reason escaped in it, not in JSON', async () => {
     const { episode, service } = await twinOf('consent-page.yaml');
