@@ -181,8 +181,8 @@ describe('error bodies of a payments-style spec (every error is `default`)', () 
   });
 });
 
-describe('errors of statuses the spec does not declare, where each problem type is pinned by const', () => {
-  it('says a 401 or a 405 in the service’s problem shape without another status’s problem type', async () => {
+describe('problem details whose type each status pins by const', () => {
+  it('says a 401 or a 405 without another status’s problem type, and names a property the body may not have', async () => {
     const { episode, service } = await twinOf('problem-types.yaml');
     const token = episode.agentTokenFor(service.name) ?? '';
     const call = (method: string, route: string, headers: Record<string, string>, body?: string) =>
@@ -210,6 +210,15 @@ describe('errors of statuses the spec does not declare, where each problem type 
     const invalid = await call('POST', '/notes', { ...bearer, 'content-type': 'application/json' }, '{"text":"x"}');
     expect(invalid.status).toBe(422);
     expect(invalid.body).toMatchObject({ type: 'https://problems.test/problems/validation', status: 422 });
+    // A property the body may not have is named, so the client knows what to drop.
+    const unknown = await call(
+      'POST',
+      '/notes',
+      { ...bearer, 'content-type': 'application/json' },
+      '{"text":"fine","colour":"red"}',
+    );
+    expect(unknown.status).toBe(422);
+    expect((unknown.body as { detail: string }).detail).toMatch(/\bcolour\b/);
   });
 });
 
