@@ -395,7 +395,7 @@ const exampleStates = (context: CrudContext): Record<string, unknown> => {
       continue;
     }
     // OpenAPI 3.1 lets a `$ref` carry its own example beside it: that use's example first.
-    const examples = [...(isPlainObject(raw) ? exampleValues(raw as Schema) : []), ...exampleValues(property)];
+    const examples = [...(isPlainObject(raw) ? exampleValues(raw) : []), ...exampleValues(property)];
     const fits = (value: unknown): boolean => {
       try {
         return context.validators.validatorForSchema(property)(value);

@@ -102,7 +102,7 @@ const jsonStrings = (text: string): string[] => {
       if (typeof value === 'string') {
         strings.push(value);
       } else if (typeof value === 'object' && value !== null) {
-        stack.push(...Object.keys(value), ...Object.values(value));
+        stack.push(...Object.keys(value), ...(Object.values(value) as unknown[]));
       }
     }
     return strings;
