@@ -94,30 +94,6 @@ export class AllowedValues implements ValueAllowance {
     };
   }
 
-  /**
-   * The values none of these texts carries, compared as the world's are (an address in any case, a number by its
-   * digits). What a write stores that its request never carried was made by the twin (a field it filled in for a
-   * create), as synthetic as the world's values; what the caller sent is still judged.
-   */
-  static absentFrom(texts: readonly string[]): ValueAllowance {
-    const carried = new Map<Comparison, string[]>();
-    const keysOf = (comparison: Comparison): string[] => {
-      let keys = carried.get(comparison);
-      if (!keys) {
-        keys = texts.map((text) => keyOf(comparison, text)).filter((key) => key !== '');
-        carried.set(comparison, keys);
-      }
-      return keys;
-    };
-    return {
-      allows: (kind, text) => {
-        const comparison = comparisonOf(kind);
-        const wanted = keyOf(comparison, text);
-        return wanted !== '' && !keysOf(comparison).some((key) => key.includes(wanted));
-      },
-    };
-  }
-
   add(value: string): void {
     const trimmed = value.trim();
     if (trimmed !== '') {

@@ -50,6 +50,8 @@ const seen = (context: CrudContext, key: string, record: unknown): boolean =>
 export interface Outcome {
   response: TwinResponse;
   events: EpisodeEvent[];
+  /** What the twin made up for this write (a create's filled-in fields): synthetic, so its redaction keeps it. */
+  made?: unknown;
 }
 
 /** Whether a behaviour's intermediate result is already its answer (an error found on the way). */
@@ -526,6 +528,7 @@ export const createRecord = (context: CrudContext): Outcome => {
   const location = context.plan.successLocation && made.length === 1 ? locationOf(context, made[0].id) : undefined;
   return {
     response: location ? { ...response, headers: { ...response.headers, location } } : response,
+    made: made.map(({ filled }) => filled),
     events: made.map(({ id, record }) => ({
       type: 'record.created' as const,
       table: shape.key,
@@ -542,7 +545,7 @@ const createOne = (
   body: unknown,
   clientId: string | number | undefined,
   parent: string | undefined,
-): { id: string; record: WorldRecord } => {
+): { id: string; record: WorldRecord; filled: WorldRecord } => {
   const { shape } = context.plan;
   const counter = context.state.nextCounter(shape.key);
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
@@ -551,7 +554,9 @@ const createOne = (
     ...exampleStates(context),
     ...schemaDefaults(context),
   };
-  const record = { ...synthesized, ...acceptedFields(context, body, synthesized) };
+  const accepted = acceptedFields(context, body, synthesized);
+  const record = { ...synthesized, ...accepted };
+  const filled = Object.fromEntries(Object.entries(synthesized).filter(([name]) => !Object.hasOwn(accepted, name)));
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
   let id: string | number;
   switch (clientId === undefined ? shape.idKind : 'client') {
@@ -599,7 +604,7 @@ const createOne = (
       context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
   }
   stamp(context, record, true);
-  return { id: String(id), record };
+  return { id: String(id), record, filled };
 };
 
 export const changeRecord = (context: CrudContext, kind: 'record.replaced' | 'record.updated'): Outcome => {

@@ -575,7 +575,7 @@ export class Episode {
         : key
           ? [...answer.events, { type: 'idempotency.recorded', key, response: recordable(answer.response), scope }]
           : answer.events;
-      const redactor = writeRedactor(this.redactor, request);
+      const redactor = writeRedactor(this.redactor, 'made' in answer ? answer.made : undefined);
       const logged: LoggedEvent[] = events.map((event, index) => ({
         seq: this.state.seq + index + 1,
         at: this.now(this.state.seq + index + 1),

@@ -3,7 +3,6 @@ import { AllowedValues, Redactor, ValueAllowance } from '@libs/redaction';
 import type { EpisodeEvent } from './episode-events';
 import type { EpisodeState } from './episode-state';
 import type { StackTwin } from './stack-twin';
-import type { TwinRequest } from './twin-http';
 
 /**
  * An event's own keys that say what it is, which record it is about and which retry it answers (an idempotency key and
@@ -84,52 +83,10 @@ export const redactEvent = (redactor: Redactor, event: EpisodeEvent): EpisodeEve
   return redactions.length === 0 ? event : { ...event, ...value, redactions };
 };
 
-const decoded = (text: string): string => {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
-};
-
-/** Every string of a parsed JSON body, so an escaped `\u0040` is compared as the `@` it spells. */
-const jsonStrings = (text: string): string[] => {
-  try {
-    const strings: string[] = [];
-    const stack: unknown[] = [JSON.parse(text)];
-    while (stack.length > 0) {
-      const value = stack.pop();
-      if (typeof value === 'string') {
-        strings.push(value);
-      } else if (typeof value === 'object' && value !== null) {
-        stack.push(...Object.keys(value), ...(Object.values(value) as unknown[]));
-      }
-    }
-    return strings;
-  } catch {
-    return [];
-  }
-};
-
 /**
- * What a request carried, as text: its path, query, headers and body, raw and decoded. A value a write stores that
- * none of these holds was made by the twin (see `AllowedValues.absentFrom`), so a create answers what a later read
- * of the record does rather than a filled-in address the log then stores as a marker.
+ * What one write is redacted by: the episode's redactor, also keeping what the twin made up for that write (a create's
+ * filled-in phone), which is as synthetic as the world's values. Without it the log would store a marker where the
+ * create answered the value, and every later read would disagree with the create.
  */
-export const requestTexts = (request: TwinRequest): string[] => {
-  const body = request.body?.toString('utf8') ?? '';
-  return [
-    request.path,
-    decoded(request.path),
-    ...[...request.query.entries()].flat(),
-    ...Object.values(request.headers).filter((value): value is string => value !== undefined),
-    body,
-    decoded(body),
-    ...(/^\s*[[{"]/.test(body) ? jsonStrings(body) : []),
-  ];
-};
-
-/** What one request's writes are redacted by: the episode's redactor, keeping what the twin made for that request. */
-export const writeRedactor = (redactor: Redactor, request: TwinRequest): Redactor =>
-  // Built only when a write holds a finding: most hold none.
-  redactor.keeping(AllowedValues.lazy(() => AllowedValues.absentFrom(requestTexts(request))));
+export const writeRedactor = (redactor: Redactor, made: unknown): Redactor =>
+  made === undefined ? redactor : redactor.keeping(AllowedValues.lazy(() => AllowedValues.of(made)));
