@@ -56,6 +56,11 @@ export class Redactor {
     return new Redactor(AllowedValues.union(AllowedValues.of(values), this.allowed));
   }
 
+  /** The same redactor with what this allowance keeps also kept. */
+  keeping(allowance: ValueAllowance): Redactor {
+    return new Redactor(AllowedValues.union(this.allowed, allowance));
+  }
+
   /** What in the text would be redacted, allowed values and existing markers left out, overlaps merged. */
   findings(text: string, secrets: Finding[] = text.length < 6 ? [] : findSecrets(text)): Finding[] {
     if (text.length < 6) {

@@ -1,5 +1,13 @@
 import { DocumentValidators, flattenSchema, ResourceShape, Schema } from '@libs/openapi-schemas';
-import { hashSeed, isCreatedField, isUpdatedField, seededUuid, WorldRecord } from '@libs/synthetic-data';
+import {
+  exampleValues,
+  hashSeed,
+  isCategoryField,
+  isCreatedField,
+  isUpdatedField,
+  seededUuid,
+  WorldRecord,
+} from '@libs/synthetic-data';
 
 import { EpisodeEvent } from './episode-events';
 import { withNearestNumbers } from './exact-integers';
@@ -42,6 +50,8 @@ const seen = (context: CrudContext, key: string, record: unknown): boolean =>
 export interface Outcome {
   response: TwinResponse;
   events: EpisodeEvent[];
+  /** What the twin made up for this write (a create's filled-in fields): synthetic, so its redaction keeps it. */
+  made?: unknown;
 }
 
 /** Whether a behaviour's intermediate result is already its answer (an error found on the way). */
@@ -372,6 +382,42 @@ const schemaDefaults = (context: CrudContext): Record<string, unknown> => {
   return defaults;
 };
 
+/**
+ * Where a new record starts: a category field the client left out (an enum, a `status` or `kind`) takes the spec's
+ * example of it, the documented value a client expects of a new ticket (`open`), rather than whichever member a
+ * world record drew (a ticket created `closed`). The world's records keep their spread of values.
+ */
+const exampleStates = (context: CrudContext): Record<string, unknown> => {
+  const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
+  const states: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(properties)) {
+    const property = flattenSchema(context.document, raw);
+    const members = Array.isArray(property.enum) ? (property.enum as unknown[]) : undefined;
+    if (!members && !isCategoryField(name)) {
+      continue;
+    }
+    // OpenAPI 3.1 lets a `$ref` carry its own example beside it: that use's example first.
+    const examples = [...(isPlainObject(raw) ? exampleValues(raw) : []), ...exampleValues(property)];
+    const fits = (value: unknown): boolean => {
+      try {
+        return context.validators.validatorForSchema(property)(value);
+      } catch {
+        return false;
+      }
+    };
+    const example = examples.find(
+      (value) =>
+        ['string', 'number', 'boolean'].includes(typeof value) &&
+        (!members || members.some((m) => m === value)) &&
+        fits(value),
+    );
+    if (example !== undefined) {
+      states[name] = example;
+    }
+  }
+  return states;
+};
+
 const stamp = (context: CrudContext, record: WorldRecord, created: boolean): void => {
   const properties = (context.plan.shape.record.properties ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(properties)) {
@@ -482,6 +528,7 @@ export const createRecord = (context: CrudContext): Outcome => {
   const location = context.plan.successLocation && made.length === 1 ? locationOf(context, made[0].id) : undefined;
   return {
     response: location ? { ...response, headers: { ...response.headers, location } } : response,
+    made: made.map(({ filled }) => filled),
     events: made.map(({ id, record }) => ({
       type: 'record.created' as const,
       table: shape.key,
@@ -498,15 +545,18 @@ const createOne = (
   body: unknown,
   clientId: string | number | undefined,
   parent: string | undefined,
-): { id: string; record: WorldRecord } => {
+): { id: string; record: WorldRecord; filled: WorldRecord } => {
   const { shape } = context.plan;
   const counter = context.state.nextCounter(shape.key);
   const seed = hashSeed(context.seed, shape.key, 'created', counter);
   const synthesized = {
     ...(context.responses.synthesizeSchema(shape.record, seed) as WorldRecord),
+    ...exampleStates(context),
     ...schemaDefaults(context),
   };
-  const record = { ...synthesized, ...acceptedFields(context, body, synthesized) };
+  const accepted = acceptedFields(context, body, synthesized);
+  const record = { ...synthesized, ...accepted };
+  const filled = Object.fromEntries(Object.entries(synthesized).filter(([name]) => !Object.hasOwn(accepted, name)));
   const worldSize = context.state.table(shape.key)?.ids.length ?? 0;
   let id: string | number;
   switch (clientId === undefined ? shape.idKind : 'client') {
@@ -554,7 +604,7 @@ const createOne = (
       context.state.get(context.plan.parentShape.key, parent)?.[context.plan.parentShape.idField] ?? parent;
   }
   stamp(context, record, true);
-  return { id: String(id), record };
+  return { id: String(id), record, filled };
 };
 
 export const changeRecord = (context: CrudContext, kind: 'record.replaced' | 'record.updated'): Outcome => {

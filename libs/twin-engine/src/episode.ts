@@ -11,7 +11,7 @@ import {
 } from './episode-events';
 import { EpisodeCredentials } from './episode-credentials';
 import { EpisodeState } from './episode-state';
-import { episodeRedactor, redactEvent } from './event-redaction';
+import { episodeRedactor, redactEvent, writeRedactor } from './event-redaction';
 import { FaultInjector } from './fault-injector';
 import { ReadMemo } from './read-memo';
 import { RouteMatch, ServiceTwin } from './service-twin';
@@ -580,12 +580,13 @@ export class Episode {
         : key
           ? [...answer.events, { type: 'idempotency.recorded', key, response: recordable(answer.response), scope }]
           : answer.events;
+      const redactor = writeRedactor(this.redactor, 'made' in answer ? answer.made : undefined);
       const logged: LoggedEvent[] = events.map((event, index) => ({
         seq: this.state.seq + index + 1,
         at: this.now(this.state.seq + index + 1),
         operationId: match.plan.operation.id,
         ...(actor !== undefined ? { actor } : {}),
-        event: redactEvent(this.redactor, event),
+        event: redactEvent(redactor, event),
       }));
       try {
         await this.store.append(this.descriptor.tenantId, this.id, logged);

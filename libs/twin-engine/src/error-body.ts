@@ -45,6 +45,33 @@ export const shapeErrorBody = (
   return body;
 };
 
+/**
+ * An error schema borrowed for a status the operation does not declare, with its code fields' `const`s lifted: a
+ * problem type pinned to one problem (`…/problems/not-found`) says that problem, and a 401 or a 405 borrowing the shape
+ * would contradict its own status. A URI-typed one becomes `about:blank` (RFC 9457: nothing beyond the status), any
+ * other the twin's code. Undefined when the schema pins no code.
+ */
+export const withoutPinnedCodes = (document: unknown, schema: unknown): Schema | undefined => {
+  const flat = flattenSchema(document, schema);
+  const properties = flat.properties as Record<string, unknown> | undefined;
+  if (!properties) {
+    return undefined;
+  }
+  let lifted = false;
+  const next: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(properties)) {
+    const property = flattenSchema(document, raw);
+    if (codeNames.has(normalised(name)) && typeof property.const === 'string') {
+      const { const: pinned, ...rest } = property;
+      next[name] = { ...rest, type: 'string', ...(/^[a-z][a-z0-9+.-]*:/i.test(pinned) ? { format: 'uri' } : {}) };
+      lifted = true;
+    } else {
+      next[name] = raw;
+    }
+  }
+  return lifted ? { ...flat, properties: next } : undefined;
+};
+
 const maxDepth = 4;
 
 const normalised = (name: string): string => name.replace(/[^a-z0-9]/gi, '').toLowerCase();

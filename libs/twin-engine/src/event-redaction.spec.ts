@@ -79,4 +79,30 @@ describe('episode writes are redacted before they are stored', () => {
     const rebuilt = await new TwinEngine(store, new StaticStackSource(model), new Map()).episode('test', episode.id);
     expect(rebuilt.state.fingerprint()).toEqual(episode.state.fingerprint());
   });
+
+  it('keeps what the twin filled in for a create, so a read answers what the create did, and judges what was sent', async () => {
+    const store = new InMemoryEpisodeStore();
+    const engine = new TwinEngine(store, new StaticStackSource(model), new Map());
+    const episode = await engine.createEpisode({ tenantId: 'test', stackVersion: version, seed: 3 });
+    const contacts = [...episode.state.world.tables.entries()].find(([key]) => key.endsWith('contacts'));
+    const supplierId = contacts![1].parentOf.get([...contacts![1].records.keys()][0]);
+    const made: { id: string; phone?: string; email: string }[] = [];
+    for (let n = 0; n < 8; n++) {
+      // No phone sent: the twin fills one in. The address is the caller's own, real-looking.
+      made.push(
+        (await call(episode, 'POST', `/suppliers/${supplierId}/contacts`, {
+          name: `Filled ${n}`,
+          email: `caller.${n}@gmail.com`,
+        })) as { id: string; phone?: string; email: string },
+      );
+    }
+    const listed = (await call(episode, 'GET', `/suppliers/${supplierId}/contacts`)) as { data: { id: string }[] };
+    for (const contact of made) {
+      expect(typeof contact.phone).toBe('string');
+      expect(listed.data.find((c) => c.id === contact.id)).toEqual({ ...contact, email: 'redacted-email@gmail.com' });
+    }
+    const stored = JSON.stringify(await store.events('test', episode.id));
+    expect(stored).not.toContain('[redacted:phone]');
+    expect(stored).not.toContain('caller.');
+  });
 });

@@ -82,3 +82,11 @@ export const redactEvent = (redactor: Redactor, event: EpisodeEvent): EpisodeEve
   const { value, redactions } = ids.length > 0 ? redactor.allowing(ids).json(content) : found;
   return redactions.length === 0 ? event : { ...event, ...value, redactions };
 };
+
+/**
+ * What one write is redacted by: the episode's redactor, also keeping what the twin made up for that write (a create's
+ * filled-in phone), which is as synthetic as the world's values. Without it the log would store a marker where the
+ * create answered the value, and every later read would disagree with the create.
+ */
+export const writeRedactor = (redactor: Redactor, made: unknown): Redactor =>
+  made === undefined ? redactor : redactor.keeping(AllowedValues.lazy(() => AllowedValues.of(made)));

@@ -30,6 +30,32 @@ const everything = new Set(['all', 'any', '*']);
 export type ListFilter = [field: string, wanted: unknown[]];
 
 /**
+ * Query parameters that hold filters by field name rather than being one: a deepObject `filter` read as
+ * `{ status: 'open' }`, or a parameter named `filter[status]`. Other objects (`page[number]`, `fields[tickets]`) page
+ * or shape the answer, so their members are never filters, even where a record has a field of that name.
+ */
+const filterHolders = /^(filters?|where|criteria|search|q)$/i;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A query's entries as candidate filters: each member of a filter holder as if it were a parameter of its own. */
+const candidateFilters = (
+  query: Record<string, unknown>,
+  properties: Record<string, unknown>,
+): [name: string, value: unknown][] =>
+  Object.entries(query).flatMap(([name, value]): [string, unknown][] => {
+    if (recordFieldFor(name, properties) !== undefined) {
+      return [[name, value]];
+    }
+    if (filterHolders.test(name) && isPlainObject(value)) {
+      return Object.entries(value);
+    }
+    const held = /^([^[\]]+)\[([^[\]]+)\]$/.exec(name);
+    return held && filterHolders.test(held[1]) ? [[held[2], value]] : [[name, value]];
+  });
+
+/**
  * An integer beyond 2^53 asked for by its digits (query coercion keeps them as text): a value the field holds when its
  * nearest number does and the digits are within its bounds. Records keep such integers as their digits too, and
  * `matchesFilters` compares text, so the filter is exact.
@@ -42,7 +68,8 @@ const holdsExactly = (item: unknown, schema: unknown, holds: (value: unknown) =>
 
 /**
  * Query parameters that filter a listing: those that name a record field (`?status=active`, `?FriendlyName=x` for
- * `friendly_name`), are not paging or ordering parameters, and only with values the field can hold. A value the field
+ * `friendly_name`, `?filter[status]=active`), are not paging or ordering parameters, and only with values the field
+ * can hold. A value the field
  * cannot hold (`state=all` where states are open and closed) asks for no filtering, so it does not filter to nothing.
  */
 export const listFilters = (
@@ -55,7 +82,7 @@ export const listFilters = (
 ): ListFilter[] => {
   const properties = (record.properties ?? {}) as Record<string, unknown>;
   const filters: ListFilter[] = [];
-  for (const [name, value] of Object.entries(query)) {
+  for (const [name, value] of candidateFilters(query, properties)) {
     const field = recordFieldFor(name, properties);
     const description = parameters.find((p) => p.in === 'query' && p.name === name)?.description ?? '';
     if (field === undefined || paging.has(name) || ordersResults.test(description)) {

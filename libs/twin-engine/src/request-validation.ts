@@ -315,14 +315,26 @@ const invalidBody = (problems: Problem[]): InvalidRequest => ({
   problems,
 });
 
+/** The property a body must not have, named in the problem's place: the client learns which field to drop. */
+const unknownProperty = (error: NonNullable<ValidateFunction['errors']>[number]): string | undefined =>
+  error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties'
+    ? ((error.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ??
+      (error.params as { unevaluatedProperty?: string }).unevaluatedProperty)
+    : undefined;
+
 const validatorProblems = (errors: ValidateFunction['errors']): Problem[] =>
-  (errors ?? []).slice(0, 10).map((error) => ({
-    location: `body${error.instancePath}`,
-    message:
-      error.keyword === 'required'
-        ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}`
-        : (error.message ?? 'is invalid'),
-  }));
+  (errors ?? []).slice(0, 10).map((error) => {
+    const unknown = unknownProperty(error);
+    return {
+      location: `body${error.instancePath}${unknown === undefined ? '' : `/${unknown.replace(/~/g, '~0').replace(/\//g, '~1')}`}`,
+      message:
+        error.keyword === 'required'
+          ? `requires ${String((error.params as { missingProperty?: string }).missingProperty)}`
+          : unknown !== undefined
+            ? 'is not a property this body may have'
+            : (error.message ?? 'is invalid'),
+    };
+  });
 
 /**
  * The integers beyond 2^53 of a valid body (boxed by `parseExact`, or from a form's digits) that lie outside their

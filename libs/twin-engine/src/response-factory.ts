@@ -4,7 +4,7 @@ import { DocumentValidators, flattenSchema, resolveSchema, Schema } from '@libs/
 import { dereference, escapePointerSegment, getAtPointer, type ServiceModel } from '@libs/stack-ingestion';
 import { defaultSynthesisOptions, hashSeed, ValueSynthesizer } from '@libs/synthetic-data';
 
-import { shapeErrorBody } from './error-body';
+import { shapeErrorBody, withoutPinnedCodes } from './error-body';
 import { OperationPlan } from './operation-plan';
 import { jsonResponse, TwinResponse } from './twin-http';
 
@@ -141,14 +141,23 @@ export class ResponseFactory {
       return jsonResponse(status, { error: code, message, ...extra });
     }
     const problems = (extra.problems as { location: string; message: string }[] | undefined) ?? [];
-    const schema = { $ref: `#${declared.pointer}` };
+    const declaredSchema = { $ref: `#${declared.pointer}` };
+    // Another status's shape says this one's problem in its own words, not the other's pinned problem type.
+    const borrowed =
+      'borrowed' in declared && declared.borrowed
+        ? withoutPinnedCodes(this.service.document, declaredSchema)
+        : undefined;
+    const schema = borrowed ?? declaredSchema;
+    const validate = borrowed
+      ? this.validators.validatorForSchema(borrowed)
+      : this.validators.validator(declared.pointer);
     const body = shapeErrorBody(
       this.service.document,
       schema,
       this.synthesize(declared.pointer, `error:${status}`),
       { status, code, message, problems },
       (itemSchema) => this.synthesizeSchema(itemSchema, hashSeed(this.seed, declared.pointer, 'error-item')),
-      (value) => this.validators.validator(declared.pointer)(value),
+      (value) => validate(value),
     );
     return jsonResponse(status, body, { 'content-type': declared.mediaType });
   }
@@ -188,14 +197,17 @@ export class ResponseFactory {
     return types.some((type) => /json/i.test(type)) ? undefined : types.find((type) => /^text\//i.test(type));
   }
 
-  private serviceError(status: number): { pointer: string; mediaType: string } | undefined {
+  /** The service's error shape for a status: its own, else its `default`, else another status's (`borrowed`). */
+  private serviceError(status: number): { pointer: string; mediaType: string; borrowed: boolean } | undefined {
     const shape =
       this.service.errorShapes.find(
         (s) => s.status === String(status) && s.schemaPointer && /json/.test(s.contentType),
       ) ??
       this.service.errorShapes.find((s) => s.status === 'default' && s.schemaPointer && /json/.test(s.contentType));
     const fallback = shape ?? this.service.errorShapes.find((s) => s.schemaPointer && /json/.test(s.contentType));
-    return fallback?.schemaPointer ? { pointer: fallback.schemaPointer, mediaType: fallback.contentType } : undefined;
+    return fallback?.schemaPointer
+      ? { pointer: fallback.schemaPointer, mediaType: fallback.contentType, borrowed: shape === undefined }
+      : undefined;
   }
 
   /** The media type object of a response, with the pointer its schema lives at (through `$ref`ed responses). */

@@ -123,6 +123,18 @@ describe('error bodies in the spec’s own shape (helpdesk, OpenAPI 3.1)', () =>
     );
     expect(new Set(tickets.map((t) => t.channel).filter((c) => c !== undefined))).toEqual(new Set(['email']));
   });
+
+  it('starts every new ticket in the state the spec gives as its example, and keeps the state a client sends', async () => {
+    for (let n = 0; n < 6; n++) {
+      const created = await send(episode, service.name, 'POST', '/tickets', JSON.stringify({ subject: `new ${n}` }));
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ subject: `new ${n}`, state: 'open' });
+      const read = await send(episode, service.name, 'GET', `/tickets/${(created.body as { id: string }).id}`);
+      expect(read.body).toMatchObject({ state: 'open' });
+    }
+    const closed = await send(episode, service.name, 'POST', '/tickets', '{"subject":"done","state":"closed"}');
+    expect(closed.body).toMatchObject({ state: 'closed' });
+  });
 });
 
 describe('error bodies of a payments-style spec (every error is `default`)', () => {
@@ -166,6 +178,47 @@ describe('error bodies of a payments-style spec (every error is `default`)', () 
     expect(response.status).toBe(400);
     expect(declaredSchemaAccepts(service, 'createRefund', '400', response.body)).toBe(true);
     expect(response.body).toEqual({ Message: expect.stringMatching(/requires charge/), StatusCode: 400 });
+  });
+});
+
+describe('problem details whose type each status pins by const', () => {
+  it('says a 401 or a 405 without another status’s problem type, and names a property the body may not have', async () => {
+    const { episode, service } = await twinOf('problem-types.yaml');
+    const token = episode.agentTokenFor(service.name) ?? '';
+    const call = (method: string, route: string, headers: Record<string, string>, body?: string) =>
+      episode.handle(
+        service.name,
+        { method, path: route, query: new URLSearchParams(), headers, ...(body ? { body: Buffer.from(body) } : {}) },
+        `http://twin${route}`,
+      );
+    const bearer = { authorization: `Bearer ${token}` };
+    const refusals = [
+      await call('GET', '/notes/n1', {}),
+      await call('PUT', '/notes/n1', bearer),
+      await call('GET', '/notes/n1', { authorization: 'Bearer forged' }),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([401, 405, 401]);
+    for (const refusal of refusals) {
+      expect(refusal.body).toMatchObject({ title: expect.any(String), status: refusal.status });
+      expect(JSON.stringify(refusal.body)).not.toContain('problems/not-found');
+    }
+    expect(refusals[0].body).toMatchObject({ type: 'about:blank', status: 401 });
+    // A status the spec declares keeps its pinned type.
+    const missing = await call('GET', '/notes/nope', bearer);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ type: 'https://problems.test/problems/not-found', status: 404 });
+    const invalid = await call('POST', '/notes', { ...bearer, 'content-type': 'application/json' }, '{"text":"x"}');
+    expect(invalid.status).toBe(422);
+    expect(invalid.body).toMatchObject({ type: 'https://problems.test/problems/validation', status: 422 });
+    // A property the body may not have is named, so the client knows what to drop.
+    const unknown = await call(
+      'POST',
+      '/notes',
+      { ...bearer, 'content-type': 'application/json' },
+      '{"text":"fine","colour":"red"}',
+    );
+    expect(unknown.status).toBe(422);
+    expect((unknown.body as { detail: string }).detail).toMatch(/\bcolour\b/);
   });
 });
 
