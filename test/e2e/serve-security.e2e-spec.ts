@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
+
+import { Client } from 'pg';
 
 import { placeCredential } from '@libs/openapi-schemas';
 import { repositoryRoot } from '@test/support/cli-runner';
@@ -35,6 +38,28 @@ describe('mirror serve of a lone spec that declares security', () => {
         const answered = await fetch(`${service.baseUrl}${route}${search ? `?${search}` : ''}`, { headers });
         expect(answered.status).toBe(200);
         expect(Array.isArray(await answered.json())).toBe(true);
+        // The token printed for whoever ran the command is on the evidence trail as theirs (its fingerprint, never it).
+        const sql = new Client({ connectionString: database.url });
+        await sql.connect();
+        try {
+          const { rows } = await sql.query<{ actor_kind: string; details: Record<string, unknown> }>(
+            `SELECT actor_kind, details FROM audit_entries WHERE action = 'episode.credential_issued' AND subject_id = $1`,
+            [served.ready.episodeId],
+          );
+          const fingerprint = createHash('sha256')
+            .update(service.agentToken ?? '')
+            .digest('hex')
+            .slice(0, 16);
+          expect(rows).toEqual([
+            expect.objectContaining({
+              actor_kind: 'engineer',
+              details: expect.objectContaining({ service: service.name, fingerprint }),
+            }),
+          ]);
+          expect(JSON.stringify(rows)).not.toContain(service.agentToken);
+        } finally {
+          await sql.end();
+        }
       } finally {
         served.child.kill('SIGTERM');
         await new Promise((resolve) => served.child.once('close', resolve));

@@ -124,8 +124,14 @@ export const serveCommand = (): Command =>
           const server = createServiceOriginServer(engine, config.MIRROR_TENANT, episodeId, twin.service.name, errors);
           servers.push(server);
           const port = await listen(server, next === 0 ? 0 : next++);
-          // The agent's own token, where the service asks for one (a pack's people, a spec's declared security).
-          const token = twin.takesCredentials ? episode.agentTokenFor(twin.service.name) : undefined;
+          // The agent's own token, where the service asks for one (a pack's people, a spec's declared security);
+          // printed for whoever runs the command, so its issuance is on the evidence trail as theirs.
+          const token = twin.takesCredentials
+            ? await engine.issueAgentToken(config.MIRROR_TENANT, episodeId, twin.service.name, {
+                actor: commandLineActor(),
+                actorKind: 'engineer',
+              })
+            : undefined;
           const places = twin.credentialPlaces();
           services.push({
             name: twin.service.name,
