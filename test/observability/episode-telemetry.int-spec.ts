@@ -183,7 +183,8 @@ describe('episode telemetry', () => {
     expect(names).toEqual(
       expect.arrayContaining([
         'mirror.episode',
-        'StartWorkflow:episodeWorkflow',
+        // The start goes with the first update (`ready`) in one call.
+        'UpdateWithStartWorkflow:episodeReady',
         'RunWorkflow:episodeWorkflow',
         `mirror.tool_call ${lookup}`,
         'mirror.tool_call wait_for_events',
@@ -249,7 +250,7 @@ describe('episode telemetry', () => {
     )!;
     expect(gateway.parentSpanContext?.spanId).toBe('d'.repeat(15) + '4');
     expect(
-      spans.some((s) => s.spanContext().traceId === agentTrace && s.name === 'StartWorkflow:episodeWorkflow'),
+      spans.some((s) => s.spanContext().traceId === agentTrace && s.name === 'UpdateWithStartWorkflow:episodeReady'),
     ).toBe(true);
   });
 
