@@ -183,8 +183,7 @@ describe('episode telemetry', () => {
     expect(names).toEqual(
       expect.arrayContaining([
         'mirror.episode',
-        // The start goes with the first update (`ready`) in one call.
-        'UpdateWithStartWorkflow:episodeReady',
+        'StartWorkflow:episodeWorkflow',
         'RunWorkflow:episodeWorkflow',
         `mirror.tool_call ${lookup}`,
         'mirror.tool_call wait_for_events',
@@ -250,7 +249,7 @@ describe('episode telemetry', () => {
     )!;
     expect(gateway.parentSpanContext?.spanId).toBe('d'.repeat(15) + '4');
     expect(
-      spans.some((s) => s.spanContext().traceId === agentTrace && s.name === 'UpdateWithStartWorkflow:episodeReady'),
+      spans.some((s) => s.spanContext().traceId === agentTrace && s.name === 'StartWorkflow:episodeWorkflow'),
     ).toBe(true);
   });
 

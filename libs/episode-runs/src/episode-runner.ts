@@ -1,10 +1,4 @@
-import {
-  Client,
-  WithStartWorkflowOperation,
-  Workflow,
-  WorkflowHandle,
-  WorkflowNotFoundError,
-} from '@temporalio/client';
+import { Client, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 
 import { EpisodeRecords, evaluatePredicates, PredicateSubject } from '@libs/outcomes';
 import type { AgentSession, PlanInsight, ReferenceAgent } from '@libs/reference-agents';
@@ -215,55 +209,31 @@ export const startEpisode = async (
   // The session below keeps this `Episode` (its clock, its tokens) for the whole run: it must not be evicted and
   // rebuilt under it. Released when the episode is forgotten, as it ends.
   const unpin = context.engine.pin(episode.id);
-  const handle = context.temporal.workflow.getHandle(workflowIdOf(episode.id));
-  const renewing = renewLease(handle, options.leaseSeconds);
-  let started = false;
-  /** Once Temporal took the start: the episode runs, and is registered so its end releases what it holds. */
-  const running = (): void => {
-    if (started) {
-      return;
-    }
-    started = true;
-    signals.register(episode.id, () => {
-      unpin();
-      renewing.stop();
-    });
-    mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
-  };
-  // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup. The
-  // start and this first update go to Temporal together: the update rides the workflow's first task instead of
-  // costing a round trip and a workflow task of its own. An update asked again (its answer late) finds the workflow
-  // already started and the update already there (same update id).
-  await orInfrastructureError(episode.id, () =>
-    followed(() =>
-      settledUpdate(async (updateId) => {
-        const starting = new WithStartWorkflowOperation(episodeWorkflowNames.workflow, {
-          taskQueue: context.taskQueue ?? taskQueues.episodes,
-          workflowId: handle.workflowId,
-          args: [input],
-          // A `wait` runs the parties' steps inside its workflow task (local activities). With 64 episodes on two
-          // busy cores the task's heartbeat came late and Temporal's default 10 s timed tasks out, redoing their steps.
-          workflowTaskTimeout: '30 seconds',
-          workflowIdConflictPolicy: 'USE_EXISTING',
-        });
-        const ready = context.temporal.workflow.executeUpdateWithStart<Workflow, string, []>(
-          episodeWorkflowNames.ready,
-          { args: [], updateId, startWorkflowOperation: starting },
-        );
-        // Its failure is the start's, thrown below once.
-        ready.catch(() => undefined);
-        await starting.workflowHandle();
-        running();
-        return ready;
-      }),
-    ),
+  const handle = await orInfrastructureError(episode.id, () =>
+    context.temporal.workflow.start(episodeWorkflowNames.workflow, {
+      taskQueue: context.taskQueue ?? taskQueues.episodes,
+      workflowId: workflowIdOf(episode.id),
+      args: [input],
+      // A `wait` runs the parties' steps inside its workflow task (local activities). With 64 episodes on two busy
+      // cores the task's heartbeat came late and Temporal's default 10 s timed tasks out, redoing their steps.
+      workflowTaskTimeout: '30 seconds',
+    }),
   ).catch((error: unknown) => {
-    if (!started) {
-      unpin();
-      renewing.stop();
-    }
+    unpin();
     throw error;
   });
+  const renewing = renewLease(handle, options.leaseSeconds);
+  signals.register(episode.id, () => {
+    unpin();
+    renewing.stop();
+  });
+  mirrorMetrics.episodesStarted.inc({ scenario: boundedLabel('scenario', scenario.id) });
+  // The agent acts in a world already set up (a budget frozen, the clock at the start), never racing the setup.
+  await orInfrastructureError(episode.id, () =>
+    followed(() =>
+      settledUpdate((updateId) => handle.executeUpdate<string, []>(episodeWorkflowNames.ready, { args: [], updateId })),
+    ),
+  );
   const twin = new TwinClient(services, episode.id);
   // The agent's own tokens, issued by the episode (the runner holds the engine); no one can compute them.
   const tokenOf = (service: string, principal: string): string => {

@@ -16,7 +16,7 @@ import type { Tracing } from './tracing';
 const episodeOfWorkflow = (workflowId: string | undefined): string | undefined =>
   workflowId?.startsWith('episode-') ? workflowId.slice('episode-'.length) : undefined;
 
-type Method = 'signal' | 'signalWithStart' | 'startUpdate' | 'query' | 'terminate' | 'cancel';
+type Method = 'signal' | 'signalWithStart' | 'startUpdate' | 'startUpdateWithStart' | 'query' | 'terminate' | 'cancel';
 
 /**
  * Puts every call on an episode's workflow in the episode's trace, then lets Temporal's OpenTelemetry interceptor
@@ -35,12 +35,7 @@ export class EpisodeTraceClientInterceptor implements WorkflowClientInterceptor 
   signal = this.joining('signal', (input) => input.workflowExecution.workflowId);
   signalWithStart = this.joining('signalWithStart', (input) => input.options.workflowId);
   startUpdate = this.joining('startUpdate', (input) => input.workflowExecution.workflowId);
-  /** An episode's start carrying its first update (`ready`) opens the episode's trace, as a plain start does. */
-  startUpdateWithStart: NonNullable<WorkflowClientInterceptor['startUpdateWithStart']> = (input, next) => {
-    const episodeId = episodeOfWorkflow(input.workflowStartOptions.workflowId);
-    const start = () => this.otel.startUpdateWithStart(input, next);
-    return episodeId ? traceEpisodeStart(episodeId, { 'mirror.workflow.type': input.workflowType }, start) : start();
-  };
+  startUpdateWithStart = this.joining('startUpdateWithStart', (input) => input.workflowStartOptions.workflowId);
   query = this.joining('query', (input) => input.workflowExecution.workflowId);
   terminate = this.joining('terminate', (input) => input.workflowExecution.workflowId);
   cancel = this.joining('cancel', (input) => input.workflowExecution.workflowId);
