@@ -17,6 +17,7 @@ import type { VoiceSettings } from '@libs/personas';
 import { taskQueues } from '@libs/workflow-contracts';
 
 import { createHealthActivities } from './activities/health.activities';
+import { createPartyTurnActivities } from './activities/party-turn.activities';
 import { createPersonaActivities } from './activities/persona.activities';
 import { createReactionActivities } from './activities/reaction.activities';
 
@@ -177,17 +178,21 @@ const wellKnownTypes = (value: unknown): unknown => {
   return value;
 };
 
-export const createWorker = async (options: WorkerOptions): Promise<Worker> =>
-  Worker.create({
+export const createWorker = async (options: WorkerOptions): Promise<Worker> => {
+  const persona = createPersonaActivities(options.operatorKey, options.voice);
+  const reactions = createReactionActivities(options.operatorKey, options.voice);
+  return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.episodes,
     ...(options.episodesAtOnce !== undefined ? workerCapacity(options.episodesAtOnce) : {}),
     activities: {
       ...createHealthActivities(),
-      ...createPersonaActivities(options.operatorKey, options.voice),
-      ...createReactionActivities(options.operatorKey, options.voice),
+      ...persona,
+      ...reactions,
+      ...createPartyTurnActivities(options.operatorKey, persona, reactions),
     },
     ...(await workflowCode(options.plugins, options.workflowBundle)),
     ...(options.plugins ? { plugins: options.plugins } : {}),
   });
+};

@@ -37,6 +37,7 @@ import {
   WaitResult,
 } from '@libs/workflow-contracts';
 
+import type { PartyAction, PartyTurn, PartyTurnActivities } from '../activities/party-turn.activities';
 import type { PersonaActivities } from '../activities/persona.activities';
 import type { ReactionActivities } from '../activities/reaction.activities';
 
@@ -64,6 +65,7 @@ const localSteps = {
   acts: proxyLocalActivities<PersonaActivities>(stepOptions),
   reactions: proxyLocalActivities<ReactionActivities>(stepOptions),
 };
+const fusedSteps = proxyLocalActivities<PartyTurnActivities>(stepOptions);
 
 /** The same steps as activities Temporal schedules: how episodes recorded before the local ones replay. */
 const scheduledSteps = {
@@ -80,6 +82,30 @@ const after = (from: number, delay: Delay): number =>
       : from;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** What a fused turn performs for a scheduled action (the same step the unfused path runs for its kind). */
+const partyAction = (action: ScheduledAction, p: ResolvedParty, memory: NegotiationMemory | null): PartyAction => {
+  switch (action.kind) {
+    case 'supplier-reply':
+      return { kind: 'supplier-reply', memory };
+    case 'approver-review':
+    case 'supplier-acknowledge':
+    case 'finance-question':
+      return { kind: action.kind, poId: action.ref as string };
+    case 'finance-answer':
+      return p.persona === 'finance-colleague'
+        ? { kind: 'finance-answer', ref: action.ref as string }
+        : { kind: 'none' };
+    case 'noise':
+      return { kind: 'noise', index: Number(action.ref) };
+    case 'reaction':
+      return {
+        kind: 'reaction',
+        reaction: action.reaction as string,
+        ...(action.event ? { event: action.event } : {}),
+      };
+  }
+};
 
 /**
  * One episode of a scenario. It keeps the business clock and plays every party but the agent: a supplier answers
@@ -274,12 +300,13 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
   };
 
   let statesCheckedAt = -1;
-  const catchUp = async (): Promise<void> => {
+  /** Reads the log up to its end; `read`: its first page, when a party's turn already read it. */
+  const catchUp = async (read?: PartyTurn['page']): Promise<void> => {
     const context = { services: input.services, episodeId: input.episodeId };
-    if (patched('paged-events')) {
+    if (read !== undefined || patched('paged-events')) {
       // A page at a time: each read is recorded in the history, and an agent may do thousands of things between waits.
-      for (let readSeq = handledSeq, more = true; more;) {
-        const page = await acts.eventsPage({ ...context, afterSeq: readSeq });
+      for (let readSeq = handledSeq, more = true, first = read; more; first = undefined) {
+        const page = first ?? (await acts.eventsPage({ ...context, afterSeq: readSeq }));
         handle(page.events);
         ({ lastSeq: readSeq, more } = page);
       }
@@ -303,7 +330,6 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
     for (let next = due(); next !== -1; next = due()) {
       const [action] = agenda.splice(next, 1);
       now = Math.max(now, action.at);
-      now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
       const p = party(action.party);
       const context = {
         services: input.services,
@@ -312,6 +338,23 @@ export async function episodeWorkflow(input: EpisodeWorkflowInput): Promise<Epis
         agent: input.agent,
         actionKey: `${action.kind}:${action.party}:${action.at}:${action.ref ?? ''}`,
       };
+      if (patched('fused-party-turns')) {
+        // The clock's move, the step and the log's first page after it in one local activity (one activation).
+        const turn = await fusedSteps.partyTurn({
+          ...context,
+          party: action.party,
+          at: iso(now),
+          action: partyAction(action, p, negotiations[action.party] ?? null),
+          afterSeq: handledSeq,
+        });
+        now = Date.parse(turn.now);
+        if (turn.memory !== undefined) {
+          negotiations[action.party] = turn.memory;
+        }
+        await catchUp(turn.page);
+        continue;
+      }
+      now = Date.parse(await acts.advanceClock({ services: input.services, episodeId: input.episodeId, at: iso(now) }));
       switch (action.kind) {
         case 'supplier-reply':
           negotiations[action.party] = await acts.supplierReply({
