@@ -1,6 +1,4 @@
-import { base, en, Faker } from '@faker-js/faker';
-
-import { Company, hashSeed } from '@libs/synthetic-data';
+import { Company, englishFaker, hashSeed } from '@libs/synthetic-data';
 import type { PackRow } from '@libs/twin-engine';
 
 import { exchangeId, folderId, mailboxId, WellKnownFolder, wellKnownFolders } from './mail-ids';
@@ -143,7 +141,7 @@ export const mailboxRows = (
  * company-wide note from the CEO, and earlier correspondence between procurement and a few suppliers.
  */
 export const seedMail = (company: Company, seed: number): Record<string, PackRow[]> => {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = englishFaker();
   const owners = mailboxOwners(company);
   const byAddress = new Map(owners.map((o) => [o.address, o]));
   const mailboxes: PackRow[] = [];

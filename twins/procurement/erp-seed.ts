@@ -1,6 +1,4 @@
-import { base, en, Faker } from '@faker-js/faker';
-
-import { Company, hashSeed, WorldRecord } from '@libs/synthetic-data';
+import { Company, englishFaker, hashSeed, WorldRecord } from '@libs/synthetic-data';
 import type { PackRow } from '@libs/twin-engine';
 
 import { ruleFor } from './approval-rules';
@@ -36,7 +34,7 @@ const historyStatuses = Object.keys(historyPaths);
  * with the open commitments and spend the budgets show.
  */
 export const seedErp = (company: Company, seed: number): Record<string, PackRow[]> => {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = englishFaker();
   const users: ErpUser[] = [
     ...company.employees.map((e) => ({
       id: e.id,

@@ -1,6 +1,4 @@
-import { base, en, Faker } from '@faker-js/faker';
-
-import { Company, Employee, hashSeed } from '@libs/synthetic-data';
+import { Company, Employee, englishFaker, hashSeed } from '@libs/synthetic-data';
 import type { PackRow } from '@libs/twin-engine';
 
 import { slackId, slackTs, teamId } from './slack-ids';
@@ -15,7 +13,7 @@ export const slackUserId = (seed: number, employee: Employee): string => slackId
  * (with a thread) so that reads are not empty.
  */
 export const seedSlack = (company: Company, seed: number): Record<string, PackRow[]> => {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = englishFaker();
   const team = teamId(seed);
   const users: PackRow[] = company.employees.map((employee) => {
     const id = slackUserId(seed, employee);

@@ -43,3 +43,35 @@ describe(AllowedValues.name, () => {
     expect(sut.allows('email', 'new@example.com')).toBe(true);
   });
 });
+
+describe(`${AllowedValues.name}.walking`, () => {
+  it('answers as the whole walk would, walking only as far as a question needs', () => {
+    const records = new Map([['people', [{ email: 'anna@example.com', phone: '+44 20 7946 0958' }]]]);
+    const parties = { supplier: { email: 'Sales@Example.org', aliases: ['sales@example.org'] } };
+    const walked = AllowedValues.walking(records, parties);
+    const whole = AllowedValues.of(records, parties);
+    const read: string[] = [];
+    const watched = new Proxy(records, {
+      get: (target, property) => {
+        read.push(String(property));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const lazily = AllowedValues.walking(watched, parties);
+
+    expect(lazily.allows('email', 'sales@example.org')).toBe(true);
+    expect(read).toEqual([]);
+    for (const [kind, text] of [
+      ['email', 'sales@example.org'],
+      ['email', 'ANNA@example.com'],
+      ['email', 'bob@example.com'],
+      ['phone', '+442079460958'],
+      ['phone', '+442079460959'],
+    ] as const) {
+      expect(walked.allows(kind, text)).toBe(whole.allows(kind, text));
+    }
+    expect(lazily.allows('phone', '+442079460958')).toBe(true);
+    expect(read).not.toEqual([]);
+  });
+});

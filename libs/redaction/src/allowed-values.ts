@@ -42,6 +42,19 @@ export interface ValueAllowance {
   allows(kind: RedactionKind, text: string): boolean;
 }
 
+/** Adds the keys one value gives a comparison (none when it is not of that comparison's shape). */
+const addKeys = (comparison: Comparison, value: string, keys: Set<string>): void => {
+  if (comparison === 'whole') {
+    keys.add(value);
+  } else if (comparison === 'digits' ? numberLike.test(value) : comparison === 'code' && codeLike.test(value)) {
+    keys.add(keyOf(comparison, value));
+  } else if (comparison === 'address' && value.includes('@')) {
+    for (const m of value.matchAll(embeddedEmails)) {
+      keys.add(keyOf(comparison, m[0]));
+    }
+  }
+};
+
 /**
  * The world's own values: every string of the records, people and scenarios it was built from (synthetic by
  * construction, and what graders compare against). A value found in a message that is one of these stays; one that
@@ -50,32 +63,31 @@ export interface ValueAllowance {
 export class AllowedValues implements ValueAllowance {
   static readonly none: ValueAllowance = { allows: () => false };
 
-  /** The values' strings, trimmed; each comparison's keys are made from them when it is first asked for. */
+  /** The values' strings, trimmed, in the order they were walked or added. */
   private readonly values: string[] = [];
-  private readonly keys = new Map<Comparison, Set<string>>();
+  /** Each comparison's keys, made from the first `scanned` values when that comparison is first asked for. */
+  private readonly keys = new Map<Comparison, { keys: Set<string>; scanned: number }>();
+  /** What is still to be walked (`walking` only) and the objects already walked (shared ones are walked once). */
+  private readonly pending: unknown[] = [];
+  private readonly seen = new Set<object>();
 
   /** Collects the strings of any plain data: objects, arrays, Maps and Sets (a world's tables), at any depth. */
   static of(...sources: unknown[]): AllowedValues {
-    const allowed = new AllowedValues();
-    const seen = new Set<object>();
-    const stack: unknown[] = [...sources];
-    while (stack.length > 0) {
-      const value = stack.pop();
-      if (typeof value === 'string') {
-        allowed.add(value);
-      } else if (typeof value === 'object' && value !== null && !seen.has(value)) {
-        seen.add(value);
-        if (value instanceof Map || value instanceof Set || Array.isArray(value)) {
-          for (const item of value.values()) {
-            stack.push(item);
-          }
-        } else {
-          for (const item of Object.values(value)) {
-            stack.push(item);
-          }
-        }
-      }
+    const allowed = AllowedValues.walking(...sources);
+    while (allowed.walkOne()) {
+      // walks everything now: the sources may change after (an episode's state)
     }
+    return allowed;
+  }
+
+  /**
+   * The same values, walked only as far as a question needs: a world holds tens of thousands of strings and the values
+   * an episode's writes find are mostly its parties', which the walk meets first (the last source first). A value it
+   * does not hold still walks everything, once. Only for sources that do not change after (a built world).
+   */
+  static walking(...sources: unknown[]): AllowedValues {
+    const allowed = new AllowedValues();
+    allowed.pending.push(...sources);
     return allowed;
   }
 
@@ -99,36 +111,58 @@ export class AllowedValues implements ValueAllowance {
     const trimmed = value.trim();
     if (trimmed !== '') {
       this.values.push(trimmed);
-      this.keys.clear();
     }
-  }
-
-  allows(kind: RedactionKind, text: string): boolean {
-    const comparison = comparisonOf(kind);
-    return this.keysFor(comparison).has(keyOf(comparison, text));
   }
 
   /**
-   * The keys of one comparison. A world holds thousands of strings and an episode's writes mostly find addresses: the
-   * keys of the other comparisons are never made (this was most of the cost of redacting an episode's first write).
+   * Keys are made per comparison (a world's writes mostly find addresses: the other comparisons' keys are mostly never
+   * made) and only as far as the values are needed to find this one.
    */
-  private keysFor(comparison: Comparison): Set<string> {
-    let keys = this.keys.get(comparison);
-    if (!keys) {
-      keys = new Set();
-      for (const value of this.values) {
-        if (comparison === 'whole') {
-          keys.add(value);
-        } else if (comparison === 'digits' ? numberLike.test(value) : comparison === 'code' && codeLike.test(value)) {
-          keys.add(keyOf(comparison, value));
-        } else if (comparison === 'address' && value.includes('@')) {
-          for (const m of value.matchAll(embeddedEmails)) {
-            keys.add(keyOf(comparison, m[0]));
+  allows(kind: RedactionKind, text: string): boolean {
+    const comparison = comparisonOf(kind);
+    const key = keyOf(comparison, text);
+    let made = this.keys.get(comparison);
+    if (!made) {
+      made = { keys: new Set(), scanned: 0 };
+      this.keys.set(comparison, made);
+    }
+    if (made.keys.has(key)) {
+      return true;
+    }
+    do {
+      while (made.scanned < this.values.length) {
+        addKeys(comparison, this.values[made.scanned++], made.keys);
+        if (made.keys.has(key)) {
+          return true;
+        }
+      }
+    } while (this.walkOne());
+    return false;
+  }
+
+  /** Walks on to the next string (and adds it); false when everything has been walked. */
+  private walkOne(): boolean {
+    while (this.pending.length > 0) {
+      const value = this.pending.pop();
+      if (typeof value === 'string') {
+        this.add(value);
+        return true;
+      }
+      if (typeof value === 'object' && value !== null && !this.seen.has(value)) {
+        this.seen.add(value);
+        if (value instanceof Map || value instanceof Set || Array.isArray(value)) {
+          for (const item of value.values()) {
+            this.pending.push(item);
+          }
+        } else {
+          for (const item of Object.values(value)) {
+            this.pending.push(item);
           }
         }
       }
-      this.keys.set(comparison, keys);
     }
-    return keys;
+    // Everything is walked: the objects need not be held any longer.
+    this.seen.clear();
+    return false;
   }
 }

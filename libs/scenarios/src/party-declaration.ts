@@ -1,5 +1,3 @@
-import { base, en, Faker } from '@faker-js/faker';
-
 import type {
   DeclaredParty,
   Delay,
@@ -10,7 +8,7 @@ import type {
   Saying,
   TwinOperation,
 } from '@libs/party-reactions';
-import { Employee, hashSeed } from '@libs/synthetic-data';
+import { Employee, englishFaker, hashSeed } from '@libs/synthetic-data';
 import type {
   DeclaredPartySpec,
   DelaySpec,
@@ -101,7 +99,7 @@ const outsider = (
   at: string,
   resolve: PartyResolution,
 ): { name: string; email: string } => {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = englishFaker();
   faker.seed(hashSeed(resolve.seed, 'outside-party', party));
   const first = faker.person.firstName();
   const last = faker.person.lastName();

@@ -1,9 +1,8 @@
-import { base, en, Faker } from '@faker-js/faker';
-
 import type { Schema } from '@libs/openapi-schemas';
 import type { CompanyDeclaration } from '@libs/stack-model';
 
 import type { Company } from './company';
+import { englishFaker } from './mersenne-randomizer';
 import { hashSeed } from './seeded-random';
 import { WorldRecord } from './world';
 
@@ -112,7 +111,7 @@ export class CompanyPeople {
   private readonly taken: Set<string>;
   private readonly generated = new Map<number, Person>();
   // Its own stream, so the records' other values are drawn exactly as they would be without it.
-  private readonly faker = new Faker({ locale: [en, base] });
+  private readonly faker = englishFaker();
 
   constructor(
     private readonly company: Company,

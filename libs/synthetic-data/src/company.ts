@@ -1,7 +1,8 @@
-import { base, en, Faker } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
 
 import type { CompanyDeclaration, DeclaredChannel } from '@libs/stack-model';
 
+import { englishFaker } from './mersenne-randomizer';
 import { hashSeed } from './seeded-random';
 
 /**
@@ -353,7 +354,7 @@ const recentCompanies = new Map<string, Company>();
 const recentCompanyCount = 64;
 
 const buildCompany = (seed: number, size: CompanySizes, declaration: CompanyDeclaration): Company => {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = englishFaker();
   const generated = generatedIdentity(seed, faker);
   const companyName = declaration.name ?? generated.name;
   const domain = declaration.domain ?? generated.domain;

@@ -1,8 +1,7 @@
-import { base, en, Faker } from '@faker-js/faker';
-
 import { DocumentValidators } from '@libs/openapi-schemas';
 import type { EntityModel, RelationModel, ServiceModel, StackModel } from '@libs/stack-model';
 
+import { englishFaker } from './mersenne-randomizer';
 import { hashSeed, seededUuid } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
 import { WorldRecord, WorldSizes, WorldTable } from './world';
@@ -89,7 +88,7 @@ export const buildDataTables = (
       served.has(relation.to.entity) &&
       relation.from.fields.length === relation.to.fields.length,
   );
-  const faker = new Faker({ locale: [en, base] });
+  const faker = englishFaker();
   const validators = DocumentValidators.of(service.document, service.dialect);
   const synthesizer = new ValueSynthesizer(service.document, faker, {
     ...defaultSynthesisOptions,

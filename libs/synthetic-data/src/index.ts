@@ -7,3 +7,4 @@ export { exampleValues, isCategoryField } from './spec-hints';
 export * from './company';
 export { buildDataTables, rowKey } from './data-tables';
 export { personFields, declaredPeopleResources } from './company-people';
+export { englishFaker, mersenneRandomizer } from './mersenne-randomizer';

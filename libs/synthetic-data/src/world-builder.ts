@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { base, en, Faker } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
 
 import {
   DocumentValidators,
@@ -17,6 +17,7 @@ import { synthesizeCompany } from './company';
 import { CompanyPeople, declaredPeopleResources, fillPerson, personFields } from './company-people';
 import { buildDataTables } from './data-tables';
 import { isCreatedField, isUpdatedField, subjectName } from './field-heuristics';
+import { englishFaker } from './mersenne-randomizer';
 import { hashSeed } from './seeded-random';
 import { defaultSynthesisOptions, ValueSynthesizer } from './value-synthesizer';
 import { World, WorldRecord, WorldSizes, WorldTable } from './world';
@@ -309,7 +310,7 @@ const distinctId = (
  * every parent, and foreign keys that point at records that exist.
  */
 export const buildWorld = (model: StackModel, stackVersion: string, seed: number, sizes: WorldSizes): World => {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = englishFaker();
   const tables = new Map<string, MutableTable>();
   const entityResources = new Map<string, string[]>();
   for (const entity of model.entities) {

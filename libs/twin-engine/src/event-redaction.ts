@@ -24,16 +24,15 @@ const structuralKeys = new Set([
 const worldAllowances = new WeakMap<StackTwin, ValueAllowance>();
 
 /**
- * The world's own values, built once per world on the first finding (most writes have none): its records (people,
- * addresses, the ids its twins issued), its company and the stack's scenarios (parties, hidden facts, what personas
- * say). They are synthetic by construction and what graders compare against.
+ * The world's own values, walked once per world and only as far as findings need (most writes have none): its records
+ * (people, addresses, the ids its twins issued), its company and the stack's scenarios (parties, hidden facts, what
+ * personas say), the scenarios walked first as they hold what an episode's writes mostly find. They are synthetic by
+ * construction and what graders compare against; a built world does not change.
  */
 const worldAllowance = (twin: StackTwin): ValueAllowance => {
   let allowance = worldAllowances.get(twin);
   if (!allowance) {
-    allowance = AllowedValues.lazy(() =>
-      AllowedValues.of(twin.world.tables, twin.world.company, twin.model.company, twin.model.scenarios),
-    );
+    allowance = AllowedValues.walking(twin.world.tables, twin.world.company, twin.model.company, twin.model.scenarios);
     worldAllowances.set(twin, allowance);
   }
   return allowance;

@@ -1,8 +1,6 @@
-import { base, en, Faker } from '@faker-js/faker';
-
 import { DocumentValidators, flattenSchema, resolveSchema, Schema } from '@libs/openapi-schemas';
 import { dereference, escapePointerSegment, getAtPointer, type ServiceModel } from '@libs/stack-ingestion';
-import { defaultSynthesisOptions, hashSeed, ValueSynthesizer } from '@libs/synthetic-data';
+import { defaultSynthesisOptions, englishFaker, hashSeed, ValueSynthesizer } from '@libs/synthetic-data';
 
 import { shapeErrorBody, withoutPinnedCodes } from './error-body';
 import { OperationPlan } from './operation-plan';
@@ -17,7 +15,7 @@ const cacheLimit = 256;
  * spec's own error shape. All deterministic for (world seed, operation, request).
  */
 export class ResponseFactory {
-  private readonly faker = new Faker({ locale: [en, base] });
+  private readonly faker = englishFaker();
   private readonly synthesizer: ValueSynthesizer;
   private readonly cache = new Map<string, unknown>();
 
