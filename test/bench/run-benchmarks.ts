@@ -7,6 +7,7 @@ import { runCliIngestBenchmark } from './cli-ingest-benchmark';
 import { runEpisodeBenchmarks } from './episode-benchmark';
 import { runGradingBenchmarks } from './grading-benchmark';
 import { runMemoryBenchmark } from './memory-benchmark';
+import { runRolloutMemoryBenchmark } from './rollout-memory-benchmark';
 import { runPackBenchmarks } from './pack-benchmark';
 import { runThroughputBenchmarks } from './throughput-benchmark';
 import { runTwinBenchmarks } from './twin-benchmark';
@@ -163,5 +164,8 @@ void (async () => {
   }
   if (!only || only === 'memory') {
     await runMemoryBenchmark();
+  }
+  if (!only || only === 'rollout-memory') {
+    await runRolloutMemoryBenchmark();
   }
 })();

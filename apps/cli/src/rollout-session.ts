@@ -6,7 +6,13 @@ import { RolloutRepository } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 import type { StackModel } from '@libs/stack-ingestion';
 import { startRolloutWorkflow } from '@libs/rollout-launch';
-import { RolloutProgress, rolloutProgressQuery, rolloutTaskQueue, rolloutWorkflowId } from '@libs/workflow-contracts';
+import {
+  RolloutProgress,
+  rolloutProgressQuery,
+  RolloutResult,
+  rolloutTaskQueue,
+  rolloutWorkflowId,
+} from '@libs/workflow-contracts';
 import { UsageError } from '@cli/cli-output';
 import type { EpisodeEnvironment } from '@cli/episode-environment';
 import { progressBar } from '@cli/progress-bar';
@@ -95,8 +101,8 @@ export const followRollout = async (
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
-  const report = await Promise.race([
-    handle.result() as Promise<RolloutReport>,
+  const result = await Promise.race([
+    handle.result() as Promise<RolloutResult>,
     ...(options.stopped
       ? [
           options.stopped.then(() => {
@@ -117,16 +123,20 @@ export const followRollout = async (
     });
   await poll;
   bar?.update({
-    total: report.overall.episodes,
-    done: report.overall.episodes,
+    total: result.overall.episodes,
+    done: result.overall.episodes,
     running: 0,
-    passed: report.overall.passed,
-    infrastructureErrors: report.overall.infrastructureErrors,
+    passed: result.overall.passed,
+    infrastructureErrors: result.overall.infrastructureErrors,
     finished: true,
   });
   bar?.end();
-  const status = (await store.find(tenantId, plan.id))?.status ?? 'completed';
-  return { plan, status, report, episodes: await store.episodes(tenantId, plan.id) };
+  // The workflow answers with the tallies; the report, with every task, is the one stored as the rollout closed.
+  const stored = await store.find(tenantId, plan.id);
+  if (!stored?.report) {
+    throw new Error(`rollout ${plan.id} ended but has no stored report`);
+  }
+  return { plan, status: stored.status, report: stored.report, episodes: await store.episodes(tenantId, plan.id) };
 };
 
 /**

@@ -38,7 +38,7 @@ describe(rolloutStartRequest.name, () => {
     );
     expect(refusal({ stack: 'abcdef12' })).toBe('/agent: must be a string naming an agent the workers play');
     expect(refusal({ stack: 'abcdef12', agent: 'x', tasks: [], seeds: 1.5 })).toBe(
-      '/tasks: must name at least one task; /seeds: must be an integer from 1 to 1000',
+      '/tasks: must name at least one task; /seeds: must be an integer from 1 to 10000',
     );
     expect(refusal([])).toMatch(/^body: must be a JSON object/);
   });

@@ -1,6 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import { z } from 'zod';
 
+import { maxRolloutSeeds } from '@libs/rollouts';
+
 /** Trials played at once, at most: the same bound as the command line's `--concurrency`. */
 const maxConcurrency = 64;
 
@@ -24,7 +26,7 @@ const body = z
       .min(1, 'must name at least one task')
       .max(1000, 'at most 1000 items')
       .default(['all']),
-    seeds: integer(1, 1000).default(1),
+    seeds: integer(1, maxRolloutSeeds).default(1),
     seed: integer(0, 2 ** 31).default(1),
     trials: integer(1, 100).default(1),
     concurrency: integer(1, maxConcurrency).default(2),

@@ -1,4 +1,4 @@
-import { RolloutTaskError, rolloutTasks, scenariosOfTasks } from './rollout-tasks';
+import { maxRolloutTasks, RolloutTaskError, rolloutTasks, scenariosOfTasks } from './rollout-tasks';
 
 const scenarios = ['intake', 'refund'];
 const seeds = { first: 4, count: 2 };
@@ -38,6 +38,13 @@ describe(rolloutTasks.name, () => {
 });
 
 describe(scenariosOfTasks.name, () => {
+  it('plays up to maxRolloutTasks tasks and refuses more, naming how many were asked for', () => {
+    expect(rolloutTasks(['a', 'b'], ['all'], { first: 1, count: maxRolloutTasks / 2 })).toHaveLength(maxRolloutTasks);
+    expect(() => rolloutTasks(['a', 'b'], ['all'], { first: 1, count: maxRolloutTasks / 2 + 1 })).toThrow(
+      new RolloutTaskError(-1, '10,002 tasks; a rollout plays at most 10,000 (split it, or ask for fewer seeds)'),
+    );
+  });
+
   it('lists each scenario once, in order', () => {
     expect(scenariosOfTasks(['b@1', 'a@2', 'b@2'])).toEqual(['b', 'a']);
   });

@@ -11,6 +11,15 @@ export class RolloutTaskError extends Error {
 }
 
 /**
+ * The most tasks one rollout plays (each `trials` times). The plan travels in its workflow's input, which Temporal
+ * caps at 2 MB a payload (and warns of from 512 KB): 10,000 task names of 40 characters are ~0.4 MB.
+ */
+export const maxRolloutTasks = 10_000;
+
+/** The most seeds a scenario named without one is played on (`maxRolloutTasks` bounds them in sum). */
+export const maxRolloutSeeds = maxRolloutTasks;
+
+/**
  * The tasks a rollout asks for, as `<scenario>@<seed>`, each once in the order given: `all` (every scenario),
  * scenario ids (each on the seeds `first`…`first + count − 1`) and explicit `scenario@seed`. `scenarios` are the
  * stack's scenario ids. The command line and the control plane both read their task lists here, so a list means
@@ -43,7 +52,14 @@ export const rolloutTasks = (
   if (tasks.length === 0) {
     throw new RolloutTaskError(-1, 'the stack has no scenario to play');
   }
-  return [...new Set(tasks)];
+  const unique = [...new Set(tasks)];
+  if (unique.length > maxRolloutTasks) {
+    throw new RolloutTaskError(
+      -1,
+      `${unique.length.toLocaleString('en-US')} tasks; a rollout plays at most ${maxRolloutTasks.toLocaleString('en-US')} (split it, or ask for fewer seeds)`,
+    );
+  }
+  return unique;
 };
 
 /** The scenario of each task, each once, in order. */

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 
 import { silentLog, stderrLog } from '@libs/embedded-services';
 import { commandLineActor } from '@libs/evidence-trail';
-import type { RolloutPlan } from '@libs/rollouts';
+import { maxRolloutSeeds, RolloutPlan } from '@libs/rollouts';
 import { ingestStack } from '@libs/stack-ingestion';
 import { printJson, ReportedFailure, UsageError } from '@cli/cli-output';
 import { bundleOf, concurrencyOption, integer, lenientOption, maxConcurrency } from '@cli/command-arguments';
@@ -41,7 +41,12 @@ export const rolloutCommand = (): Command =>
     .option('-t, --tasks <tasks>', 'all, scenario ids (on --seeds seeds each) or scenario@seed, comma-separated', 'all')
     .option('-k, --trials <k>', 'trials of every task (the k of pass@k and pass^k)', integer('--trials', 1, 100), 1)
     .addOption(concurrencyOption('trials', 2))
-    .option('-n, --seeds <n>', 'seeds of a scenario named without one (S, S+1, …)', integer('--seeds', 1, 1000), 1)
+    .option(
+      '-n, --seeds <n>',
+      'seeds of a scenario named without one (S, S+1, …)',
+      integer('--seeds', 1, maxRolloutSeeds),
+      1,
+    )
     .option('-s, --seed <seed>', 'the first of those seeds', integer('--seed', 0, 2 ** 31), 1)
     .option('--resume <rollout-id>', 'take up a rollout whose command stopped (same bundle, same Temporal server)')
     .option(

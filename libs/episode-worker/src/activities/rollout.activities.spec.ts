@@ -1,17 +1,25 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 
-import type { RolloutEpisodeResult } from '@libs/rollouts';
+import type { RolloutEpisodeResult, RolloutReport } from '@libs/rollouts';
 
 import { createRolloutActivities, RolloutStore, RolloutTrial } from './rollout.activities';
 
 const version = 'a'.repeat(64);
 
 /** The store's contract as the repository keeps it: a trial's first record is the one kept. */
-const memoryStore = (): RolloutStore & { rows: Map<string, RolloutEpisodeResult> } => {
+const memoryStore = (): RolloutStore & {
+  rows: Map<string, RolloutEpisodeResult>;
+  closed: Map<string, RolloutReport | null>;
+} => {
   const rows = new Map<string, RolloutEpisodeResult>();
+  const closed = new Map<string, RolloutReport | null>();
   return {
     rows,
+    closed,
     open: () => Promise.resolve(),
+    episodes: (tenantId, rolloutId) =>
+      Promise.resolve([...rows].filter(([key]) => key.startsWith(`${tenantId}/${rolloutId}/`)).map(([, r]) => r)),
+    find: (tenantId) => Promise.resolve(tenantId === 't' ? { trials: 2 } : undefined),
     episode: (tenantId, rolloutId, task, trial) =>
       Promise.resolve(rows.get(`${tenantId}/${rolloutId}/${task}#${trial}`)),
     recordEpisode: (tenantId, rolloutId, result) => {
@@ -21,7 +29,10 @@ const memoryStore = (): RolloutStore & { rows: Map<string, RolloutEpisodeResult>
       }
       return Promise.resolve(rows.get(key)!);
     },
-    close: () => Promise.resolve(),
+    close: (tenantId, rolloutId, _status, report) => {
+      closed.set(`${tenantId}/${rolloutId}`, report);
+      return Promise.resolve();
+    },
   };
 };
 
@@ -36,6 +47,30 @@ const trial: RolloutTrial = {
 const played = { episodeId: 'e1', status: 'succeeded', passed: true, reward: 1, violations: [], reason: 'done' };
 
 describe(createRolloutActivities.name, () => {
+  it('closes a rollout with the report on every stored trial and answers the workflow with its tallies alone', async () => {
+    const store = memoryStore();
+    const sut = createRolloutActivities({ tenantId: 't', stackVersion: version, store, play: jest.fn() });
+    for (const [task, trialNumber, passed] of [
+      ['intake@1', 1, true],
+      ['intake@1', 2, false],
+      ['intake@2', 1, true],
+      ['intake@2', 2, true],
+    ] as const) {
+      await sut.recordTrial('t', 'r1', { ...played, task, trial: trialNumber, passed, reward: passed ? 1 : 0 });
+    }
+
+    const result = await new MockActivityEnvironment().run(sut.completeRollout, 't', 'r1');
+
+    const report = store.closed.get('t/r1');
+    expect(report?.tasks.map((t) => t.task)).toEqual(['intake@1', 'intake@2']);
+    expect(report?.overall).toMatchObject({ episodes: 4, passed: 3, tasks: 2 });
+    expect(report?.overall.passHat['2']).toBe(0.5);
+    expect(result).toEqual({ trials: 2, overall: report?.overall });
+    await expect(new MockActivityEnvironment().run(sut.completeRollout, 'other', 'r1')).rejects.toThrow(
+      'this worker plays rollouts of tenant t only',
+    );
+  });
+
   it('plays a trial once: a retried attempt gets what the first recorded', async () => {
     const store = memoryStore();
     const play = jest.fn().mockResolvedValue(played);

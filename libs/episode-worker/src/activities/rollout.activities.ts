@@ -1,12 +1,17 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 
-import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
+import { RolloutEpisodeResult, RolloutPlan, RolloutReport, rolloutReport, RolloutStatus } from '@libs/rollouts';
+import type { RolloutResult } from '@libs/workflow-contracts';
 
 /** Where a rollout and its trials are kept (`RolloutRepository` in @libs/persistence). */
 export interface RolloutStore {
   open(tenantId: string, plan: RolloutPlan): Promise<void>;
   episode(tenantId: string, rolloutId: string, task: string, trial: number): Promise<RolloutEpisodeResult | undefined>;
+  /** Every recorded trial of the rollout, by task in the plan's order, then trial. */
+  episodes(tenantId: string, rolloutId: string): Promise<RolloutEpisodeResult[]>;
+  /** The stored plan's trials per task (the k of pass@k): undefined for a rollout not of this tenant. */
+  find(tenantId: string, rolloutId: string): Promise<Pick<RolloutPlan, 'trials'> | undefined>;
   recordEpisode(tenantId: string, rolloutId: string, result: RolloutEpisodeResult): Promise<RolloutEpisodeResult>;
   close(
     tenantId: string,
@@ -113,6 +118,22 @@ export const createRolloutActivities = (dependencies: RolloutActivityDependencie
       status: Exclude<RolloutStatus, 'running'>,
       report: RolloutReport | null,
     ): Promise<void> => dependencies.store.close(tenantOf(tenantId), rolloutId, status, report),
+
+    /**
+     * Reports on every recorded trial, stores the report with the rollout as it closes, and gives the workflow the
+     * overall tallies: the report lists every task, which for thousands of tasks is more than a workflow's payload
+     * may hold.
+     */
+    completeRollout: async (tenantId: string, rolloutId: string): Promise<RolloutResult> => {
+      const tenant = tenantOf(tenantId);
+      const stored = await dependencies.store.find(tenant, rolloutId);
+      if (!stored) {
+        throw refused(`rollout ${rolloutId} is not one of tenant ${tenant}'s`);
+      }
+      const report = rolloutReport(await dependencies.store.episodes(tenant, rolloutId), { trials: stored.trials });
+      await dependencies.store.close(tenant, rolloutId, 'completed', report);
+      return { trials: report.trials, overall: report.overall };
+    },
   };
 };
 
