@@ -39,7 +39,8 @@ const main = async (): Promise<void> => {
     new PostgresEpisodeStore(dataSource),
     new RepositoryStackSource(new StackRepository(dataSource)),
     builtInPacks,
-    memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB),
+    // Another gateway may serve an episode for a while (failover), so a copy unused for a while checks its log.
+    { ...memoryBudgetOf(config.MIRROR_TWIN_MEMORY_MB), recheckAfterMs: config.MIRROR_GATEWAY_RECHECK_AFTER_MS },
     calls,
   );
   const { server, drain } = drainingServer(

@@ -129,6 +129,18 @@ export const mirrorConfigSchema = z.object({
     .max(65535)
     .optional()
     .describe('When set, the worker answers `/healthz` and `/readyz` on this port (probes); off when unset.'),
+  MIRROR_GATEWAY_RECHECK_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400_000)
+    .default(1000)
+    .describe(
+      "How long (ms) a gateway's copy of an episode may go unused before it reads the log's newer events, if any, " +
+        'before answering again: an agent or worker that found this gateway unreachable went on at another, which ' +
+        'wrote meanwhile. Each check is one indexed read; 0 checks before every request. Writes never fork the log ' +
+        'whatever this is (a copy behind it reads what it missed and decides the write again).',
+    ),
   MIRROR_STOP_GRACE_SECONDS: z.coerce
     .number()
     .int()

@@ -141,7 +141,10 @@ export abstract class EpisodeStore {
    */
   abstract forkEpisode(episode: ForkDescriptor, by?: EpisodeStarter): Promise<void>;
   abstract findEpisode(tenantId: string, episodeId: string): Promise<EpisodeDescriptor | undefined>;
-  /** Refuses (rejects) an episode the tenant does not own. */
+  /**
+   * Refuses (rejects) an episode the tenant does not own, and, with `EventSequenceConflictError`, events whose numbers
+   * are taken already: another copy of the episode (another process's) wrote first, and nothing of these is stored.
+   */
   abstract append(tenantId: string, episodeId: string, events: LoggedEvent[]): Promise<void>;
   /** The log in order, only the events after `after` and up to `until` when given: catching up reads what is new. */
   abstract events(tenantId: string, episodeId: string, range?: EventRange): Promise<LoggedEvent[]>;
@@ -192,6 +195,19 @@ export interface EpisodeStarter {
   actorKind: ActorKind;
   /** The rollout the episode is a trial of: its entry then travels with the rollout's evidence. */
   rolloutId?: string;
+}
+
+/**
+ * Events numbered where the log has events already: the writer's copy of the episode is behind its log (another
+ * process wrote since it was loaded). Nothing was stored; the writer catches up from the log and decides again.
+ */
+export class EventSequenceConflictError extends Error {
+  constructor(
+    readonly episodeId: string,
+    readonly seq: number,
+  ) {
+    super(`episode ${episodeId.slice(0, 64)} has an event ${seq} already: this copy of it is behind its log`);
+  }
 }
 
 /** A write to an episode the tenant does not own (or that does not exist): refused whole, nothing stored. */

@@ -3,6 +3,7 @@ import {
   EpisodeNotInTenantError,
   EpisodeStore,
   EventRange,
+  EventSequenceConflictError,
   FaultSettings,
   ForkDescriptor,
   inRange,
@@ -39,6 +40,11 @@ export class InMemoryEpisodeStore extends EpisodeStore {
     const log = this.owned(tenantId, episodeId) && this.logs.get(episodeId);
     if (!log) {
       return Promise.reject(new EpisodeNotInTenantError(tenantId, episodeId));
+    }
+    const last = log.length === 0 ? 0 : log[log.length - 1].seq;
+    const taken = events.find((event) => event.seq <= last);
+    if (taken) {
+      return Promise.reject(new EventSequenceConflictError(episodeId, taken.seq));
     }
     // Events and the records in them are immutable once made (the engine relies on it), so the log keeps them as
     // given; reads hand out copies.

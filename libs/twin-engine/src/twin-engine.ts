@@ -87,6 +87,16 @@ export interface EngineMemoryOptions {
   clock?: () => number;
 }
 
+/** What the engine keeps in memory, and how far it trusts what it keeps. */
+export interface EngineOptions extends EngineMemoryOptions {
+  /**
+   * A held episode unused this long reads the log's newer events, if any, before it answers again: another process
+   * (a gateway an agent failed over to while this one was unreachable) may have written meanwhile. Unset: never, for
+   * an engine that is its episodes' only copy (one process playing them); 0: before every request.
+   */
+  recheckAfterMs?: number;
+}
+
 /** The engine's memory options from a budget in MB (`MIRROR_TWIN_MEMORY_MB`); 0 is no budget. */
 export const memoryBudgetOf = (megabytes: number): EngineMemoryOptions =>
   megabytes > 0 ? { budgetBytes: megabytes * 1024 * 1024 } : {};
@@ -121,13 +131,24 @@ export class TwinEngine {
     private readonly stacks: StackSource,
     /** The twin packs (Slack, mail, ERP …) stacks may use; `builtInPacks` from `twins/` in the apps. */
     private readonly packs: PackRegistry = new Map(),
-    memory: EngineMemoryOptions = {},
+    memory: EngineOptions = {},
     /** Told of every call that leaves no event in an episode's log (reads), when the process records them. */
     private readonly observer?: CallObserver,
   ) {
     this.budgetBytes = memory.budgetBytes;
     this.idleMs = memory.idleMs ?? 10_000;
     this.clock = memory.clock ?? Date.now;
+    this.recheckAfterMs = memory.recheckAfterMs;
+  }
+
+  private readonly recheckAfterMs: number | undefined;
+
+  /** Whether a held episode has been unused long enough that another process may have written to it meanwhile. */
+  private stale(episodeId: string): boolean {
+    return (
+      this.recheckAfterMs !== undefined &&
+      this.clock() - (this.episodeUse.get(episodeId) ?? -Infinity) >= this.recheckAfterMs
+    );
   }
 
   async createEpisode(request: NewEpisode): Promise<Episode> {
@@ -175,10 +196,14 @@ export class TwinEngine {
       this.track(episodeId, episode);
       return episode;
     }
+    const stale = this.stale(episodeId);
     this.touch(episodeId);
-    return episode.then((held) => {
+    return episode.then(async (held) => {
       if (held.descriptor.tenantId !== tenantId) {
         throw new EpisodeNotFoundError(episodeId);
+      }
+      if (stale) {
+        await held.catchUp();
       }
       return held;
     });
@@ -187,7 +212,8 @@ export class TwinEngine {
   /** The tenant's episode if it is in memory already; undefined means "ask `episode()`". */
   loadedEpisode(tenantId: string, episodeId: string): Episode | undefined {
     const episode = this.loaded.get(episodeId);
-    if (episode?.descriptor.tenantId !== tenantId) {
+    // One that may be behind its log is had through `episode()`, which reads what it missed first.
+    if (episode?.descriptor.tenantId !== tenantId || this.stale(episodeId)) {
       return undefined;
     }
     this.touch(episodeId);

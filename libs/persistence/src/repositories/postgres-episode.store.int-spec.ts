@@ -5,7 +5,14 @@ import { DataSource } from 'typeorm';
 
 import { createTestDatabase } from '@test/support/test-services';
 import { ingestStack } from '@libs/stack-ingestion';
-import { EpisodeNotInTenantError, EpisodeState, LoggedEvent, StaticStackSource, TwinEngine } from '@libs/twin-engine';
+import {
+  EpisodeNotInTenantError,
+  EpisodeState,
+  EventSequenceConflictError,
+  LoggedEvent,
+  StaticStackSource,
+  TwinEngine,
+} from '@libs/twin-engine';
 
 import { createDataSource } from '../data-source';
 import { PostgresEpisodeStore } from './postgres-episode.store';
@@ -158,5 +165,53 @@ describe(PostgresEpisodeStore.name, () => {
       "SELECT count(*) AS count FROM episodes WHERE tenant_id = 'other'",
     );
     expect(count).toBe('0');
+  });
+
+  it('refuses events whose numbers are taken, storing none of them, and two copies of an episode both write', async () => {
+    const { model, version } = await ingestStack({
+      kind: 'path',
+      path: path.join(__dirname, '../../../../examples/acme-procurement'),
+    });
+    // Two gateways holding the same episode (one an agent failed over to, while the other still holds its copy),
+    // each checking its copy against the log before every request.
+    const gateway = () => new TwinEngine(sut, new StaticStackSource(model), new Map(), { recheckAfterMs: 0 });
+    const [one, two] = [gateway(), gateway()];
+    const first = await one.createEpisode({ tenantId: 'test', stackVersion: version, seed: 9 });
+    const at = (held: TwinEngine) => held.episode('test', first.id);
+    const table = 'procurement/suppliers';
+    const template = first.state.get(table, first.state.ids(table)[0]) as Record<string, unknown>;
+
+    expect(await (await at(one)).seedRecord(table, 'copy-a', { ...template, id: 'copy-a' })).toBe('created');
+    expect(await (await at(two)).seedRecord(table, 'copy-b', { ...template, id: 'copy-b' })).toBe('created');
+    expect(await (await at(one)).patchRecord(table, 'copy-b', { name: 'Changed by the first copy' })).toBe('patched');
+    // Without the check, a copy behind its log still never forks it: its write's number is taken, so it reads what
+    // it missed and decides again.
+    const unchecked = await new TwinEngine(sut, new StaticStackSource(model)).episode('test', first.id);
+    expect(await (await at(one)).seedRecord(table, 'copy-c', { ...template, id: 'copy-c' })).toBe('created');
+    expect(await unchecked.patchRecord(table, 'copy-a', { name: 'Changed by a copy behind' })).toBe('patched');
+    const second = await at(two);
+
+    const log = await sut.events('test', first.id);
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+    expect(log.slice(-5).map((e) => (e.event as { id?: string }).id)).toEqual([
+      'copy-a',
+      'copy-b',
+      'copy-b',
+      'copy-c',
+      'copy-a',
+    ]);
+    expect(second.state.get(table, 'copy-c')).toBeDefined();
+    const rebuilt = await new TwinEngine(sut, new StaticStackSource(model)).episode('test', first.id);
+    expect(rebuilt.state.get(table, 'copy-b')).toMatchObject({ name: 'Changed by the first copy' });
+    expect(rebuilt.state.get(table, 'copy-a')).toMatchObject({ name: 'Changed by a copy behind' });
+    expect(unchecked.state.get(table, 'copy-c')).toBeDefined();
+
+    const [taken] = log.slice(-1);
+    const stale: LoggedEvent[] = [
+      { ...taken, event: { type: 'record.deleted', table, id: 'copy-a' } },
+      { ...taken, seq: taken.seq + 1, event: { type: 'record.deleted', table, id: 'copy-b' } },
+    ];
+    await expect(sut.append('test', first.id, stale)).rejects.toThrow(EventSequenceConflictError);
+    expect(await sut.events('test', first.id)).toEqual(log);
   });
 });

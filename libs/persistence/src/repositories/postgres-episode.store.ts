@@ -7,6 +7,7 @@ import {
   EpisodeStarter,
   EpisodeStore,
   EventRange,
+  EventSequenceConflictError,
   FaultSettings,
   ForkDescriptor,
   CredentialIssuance,
@@ -46,6 +47,12 @@ interface EventRow {
 }
 
 const isUuid = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
+
+/** The constraint a failed statement broke, as node-postgres reports it (TypeORM keeps it on the error or its cause). */
+const constraintOf = (error: unknown): string | undefined => {
+  const fields = error as { constraint?: string; driverError?: { constraint?: string } } | undefined;
+  return fields?.constraint ?? fields?.driverError?.constraint;
+};
 
 /** The episode `$1` is the tenant's (`tenantParameter`): every event read and write goes through it. */
 const ownedEpisode = (tenantParameter: string) =>
@@ -296,22 +303,30 @@ export class PostgresEpisodeStore extends EpisodeStore {
     events: LoggedEvent[],
   ): Promise<void> {
     // One array per column: seven parameters whatever the batch's size (a fork's or an import's as much as one write's).
-    const inserted = await runner.query<unknown[]>(
-      `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event)
+    const inserted = await runner
+      .query<unknown[]>(
+        `INSERT INTO episode_events (episode_id, seq, at, operation_id, actor, event)
        SELECT $1, e.seq, e.at, e.operation_id, e.actor, e.event::jsonb
        FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[]) AS e(seq, at, operation_id, actor, event)
        WHERE ${ownedEpisode('$7')} RETURNING seq`,
-      [
-        episodeId,
-        events.map((event) => event.seq),
-        events.map((event) => event.at),
-        events.map((event) => event.operationId),
-        events.map((event) => event.actor ?? null),
-        // Integers beyond 2^53 a client sent are written as their digits (jsonb keeps them exact as numeric).
-        events.map((event) => stringifyExact(event.event)),
-        tenantId,
-      ],
-    );
+        [
+          episodeId,
+          events.map((event) => event.seq),
+          events.map((event) => event.at),
+          events.map((event) => event.operationId),
+          events.map((event) => event.actor ?? null),
+          // Integers beyond 2^53 a client sent are written as their digits (jsonb keeps them exact as numeric).
+          events.map((event) => stringifyExact(event.event)),
+          tenantId,
+        ],
+      )
+      .catch((error: unknown) => {
+        // The log's key is (episode, seq): an event of that number is there already, written by another copy.
+        if (constraintOf(error) === 'pk_episode_events') {
+          throw new EventSequenceConflictError(episodeId, events[0].seq);
+        }
+        throw error;
+      });
     if (inserted.length === 0) {
       throw new EpisodeNotInTenantError(tenantId, episodeId);
     }
