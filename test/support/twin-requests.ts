@@ -3,6 +3,7 @@ import { base, en, Faker } from '@faker-js/faker';
 import { credentialPlaces, flattenSchema, operationSecurity, placeCredential, Schema } from '@libs/openapi-schemas';
 import { hashSeed, ValueSynthesizer, defaultSynthesisOptions } from '@libs/synthetic-data';
 import {
+  Episode,
   EpisodeState,
   OperationPlan,
   scopedIds,
@@ -163,3 +164,29 @@ export const conformance = (twin: ServiceTwin, plan: OperationPlan, response: Tw
 
 export const schemaOf = (document: unknown, pointer: string): Schema =>
   flattenSchema(document, { $ref: `#${pointer}` });
+
+/**
+ * A JSON call to one of an episode's services (its first unless named) as a client sends it, through the episode's
+ * own request handling: the status and the body as parsed JSON.
+ */
+export const callEpisode = async (
+  episode: Episode,
+  method: string,
+  target: string,
+  body?: unknown,
+  service = [...episode.twin.services.keys()][0],
+): Promise<{ status: number; body: unknown }> => {
+  const [pathname, query] = target.split('?');
+  const response = await episode.handle(
+    service,
+    {
+      method,
+      path: pathname,
+      query: new URLSearchParams(query ?? ''),
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
+    },
+    `http://twin${pathname}`,
+  );
+  return { status: response.status, body: response.text ? (JSON.parse(response.text) as unknown) : response.body };
+};

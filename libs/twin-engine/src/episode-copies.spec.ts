@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 
+import { callEpisode as call } from '@test/support/twin-requests';
 import { ingestStack, StackModel } from '@libs/stack-ingestion';
 
 import { Episode } from './episode';
@@ -23,22 +24,6 @@ describe('two copies of one episode', () => {
       path: path.join(__dirname, '../../../test/fixtures/fidelity/wire/filter-objects.yaml'),
     }));
   });
-
-  const call = async (episode: Episode, method: string, target: string, body?: unknown) => {
-    const [pathname, query] = target.split('?');
-    const response = await episode.handle(
-      [...episode.twin.services.keys()][0],
-      {
-        method,
-        path: pathname,
-        query: new URLSearchParams(query ?? ''),
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
-      },
-      `http://twin${pathname}`,
-    );
-    return { status: response.status, body: (response.text ? JSON.parse(response.text) : response.body) as unknown };
-  };
 
   const copies = async (store = new InMemoryEpisodeStore()) => {
     const first = await new TwinEngine(store, new StaticStackSource(model)).createEpisode({

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 
+import { callEpisode } from '@test/support/twin-requests';
 import { ingestStack } from '@libs/stack-ingestion';
 
 import { Episode } from './episode';
@@ -36,22 +37,11 @@ describe('lists filtered through filter objects', () => {
   });
 
   const call = async (method: string, target: string, body?: unknown): Promise<unknown> => {
-    const [pathname, query] = target.split('?');
-    const response = await episode.handle(
-      [...episode.twin.services.keys()][0],
-      {
-        method,
-        path: pathname,
-        query: new URLSearchParams(query ?? ''),
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
-      },
-      `http://twin${pathname}`,
-    );
+    const response = await callEpisode(episode, method, target, body);
     if (response.status >= 300) {
       throw new Error(`${method} ${target} answered ${response.status}: ${JSON.stringify(response.body)}`);
     }
-    return response.text ? JSON.parse(response.text) : response.body;
+    return response.body;
   };
   const list = async (target: string): Promise<Record<string, unknown>[]> =>
     (await call('GET', target)) as Record<string, unknown>[];
