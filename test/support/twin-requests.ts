@@ -165,28 +165,36 @@ export const conformance = (twin: ServiceTwin, plan: OperationPlan, response: Tw
 export const schemaOf = (document: unknown, pointer: string): Schema =>
   flattenSchema(document, { $ref: `#${pointer}` });
 
-/**
- * A JSON call to one of an episode's services (its first unless named) as a client sends it, through the episode's
- * own request handling: the status and the body as parsed JSON.
- */
-export const callEpisode = async (
+/** A request to one of an episode's services (its first unless named), through the episode's own request handling. */
+export const requestEpisode = (
   episode: Episode,
   method: string,
   target: string,
   body?: unknown,
+  headers: Record<string, string> = {},
   service = [...episode.twin.services.keys()][0],
-): Promise<{ status: number; body: unknown }> => {
+): Promise<TwinResponse> => {
   const [pathname, query] = target.split('?');
-  const response = await episode.handle(
+  return episode.handle(
     service,
     {
       method,
       path: pathname,
       query: new URLSearchParams(query ?? ''),
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
       ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
     },
     `http://twin${pathname}`,
   );
+};
+
+/** A JSON call to an episode's first service, as a client sends it: the status and the body as parsed JSON. */
+export const callEpisode = async (
+  episode: Episode,
+  method: string,
+  target: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> => {
+  const response = await requestEpisode(episode, method, target, body);
   return { status: response.status, body: response.text ? (JSON.parse(response.text) as unknown) : response.body };
 };

@@ -25,6 +25,9 @@ describe('two copies of one episode', () => {
     }));
   });
 
+  /** A ticket the spec accepts, by its subject. */
+  const ticket = (subject: string) => ({ subject, status: 'open', priority: 'low', number: 1 });
+
   const copies = async (store = new InMemoryEpisodeStore()) => {
     const first = await new TwinEngine(store, new StaticStackSource(model)).createEpisode({
       tenantId: 'test',
@@ -38,24 +41,9 @@ describe('two copies of one episode', () => {
 
   it('takes writes from both, each decided on what the other wrote, and rebuilds to the same state', async () => {
     const { store, first, second } = await copies();
-    const a = await call(first, 'POST', '/tickets', {
-      subject: 'from the first',
-      status: 'open',
-      priority: 'low',
-      number: 1,
-    });
-    const b = await call(second, 'POST', '/tickets', {
-      subject: 'from the second',
-      status: 'open',
-      priority: 'low',
-      number: 1,
-    });
-    const c = await call(first, 'POST', '/tickets', {
-      subject: 'the first again',
-      status: 'open',
-      priority: 'low',
-      number: 1,
-    });
+    const a = await call(first, 'POST', '/tickets', ticket('from the first'));
+    const b = await call(second, 'POST', '/tickets', ticket('from the second'));
+    const c = await call(first, 'POST', '/tickets', ticket('the first again'));
     expect([a.status, b.status, c.status]).toEqual([201, 201, 201]);
     const ids = [a, b, c].map((r) => (r.body as { id: string }).id);
     expect(new Set(ids).size).toBe(3);
@@ -67,7 +55,7 @@ describe('two copies of one episode', () => {
       ((await call(episode, 'GET', '/tickets')).body as { subject: string }[]).map((t) => t.subject).sort();
     const rebuilt = await new TwinEngine(store, new StaticStackSource(model)).episode('test', first.id);
     expect(await subjects(first)).toEqual(await subjects(rebuilt));
-    await call(second, 'POST', '/tickets', { subject: 'the second again', status: 'open', priority: 'low', number: 1 });
+    await call(second, 'POST', '/tickets', ticket('the second again'));
     expect(await subjects(second)).toEqual(
       expect.arrayContaining(['from the first', 'from the second', 'the first again', 'the second again']),
     );
@@ -85,7 +73,7 @@ describe('two copies of one episode', () => {
     const episode = await gateway.createEpisode({ tenantId: 'test', stackVersion: version, seed: 4 });
     const other = await elsewhere.episode('test', episode.id);
     const before = episode.state.seq;
-    await call(other, 'POST', '/tickets', { subject: 'written elsewhere', status: 'open', priority: 'low', number: 1 });
+    await call(other, 'POST', '/tickets', ticket('written elsewhere'));
     const seen = async () => (await gateway.episode('test', episode.id)).state.seq;
 
     reads.mockClear();
@@ -104,12 +92,7 @@ describe('two copies of one episode', () => {
   it('ends for both: a copy behind the end finds it and refuses the write as an ended episode does', async () => {
     const { first, second } = await copies();
     await first.close();
-    const refused = await call(second, 'POST', '/tickets', {
-      subject: 'too late',
-      status: 'open',
-      priority: 'low',
-      number: 1,
-    });
+    const refused = await call(second, 'POST', '/tickets', ticket('too late'));
     expect(refused.status).toBe(409);
     expect(second.state.closed).toBe(true);
   });
@@ -126,19 +109,12 @@ describe('two copies of one episode', () => {
     const { first } = await copies(store);
     const before = await store.events('test', first.id);
     store.failing = true;
-    const answer = await call(first, 'POST', '/tickets', {
-      subject: 'lost?',
-      status: 'open',
-      priority: 'low',
-      number: 1,
-    });
+    const answer = await call(first, 'POST', '/tickets', ticket('lost?'));
     expect(answer.status).toBe(503);
     expect(JSON.stringify(answer.body)).not.toMatch(/ECONNREFUSED|10\.20\.30\.40/);
     expect(JSON.stringify(answer.body)).toMatch(/could not be recorded/);
     expect(await store.events('test', first.id)).toEqual(before);
     store.failing = false;
-    expect(
-      (await call(first, 'POST', '/tickets', { subject: 'again', status: 'open', priority: 'low', number: 1 })).status,
-    ).toBe(201);
+    expect((await call(first, 'POST', '/tickets', ticket('again'))).status).toBe(201);
   });
 });

@@ -170,19 +170,22 @@ export class Episode {
    * behind, because another process served the episode for a while. Reads nothing new when nobody else wrote.
    */
   catchUp(): Promise<void> {
-    const result = this.writes.then(() => this.readMissed());
-    this.chain(result);
-    return result;
+    return this.inTurn(() => this.readMissed());
   }
 
-  /** Puts a write at the end of the episode's chain: the next one starts after it settles, whatever its outcome. */
-  private chain(result: Promise<unknown>): void {
+  /**
+   * Runs a write at the end of the episode's chain (the next one starts after it settles, whatever its outcome),
+   * decided again on the log if another copy wrote first (`committed`).
+   */
+  private inTurn<T>(write: () => Promise<T>): Promise<T> {
+    const result = this.writes.then(() => this.committed(write));
     this.inFlight++;
     this.writes = result
       .catch(() => undefined)
       .finally(() => {
         this.inFlight--;
       });
+    return result;
   }
 
   /**
@@ -229,32 +232,28 @@ export class Episode {
    */
   advanceClock(at: string, key?: string): Promise<string> {
     const target = Date.parse(at);
-    const result = this.writes.then(() =>
-      this.committed(async () => {
-        const current = Date.parse(this.now());
-        if (this.state.closed) {
-          throw new EpisodeClosedError(this.id);
-        }
-        const moved = key === undefined ? undefined : this.state.keyedClockMoves.get(key);
-        if (moved !== undefined) {
-          return moved;
-        }
-        if (Number.isNaN(target) || target < current) {
-          throw new ClockError(`the clock is at ${this.now()}; it cannot move to ${at}`);
-        }
-        const logged: LoggedEvent = {
-          seq: this.state.seq + 1,
-          at: new Date(target).toISOString(),
-          operationId: '_mirror.clock',
-          event: { type: 'clock.set', at: new Date(target).toISOString(), ...(key !== undefined ? { key } : {}) },
-        };
-        await this.store.append(this.descriptor.tenantId, this.id, [logged]);
-        this.state.apply(logged);
-        return this.now();
-      }),
-    );
-    this.chain(result);
-    return result;
+    return this.inTurn(async () => {
+      const current = Date.parse(this.now());
+      if (this.state.closed) {
+        throw new EpisodeClosedError(this.id);
+      }
+      const moved = key === undefined ? undefined : this.state.keyedClockMoves.get(key);
+      if (moved !== undefined) {
+        return moved;
+      }
+      if (Number.isNaN(target) || target < current) {
+        throw new ClockError(`the clock is at ${this.now()}; it cannot move to ${at}`);
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: new Date(target).toISOString(),
+        operationId: '_mirror.clock',
+        event: { type: 'clock.set', at: new Date(target).toISOString(), ...(key !== undefined ? { key } : {}) },
+      };
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
+      this.state.apply(logged);
+      return this.now();
+    });
   }
 
   /**
@@ -268,18 +267,14 @@ export class Episode {
 
   /** One event of the episode's own, in the write chain, unless the episode has ended (then nothing is logged). */
   private appendWhileOpen(operationId: string, event: EpisodeEvent): Promise<void> {
-    const result = this.writes.then(() =>
-      this.committed(async () => {
-        if (this.state.closed) {
-          return;
-        }
-        const logged: LoggedEvent = { seq: this.state.seq + 1, at: this.now(this.state.seq + 1), operationId, event };
-        await this.store.append(this.descriptor.tenantId, this.id, [logged]);
-        this.state.apply(logged);
-      }),
-    );
-    this.chain(result);
-    return result;
+    return this.inTurn(async () => {
+      if (this.state.closed) {
+        return;
+      }
+      const logged: LoggedEvent = { seq: this.state.seq + 1, at: this.now(this.state.seq + 1), operationId, event };
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
+      this.state.apply(logged);
+    });
   }
 
   /**
@@ -312,33 +307,29 @@ export class Episode {
     const rows = Object.entries(pack.enrol(person, this.descriptor.seed)).flatMap(([name, tableRows]) =>
       tableRows.map((row) => ({ table: `${serviceName}/${name}`, row })),
     );
-    const result = this.writes.then(() =>
-      this.committed(async () => {
-        if (this.state.closed) {
-          return 'closed' as const;
-        }
-        const missing = rows.filter(({ table, row }) => !this.state.get(table, row.id));
-        const logged: LoggedEvent[] = missing.map(({ table, row }, index) => ({
-          seq: this.state.seq + 1 + index,
-          at: this.now(this.state.seq + 1 + index),
-          operationId: '_mirror.setup',
-          event: {
-            type: 'record.created',
-            table,
-            id: row.id,
-            ...(row.parentId !== undefined ? { parentId: row.parentId } : {}),
-            record: row.record,
-          },
-        }));
-        if (logged.length > 0) {
-          await this.store.append(this.descriptor.tenantId, this.id, logged);
-          logged.forEach((entry) => this.state.apply(entry));
-        }
-        return 'enrolled' as const;
-      }),
-    );
-    this.chain(result);
-    return result;
+    return this.inTurn(async () => {
+      if (this.state.closed) {
+        return 'closed' as const;
+      }
+      const missing = rows.filter(({ table, row }) => !this.state.get(table, row.id));
+      const logged: LoggedEvent[] = missing.map(({ table, row }, index) => ({
+        seq: this.state.seq + 1 + index,
+        at: this.now(this.state.seq + 1 + index),
+        operationId: '_mirror.setup',
+        event: {
+          type: 'record.created',
+          table,
+          id: row.id,
+          ...(row.parentId !== undefined ? { parentId: row.parentId } : {}),
+          record: row.record,
+        },
+      }));
+      if (logged.length > 0) {
+        await this.store.append(this.descriptor.tenantId, this.id, logged);
+        logged.forEach((entry) => this.state.apply(entry));
+      }
+      return 'enrolled' as const;
+    });
   }
 
   /**
@@ -359,27 +350,23 @@ export class Episode {
     if (!record) {
       return Promise.resolve('not_found');
     }
-    const result = this.writes.then(() =>
-      this.committed(async () => {
-        if (this.state.closed) {
-          return 'closed' as const;
-        }
-        if (this.state.get(table, id)) {
-          return 'patched' as const;
-        }
-        const logged: LoggedEvent = {
-          seq: this.state.seq + 1,
-          at: this.now(this.state.seq + 1),
-          operationId: '_mirror.setup',
-          event: { type: 'record.created', table, id, record },
-        };
-        await this.store.append(this.descriptor.tenantId, this.id, [logged]);
-        this.state.apply(logged);
-        return 'created' as const;
-      }),
-    );
-    this.chain(result);
-    return result;
+    return this.inTurn(async () => {
+      if (this.state.closed) {
+        return 'closed' as const;
+      }
+      if (this.state.get(table, id)) {
+        return 'patched' as const;
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: this.now(this.state.seq + 1),
+        operationId: '_mirror.setup',
+        event: { type: 'record.created', table, id, record },
+      };
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
+      this.state.apply(logged);
+      return 'created' as const;
+    });
   }
 
   /**
@@ -387,32 +374,28 @@ export class Episode {
    * record, logged like any change so the episode rebuilds the same.
    */
   patchRecord(table: string, id: string, fields: Record<string, unknown>): Promise<'patched' | 'not_found' | 'closed'> {
-    const result = this.writes.then(() =>
-      this.committed(async () => {
-        const current = this.state.get(table, id);
-        if (this.state.closed) {
-          return 'closed';
-        }
-        if (!current) {
-          return 'not_found';
-        }
-        if (Object.entries(fields).every(([name, value]) => JSON.stringify(current[name]) === JSON.stringify(value))) {
-          // Already so: a retried setup changes nothing and logs nothing.
-          return 'patched';
-        }
-        const logged: LoggedEvent = {
-          seq: this.state.seq + 1,
-          at: this.now(this.state.seq + 1),
-          operationId: '_mirror.setup',
-          event: { type: 'record.updated', table, id, record: { ...current, ...fields } },
-        };
-        await this.store.append(this.descriptor.tenantId, this.id, [logged]);
-        this.state.apply(logged);
+    return this.inTurn(async () => {
+      const current = this.state.get(table, id);
+      if (this.state.closed) {
+        return 'closed';
+      }
+      if (!current) {
+        return 'not_found';
+      }
+      if (Object.entries(fields).every(([name, value]) => JSON.stringify(current[name]) === JSON.stringify(value))) {
+        // Already so: a retried setup changes nothing and logs nothing.
         return 'patched';
-      }),
-    );
-    this.chain(result);
-    return result;
+      }
+      const logged: LoggedEvent = {
+        seq: this.state.seq + 1,
+        at: this.now(this.state.seq + 1),
+        operationId: '_mirror.setup',
+        event: { type: 'record.updated', table, id, record: { ...current, ...fields } },
+      };
+      await this.store.append(this.descriptor.tenantId, this.id, [logged]);
+      this.state.apply(logged);
+      return 'patched';
+    });
   }
 
   /**
@@ -560,99 +543,96 @@ export class Episode {
   ): Promise<TwinResponse> {
     const key = request.headers['idempotency-key'];
     const serviceName = service.service.name;
-    const result = this.writes.then(() =>
-      this.committed(async () => {
-        if (this.state.closed) {
-          const closed = service.errorResponse(
-            409,
-            'episode_closed',
-            'the episode has ended: its twins are read-only',
-            match,
-          );
-          this.noteCall(service, serviceName, request, url, closed, { match });
-          return closed;
-        }
-        const now = this.now(this.state.seq + 1);
-        const actor = service.principal(match, request, this.state, now, url, this.credentials);
-        // A credential presented and not accepted gets its 401 (and is logged) before any idempotent answer.
-        const presented =
-          actor === undefined
-            ? service.presentedCredential(match, request, this.state, now, url, this.credentials)
-            : undefined;
-        // A key answers again only the caller and request that used it (answers logged before scopes match any).
-        const scope = `${actor ?? ''} ${request.method} ${service.service.name}${request.path}`;
-        const known = key && !presented ? this.state.answerFor(key) : undefined;
-        const outcome =
-          known && (known.scope ?? scope) !== scope
-            ? {
-                response: service.errorResponse(
-                  // A status the operation declares for a refused request (payments APIs answer 400), 422 otherwise.
-                  [422, 409, 400].find((status) =>
-                    match.plan.operation.responses.some((r) => r.status === String(status)),
-                  ) ?? 422,
-                  'idempotency_key_reused',
-                  'this Idempotency-Key was used by another caller or for another request',
-                  match,
-                ),
-                events: [],
-              }
-            : undefined;
-        if (known && !outcome) {
-          // A replay answers only a request its operation accepts: the key names a request, not any call to its path.
-          const response = service.refusal(match, request) ?? known.response;
-          this.noteCall(service, serviceName, request, url, response, { match, actor });
-          return response;
-        }
-        const answer = outcome ?? service.execute(match, request, this.state, now, url, this.credentials);
-        // A write that changed nothing is logged only as a refusal of a known caller, and any call whose credential was
-        // refused (a forged or foreign token) as an attempt with the principal it claimed: both are evidence.
-        const refused =
-          answer.events.length > 0
-            ? undefined
-            : actor !== undefined
-              ? refusalOf(service, answer.response, match)
-              : credentialRefusal(service, answer.response, presented);
-        if (answer.events.length === 0 && !refused) {
-          this.noteCall(service, serviceName, request, url, answer.response, { match, actor });
-          return answer.response;
-        }
-        const events: EpisodeEvent[] = refused
-          ? [
-              {
-                type: 'operation.refused',
-                service: service.service.name,
-                operationId: match.plan.operation.id,
-                ...refused,
-              },
-            ]
-          : key
-            ? [...answer.events, { type: 'idempotency.recorded', key, response: recordable(answer.response), scope }]
-            : answer.events;
-        const redactor = writeRedactor(this.redactor, 'made' in answer ? answer.made : undefined);
-        const logged: LoggedEvent[] = events.map((event, index) => ({
-          seq: this.state.seq + index + 1,
-          at: this.now(this.state.seq + index + 1),
-          operationId: match.plan.operation.id,
-          ...(actor !== undefined ? { actor } : {}),
-          event: redactEvent(redactor, event),
-        }));
-        try {
-          await this.store.append(this.descriptor.tenantId, this.id, logged);
-        } catch (error) {
-          if (error instanceof EventSequenceConflictError) {
-            throw error;
-          }
-          // The store's own words (a database's host, a constraint's name) are not the caller's business.
-          return jsonResponse(503, {
-            error: 'unavailable',
-            message: 'the change could not be recorded; nothing was changed, and the same request may be sent again',
-          });
-        }
-        logged.forEach((entry) => this.state.apply(entry));
+    const result = this.inTurn(async () => {
+      if (this.state.closed) {
+        const closed = service.errorResponse(
+          409,
+          'episode_closed',
+          'the episode has ended: its twins are read-only',
+          match,
+        );
+        this.noteCall(service, serviceName, request, url, closed, { match });
+        return closed;
+      }
+      const now = this.now(this.state.seq + 1);
+      const actor = service.principal(match, request, this.state, now, url, this.credentials);
+      // A credential presented and not accepted gets its 401 (and is logged) before any idempotent answer.
+      const presented =
+        actor === undefined
+          ? service.presentedCredential(match, request, this.state, now, url, this.credentials)
+          : undefined;
+      // A key answers again only the caller and request that used it (answers logged before scopes match any).
+      const scope = `${actor ?? ''} ${request.method} ${service.service.name}${request.path}`;
+      const known = key && !presented ? this.state.answerFor(key) : undefined;
+      const outcome =
+        known && (known.scope ?? scope) !== scope
+          ? {
+              response: service.errorResponse(
+                // A status the operation declares for a refused request (payments APIs answer 400), 422 otherwise.
+                [422, 409, 400].find((status) =>
+                  match.plan.operation.responses.some((r) => r.status === String(status)),
+                ) ?? 422,
+                'idempotency_key_reused',
+                'this Idempotency-Key was used by another caller or for another request',
+                match,
+              ),
+              events: [],
+            }
+          : undefined;
+      if (known && !outcome) {
+        // A replay answers only a request its operation accepts: the key names a request, not any call to its path.
+        const response = service.refusal(match, request) ?? known.response;
+        this.noteCall(service, serviceName, request, url, response, { match, actor });
+        return response;
+      }
+      const answer = outcome ?? service.execute(match, request, this.state, now, url, this.credentials);
+      // A write that changed nothing is logged only as a refusal of a known caller, and any call whose credential was
+      // refused (a forged or foreign token) as an attempt with the principal it claimed: both are evidence.
+      const refused =
+        answer.events.length > 0
+          ? undefined
+          : actor !== undefined
+            ? refusalOf(service, answer.response, match)
+            : credentialRefusal(service, answer.response, presented);
+      if (answer.events.length === 0 && !refused) {
+        this.noteCall(service, serviceName, request, url, answer.response, { match, actor });
         return answer.response;
-      }),
-    );
-    this.chain(result);
+      }
+      const events: EpisodeEvent[] = refused
+        ? [
+            {
+              type: 'operation.refused',
+              service: service.service.name,
+              operationId: match.plan.operation.id,
+              ...refused,
+            },
+          ]
+        : key
+          ? [...answer.events, { type: 'idempotency.recorded', key, response: recordable(answer.response), scope }]
+          : answer.events;
+      const redactor = writeRedactor(this.redactor, 'made' in answer ? answer.made : undefined);
+      const logged: LoggedEvent[] = events.map((event, index) => ({
+        seq: this.state.seq + index + 1,
+        at: this.now(this.state.seq + index + 1),
+        operationId: match.plan.operation.id,
+        ...(actor !== undefined ? { actor } : {}),
+        event: redactEvent(redactor, event),
+      }));
+      try {
+        await this.store.append(this.descriptor.tenantId, this.id, logged);
+      } catch (error) {
+        if (error instanceof EventSequenceConflictError) {
+          throw error;
+        }
+        // The store's own words (a database's host, a constraint's name) are not the caller's business.
+        return jsonResponse(503, {
+          error: 'unavailable',
+          message: 'the change could not be recorded; nothing was changed, and the same request may be sent again',
+        });
+      }
+      logged.forEach((entry) => this.state.apply(entry));
+      return answer.response;
+    });
     return delayMs ? result.then((response) => ({ ...response, delayMs })) : result;
   }
 }

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 
+import { requestEpisode } from '@test/support/twin-requests';
 import { ingestStack } from '@libs/stack-ingestion';
 
 import { Episode } from './episode';
@@ -24,24 +25,12 @@ const episodeOf = async (file: string, seed = 4): Promise<{ engine: TwinEngine; 
   return { engine, episode };
 };
 
-const caller = (episode: Episode) => {
-  const service = [...episode.twin.services.keys()][0];
-  return async (method: string, target: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const [pathname, query] = target.split('?');
-    const response = await episode.handle(
-      service,
-      {
-        method,
-        path: pathname,
-        query: new URLSearchParams(query ?? ''),
-        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-        ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
-      },
-      `http://twin${pathname}`,
-    );
+const caller =
+  (episode: Episode) =>
+  async (method: string, target: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await requestEpisode(episode, method, target, body, headers);
     return response as typeof response & { body: Record<string, unknown> };
   };
-};
 
 describe('resource state on real shapes', () => {
   describe('item paths with a format suffix, and POST to the item as its update', () => {

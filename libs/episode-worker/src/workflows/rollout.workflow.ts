@@ -45,9 +45,9 @@ const failureMessage = (error: unknown): string => {
 
 /**
  * Plays every task `trials` times with bounded concurrency, one activity per trial, and returns the report's overall
- * tallies (the whole report is stored with the rollout). Its state is the trials done, so a worker restart loses nothing: Temporal replays the history on the next
- * worker and retries the trials that were running. Long rollouts hand their done trials over to a new run before the
- * history grows too large.
+ * tallies (the whole report is stored with the rollout). Its state is the trials done, so a worker restart loses
+ * nothing: Temporal replays the history on the next worker and retries the trials that were running. Long rollouts
+ * hand their done trials over to a new run before the history grows too large.
  */
 export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutResult> {
   // The tenant rides in the input, so any worker, of one tenant's deployment or of many, acts for the right one.
