@@ -5,7 +5,12 @@ import { currentTracing, temporalWorkerPlugins } from '@libs/telemetry';
 import { RolloutRepository } from '@libs/persistence';
 import type { RolloutEpisodeResult, RolloutPlan, RolloutReport, RolloutStatus } from '@libs/rollouts';
 import type { StackModel } from '@libs/stack-ingestion';
-import { startRolloutWorkflow } from '@libs/rollout-launch';
+import {
+  defaultTemporalPatienceMs,
+  isTemporalUnreachable,
+  patientWorkflowResult,
+  startRolloutWorkflow,
+} from '@libs/rollout-launch';
 import {
   RolloutProgress,
   rolloutProgressQuery,
@@ -69,6 +74,8 @@ export interface FollowOptions {
   stopped?: Promise<unknown>;
   /** How to take it up again if this process stops. */
   resumeHint: string;
+  /** How long Temporal may not answer before this process gives up (the workflow goes on; `resumeHint` takes it up). */
+  temporalPatienceMs?: number;
 }
 
 /**
@@ -101,8 +108,12 @@ export const followRollout = async (
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
+  // A Temporal restarting or paused under the long wait is asked again: the rollout plays on meanwhile.
   const result = await Promise.race([
-    handle.result() as Promise<RolloutResult>,
+    patientWorkflowResult(() => handle.result() as Promise<RolloutResult>, {
+      patienceMs: options.temporalPatienceMs ?? defaultTemporalPatienceMs,
+      log: options.log,
+    }),
     ...(options.stopped
       ? [
           options.stopped.then(() => {
@@ -112,11 +123,17 @@ export const followRollout = async (
       : []),
   ])
     .catch((error: unknown) => {
-      throw error instanceof WorkflowNotFoundError
-        ? new UsageError(
-            `--resume: rollout ${plan.id} has no workflow on this Temporal (an embedded Temporal ends with the command that started it): start a new rollout`,
-          )
-        : error;
+      if (error instanceof WorkflowNotFoundError) {
+        throw new UsageError(
+          `--resume: rollout ${plan.id} has no workflow on this Temporal (an embedded Temporal ends with the command that started it): start a new rollout`,
+        );
+      }
+      if (isTemporalUnreachable(error)) {
+        throw new Error(
+          `Temporal stopped answering while rollout ${plan.id} played (${(error as Error).message}); once it is back, ${options.resumeHint.replace('<id>', plan.id)} takes the rollout up`,
+        );
+      }
+      throw error;
     })
     .finally(() => {
       polling = false;
