@@ -109,10 +109,12 @@ export const followRollout = async (
     }
   })();
   // A Temporal restarting or paused under the long wait is asked again: the rollout plays on meanwhile.
+  const waiting = new AbortController();
   const result = await Promise.race([
     patientWorkflowResult(() => handle.result() as Promise<RolloutResult>, {
       patienceMs: options.temporalPatienceMs ?? defaultTemporalPatienceMs,
       log: options.log,
+      signal: waiting.signal,
     }),
     ...(options.stopped
       ? [
@@ -137,6 +139,7 @@ export const followRollout = async (
     })
     .finally(() => {
       polling = false;
+      waiting.abort();
     });
   await poll;
   bar?.update({

@@ -79,6 +79,27 @@ describe('a workflow result asked again while Temporal does not answer', () => {
     expect(sleeps.reduce((sum, ms) => sum + ms, 0)).toBe(60_000);
   });
 
+  it('stops asking once its caller has stopped waiting', async () => {
+    const { sleeps, options } = harness();
+    const waiting = new AbortController();
+    let calls = 0;
+    const failure = grpcFailure(unavailable);
+    await expect(
+      patientWorkflowResult(
+        () => {
+          calls += 1;
+          if (calls === 2) {
+            waiting.abort();
+          }
+          return Promise.reject(failure);
+        },
+        { ...options(60_000), signal: waiting.signal },
+      ),
+    ).rejects.toBe(failure);
+    expect(calls).toBe(2);
+    expect(sleeps).toEqual([5_000]);
+  });
+
   it('tells the server not answering from an answer by the codes Temporal retries itself', () => {
     expect(isTemporalUnreachable(grpcFailure(unavailable))).toBe(true);
     expect(isTemporalUnreachable(grpcFailure(deadlineExceeded))).toBe(true);

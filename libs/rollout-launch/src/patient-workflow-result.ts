@@ -18,6 +18,8 @@ export interface PatienceOptions {
   retryEveryMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** Once aborted (the caller stopped waiting), a failed attempt is the last: nothing keeps asking in the background. */
+  signal?: AbortSignal;
 }
 
 /** Thirty minutes: a Temporal cluster's rolling restart or failover is minutes; a dead server is not worth more. */
@@ -43,7 +45,7 @@ export const patientWorkflowResult = async <T>(result: () => Promise<T>, options
       }
       const firstFailure = unreachableSince === undefined;
       unreachableSince ??= now();
-      if (now() - unreachableSince >= options.patienceMs) {
+      if (options.signal?.aborted || now() - unreachableSince >= options.patienceMs) {
         throw error;
       }
       if (firstFailure) {
