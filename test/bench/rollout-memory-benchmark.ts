@@ -122,11 +122,15 @@ export const runRolloutMemoryBenchmark = async (): Promise<void> => {
     if (code !== 0) {
       throw new Error(`mirror rollout ended with ${code}: ${fs.readFileSync(stderrFile, 'utf8').slice(-2000)}`);
     }
-    const result = JSON.parse(fs.readFileSync(path.join(output, 'rollout.json'), 'utf8')) as {
-      report: { overall: { episodes: number; graded: number; passed: number; infrastructureErrors: number } };
-    };
+    // The stored report, not the command's stdout: Temporal's native core prints its own error lines to stdout too.
+    const [stored] = await dataSource.query<
+      { report: { overall: { episodes: number; graded: number; passed: number; infrastructureErrors: number } } }[]
+    >('SELECT report FROM rollouts WHERE report IS NOT NULL');
+    if (!stored) {
+      throw new Error('mirror rollout ended without a stored report');
+    }
     const ms = Date.now() - began;
-    const { overall } = result.report;
+    const { overall } = stored.report;
     // Growth once the budget has filled: from the sample nearest a fifth of the rollout to the last.
     const settled = samples.find((s) => s.trials >= episodes / 5) ?? samples[0];
     const last = samples[samples.length - 1];
