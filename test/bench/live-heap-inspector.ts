@@ -2,19 +2,9 @@ import * as fs from 'node:fs';
 
 import { RawData, WebSocket } from 'ws';
 
-/**
- * Live heap of another Node process, through its inspector: a full collection first, then V8's used and committed
- * heap. RSS alone cannot tell a leak from a heap filling toward its limit between collections; the used size right
- * after a forced collection can. The process must run with `--inspect=127.0.0.1:0`; its stderr names the socket.
- */
-export interface LiveHeap {
-  usedMb: number;
-  committedMb: number;
-}
-
 interface InspectorReply {
   id?: number;
-  result?: { usedSize?: number; totalSize?: number };
+  result?: { usedSize?: number };
   error?: { message: string };
 }
 
@@ -22,7 +12,12 @@ interface InspectorReply {
 export const inspectorUrlIn = (stderrFile: string): string | undefined =>
   /Debugger listening on (ws:\/\/\S+)/.exec(fs.readFileSync(stderrFile, 'utf8'))?.[1];
 
-export const liveHeapOf = async (inspectorUrl: string): Promise<LiveHeap> => {
+/**
+ * Live heap of another Node process in MB, through its inspector: a full collection first, then V8's used heap. RSS
+ * alone cannot tell a leak from a heap filling toward its limit between collections; the used size right after a
+ * forced collection can. The process must run with `--inspect=127.0.0.1:0`; its stderr names the socket.
+ */
+export const liveHeapOf = async (inspectorUrl: string): Promise<number> => {
   const socket = new WebSocket(inspectorUrl);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -48,7 +43,7 @@ export const liveHeapOf = async (inspectorUrl: string): Promise<LiveHeap> => {
   try {
     await call('HeapProfiler.collectGarbage');
     const { result } = await call('Runtime.getHeapUsage');
-    return { usedMb: (result?.usedSize ?? 0) / 2 ** 20, committedMb: (result?.totalSize ?? 0) / 2 ** 20 };
+    return (result?.usedSize ?? 0) / 2 ** 20;
   } finally {
     socket.close();
   }

@@ -71,6 +71,7 @@ export const runRolloutMemoryBenchmark = async (): Promise<void> => {
   const samples: { at: number; trials: number; rssMb: number; liveHeapMb?: number }[] = [];
   const stderrFile = path.join(output, 'stderr');
   let lastLiveHeapAt = Date.now();
+  let inspector: string | undefined;
   let peakMb = 0;
   const began = Date.now();
   try {
@@ -107,14 +108,12 @@ export const runRolloutMemoryBenchmark = async (): Promise<void> => {
       peakMb = Math.max(peakMb, memory.peakMb);
       const [{ count }] = await dataSource.query<{ count: string }[]>('SELECT count(*) AS count FROM rollout_episodes');
       let liveHeapMb: number | undefined;
-      const inspector = inspectorUrlIn(stderrFile);
+      // The command prints its inspector's address once, at its start.
+      inspector ??= inspectorUrlIn(stderrFile);
       if (inspector && Date.now() - lastLiveHeapAt >= liveHeapEveryMs) {
         lastLiveHeapAt = Date.now();
         // The command may end between the two reads: a sample without a live heap then.
-        liveHeapMb = await liveHeapOf(inspector).then(
-          (heap) => heap.usedMb,
-          () => undefined,
-        );
+        liveHeapMb = await liveHeapOf(inspector).catch(() => undefined);
       }
       samples.push({ at: Date.now() - began, trials: Number(count), rssMb: memory.rssMb, liveHeapMb });
     }
